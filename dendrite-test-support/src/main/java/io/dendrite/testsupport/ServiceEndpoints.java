@@ -1,5 +1,6 @@
 package io.dendrite.testsupport;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -25,9 +26,7 @@ final class ServiceEndpoints {
 
   private final Map<String, String> environment;
   private final BooleanSupplier dockerAnswers;
-  private String mysqlUrl;
-  private String mongoUrl;
-  private String memcached;
+  private final Map<String, String> resolved = new HashMap<>();
 
   /** Endpoints from the process environment, with Testcontainers as the fallback. */
   static ServiceEndpoints fromSystem() {
@@ -40,41 +39,37 @@ final class ServiceEndpoints {
   }
 
   /** A JDBC URL (credentials in its query) of a database the user may create databases from. */
-  synchronized String mysqlUrl() {
-    if (mysqlUrl == null) {
-      mysqlUrl = fromEnvironmentOrDocker(MYSQL_URL, "MySQL", () -> {
-        MySQLContainer<?> mysql = new MySQLContainer<>(DockerImageName.parse("mysql:8.0"))
-            .withUsername("root").withPassword("dendrite");
-        mysql.start();
-        return mysql.getJdbcUrl() + "?user=root&password=dendrite";
-      });
-    }
-    return mysqlUrl;
+  String mysqlUrl() {
+    return endpoint(MYSQL_URL, "MySQL", () -> {
+      MySQLContainer<?> mysql = new MySQLContainer<>(DockerImageName.parse("mysql:8.0"))
+          .withUsername("root").withPassword("dendrite");
+      mysql.start();
+      return mysql.getJdbcUrl() + "?user=root&password=dendrite";
+    });
   }
 
   /** A MongoDB connection string without a database name. */
-  synchronized String mongoUrl() {
-    if (mongoUrl == null) {
-      mongoUrl = fromEnvironmentOrDocker(MONGO_URL, "MongoDB", () -> {
-        MongoDBContainer mongo = new MongoDBContainer(DockerImageName.parse("mongo:7.0"));
-        mongo.start();
-        return mongo.getConnectionString() + "/";
-      });
-    }
-    return mongoUrl;
+  String mongoUrl() {
+    return endpoint(MONGO_URL, "MongoDB", () -> {
+      MongoDBContainer mongo = new MongoDBContainer(DockerImageName.parse("mongo:7.0"));
+      mongo.start();
+      return mongo.getConnectionString() + "/";
+    });
   }
 
   /** {@code host:port} of a stock memcached. */
-  synchronized String memcached() {
-    if (memcached == null) {
-      memcached = fromEnvironmentOrDocker(MEMCACHED, "memcached", () -> {
-        GenericContainer<?> container =
-            new GenericContainer<>(DockerImageName.parse("memcached:1.6")).withExposedPorts(11211);
-        container.start();
-        return container.getHost() + ":" + container.getMappedPort(11211);
-      });
-    }
-    return memcached;
+  String memcached() {
+    return endpoint(MEMCACHED, "memcached", () -> {
+      GenericContainer<?> container =
+          new GenericContainer<>(DockerImageName.parse("memcached:1.6")).withExposedPorts(11211);
+      container.start();
+      return container.getHost() + ":" + container.getMappedPort(11211);
+    });
+  }
+
+  /** Decided once per variable: later tests of the JVM share the server (and any container). */
+  private synchronized String endpoint(String variable, String server, Supplier<String> startContainer) {
+    return resolved.computeIfAbsent(variable, v -> fromEnvironmentOrDocker(v, server, startContainer));
   }
 
   private String fromEnvironmentOrDocker(String variable, String server, Supplier<String> startContainer) {
