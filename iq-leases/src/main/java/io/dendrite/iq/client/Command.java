@@ -1,0 +1,188 @@
+package io.dendrite.iq.client;
+
+import io.dendrite.iq.protocol.Reply;
+import io.dendrite.iq.protocol.ReplyFormat;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One request on the wire, already encoded, with the future its reply completes. The static
+ * factories are the only place that spells the memcached and IQ command syntax.
+ */
+final class Command {
+
+    private static final int MAX_KEY_BYTES = 250;
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    final byte[] bytes;
+    final ReplyFormat format;
+    final CompletableFuture<Reply> reply = new CompletableFuture<>();
+
+    private Command(byte[] bytes, ReplyFormat format) {
+        this.bytes = bytes;
+        this.format = format;
+    }
+
+    // --- standard memcached ---
+
+    static Command gets(Collection<String> keys) {
+        StringBuilder line = new StringBuilder("gets");
+        keys.forEach(key -> line.append(' ').append(checkKey(key)));
+        return of(ReplyFormat.VALUES, line.toString());
+    }
+
+    /** set/add/replace/append/prepend; the pinned field is only sent when set, so stock memcached accepts the rest. */
+    static Command store(String verb, String key, byte[] value, WriteOptions options) {
+        return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + flagsTtlLength(options, value)
+                + (options.pinned() ? " 1" : ""), value);
+    }
+
+    static Command cas(String key, byte[] value, WriteOptions options, long cas) {
+        return of(ReplyFormat.LINE, "cas " + checkKey(key) + ' ' + flagsTtlLength(options, value)
+                + (options.pinned() ? " 1 " : " ") + Long.toUnsignedString(cas), value);
+    }
+
+    static Command delete(String key) {
+        return of(ReplyFormat.LINE, "delete " + checkKey(key));
+    }
+
+    static Command incr(String key, long delta) {
+        return of(ReplyFormat.LINE, "incr " + checkKey(key) + ' ' + Long.toUnsignedString(delta));
+    }
+
+    static Command stats() {
+        return of(ReplyFormat.VALUES, "stats");
+    }
+
+    // --- extensions of Dendrite's server ---
+
+    static Command unpin(String key) {
+        return of(ReplyFormat.LINE, "unpin " + checkKey(key));
+    }
+
+    static Command mappend(String key, boolean pinned, List<byte[]> values) {
+        StringBuilder line = new StringBuilder("mappend ").append(checkKey(key)).append(pinned ? " 1" : " 0");
+        values.forEach(value -> line.append(' ').append(value.length));
+        return of(ReplyFormat.LINE, line.toString(), values.toArray(new byte[0][]));
+    }
+
+    // --- I and Q leases ---
+
+    static Command iqget(String key, long token, String tid) {
+        return of(ReplyFormat.IQ_ENTRIES, "iqget " + checkKey(key) + ' ' + token + (tid == null ? "" : ' ' + tid));
+    }
+
+    static Command iqset(String key, byte[] value, WriteOptions options, long token) {
+        return of(ReplyFormat.LINE, "iqset " + checkKey(key) + ' ' + flagsTtlLength(options, value) + ' ' + token, value);
+    }
+
+    static Command unlease(String key, long token) {
+        return of(ReplyFormat.LINE, "unlease " + checkKey(key) + ' ' + token);
+    }
+
+    static Command qareg(String key, String tid) {
+        return of(ReplyFormat.LINE, "qareg " + checkKey(key) + ' ' + tid);
+    }
+
+    static Command dar(String tid) {
+        return of(ReplyFormat.LINE, "dar " + tid);
+    }
+
+    static Command qaread(String key, String tid) {
+        return of(ReplyFormat.IQ_ENTRIES, "qaread " + checkKey(key) + " 0 " + tid);
+    }
+
+    static Command swap(String key, byte[] value, WriteOptions options, long token) {
+        return of(ReplyFormat.LINE, "swap " + checkKey(key) + ' ' + flagsTtlLength(options, value) + ' ' + token
+                + (options.pinned() ? " 1" : " 0"), value);
+    }
+
+    static Command commit(String tid, boolean pending) {
+        return of(ReplyFormat.LINE, "commit " + tid + (pending ? " 1" : " 0"));
+    }
+
+    static Command release(String tid) {
+        return of(ReplyFormat.LINE, "release " + tid);
+    }
+
+    /** iqappend/iqprepend. */
+    static Command iqDelta(String verb, String key, byte[] delta, String tid) {
+        return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + delta.length + ' ' + tid, delta);
+    }
+
+    /** iqincr/iqdecr. */
+    static Command iqArithmetic(String verb, String key, long delta, String tid) {
+        return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + Long.toUnsignedString(delta) + ' ' + tid);
+    }
+
+    // --- sessions ---
+
+    static Command ciget(String sid, String key) {
+        return of(ReplyFormat.SESSION_ENTRIES, "ciget " + sid + ' ' + checkKey(key) + " 0");
+    }
+
+    static Command oqread(String sid, String key) {
+        return of(ReplyFormat.SESSION_ENTRIES, "oqread " + sid + ' ' + checkKey(key));
+    }
+
+    /** oqswap/oqwrite/oqadd: staged writes under a session's O lease. */
+    static Command sessionStore(String verb, String sid, String key, byte[] value, WriteOptions options) {
+        return of(ReplyFormat.LINE, verb + ' ' + sid + ' ' + checkKey(key) + ' ' + flagsTtlLength(options, value), value);
+    }
+
+    static Command oqappend(String sid, String key, byte[] delta) {
+        return of(ReplyFormat.LINE, "oqappend " + sid + ' ' + checkKey(key) + ' ' + delta.length, delta);
+    }
+
+    static Command oqreg(String sid, String key) {
+        return of(ReplyFormat.LINE, "oqreg " + sid + ' ' + checkKey(key));
+    }
+
+    /** validate/dcommit/dabort. */
+    static Command sessionEnd(String verb, String sid) {
+        return of(ReplyFormat.LINE, verb + ' ' + sid);
+    }
+
+    // --- encoding ---
+
+    private static String flagsTtlLength(WriteOptions options, byte[] value) {
+        return Integer.toUnsignedString(options.flags()) + ' ' + options.ttlSeconds() + ' ' + value.length;
+    }
+
+    private static Command of(ReplyFormat format, String line, byte[]... blocks) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(line.length() + 2 + blockBytes(blocks));
+        out.writeBytes(line.getBytes(StandardCharsets.UTF_8));
+        out.writeBytes(CRLF);
+        for (byte[] block : blocks) {
+            out.writeBytes(block);
+            out.writeBytes(CRLF);
+        }
+        return new Command(out.toByteArray(), format);
+    }
+
+    private static int blockBytes(byte[][] blocks) {
+        int total = 0;
+        for (byte[] block : blocks) {
+            total += block.length + 2;
+        }
+        return total;
+    }
+
+    /** Keys are at most 250 bytes with no spaces or control characters; anything else would desynchronise the connection. */
+    static String checkKey(String key) {
+        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length == 0 || bytes.length > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key must be 1.." + MAX_KEY_BYTES + " bytes: '" + key + "'");
+        }
+        for (byte b : bytes) {
+            if (b == ' ' || (b >= 0 && b < 0x20) || b == 0x7F) {
+                throw new IllegalArgumentException("key contains a space or control character: '" + key + "'");
+            }
+        }
+        return key;
+    }
+}

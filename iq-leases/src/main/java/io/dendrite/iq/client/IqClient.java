@@ -1,0 +1,429 @@
+package io.dendrite.iq.client;
+
+import io.dendrite.iq.protocol.Reply;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Client for a set of IQ lease cache servers (Dendrite's own, IQ-Twemcached, or plain memcached for
+ * the standard commands). Thread-safe; create one per application and {@link #close()} it at the end.
+ *
+ * <p>Keys are spread over the servers by consistent hashing. Each server is reached over a few
+ * pipelined connections shared by all threads. Plain memcached operations come in blocking and
+ * {@code *Async} forms; the lease protocol is exposed through {@link #read}, {@link Transaction}
+ * and {@link Session}, whose results are typed ({@link ReadResult}, {@link Outcome}) rather than
+ * nulls or booleans.
+ *
+ * <p>Async futures complete on the client's I/O threads: do not block inside their callbacks.
+ *
+ * <pre>{@code
+ * try (IqClient client = IqClient.builder().servers("127.0.0.1:11211", "127.0.0.1:11212").build()) {
+ *     ReadResult r = client.read("user:42");
+ *     if (r instanceof ReadResult.Hit hit) { use(hit.value()); }
+ *     else if (r instanceof ReadResult.Leased leased) {
+ *         try (LeaseHandle lease = leased.lease()) { lease.fill(loadFromDatabase()); }
+ *     }
+ * }
+ * }</pre>
+ */
+public final class IqClient implements AutoCloseable {
+
+    /** Keys per {@code gets} line: long multi-gets are split so no server line limit is hit. */
+    private static final int KEYS_PER_GET = 100;
+
+    private final IqClientConfig config;
+    private final EventLoopGroup eventLoops;
+    private final Map<ServerAddress, ServerConnection> connections = new LinkedHashMap<>();
+    private final HashRing ring;
+
+    private IqClient(IqClientConfig config) {
+        this.config = config;
+        this.eventLoops = new NioEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("iq-client", true));
+        Bootstrap bootstrap = new Bootstrap()
+                .group(eventLoops)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis());
+        for (ServerAddress server : config.servers()) {
+            connections.put(server, new ServerConnection(server, bootstrap, config.connectionsPerServer(),
+                    config.requestTimeout()));
+        }
+        this.ring = new HashRing(config.servers(), config.pointsPerServer());
+    }
+
+    /** Starts configuring a client. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Opens a client with a finished configuration. Connections are made lazily, on first use. */
+    public static IqClient open(IqClientConfig config) {
+        return new IqClient(config);
+    }
+
+    /** The configuration this client runs with. */
+    public IqClientConfig config() {
+        return config;
+    }
+
+    // ---------------------------------------------------------------- plain memcached commands
+
+    /** Reads a key ({@code gets}, so the value carries its CAS unique). */
+    public Optional<CacheValue> get(String key) {
+        return ServerConnection.await(getAsync(key));
+    }
+
+    /** Async {@link #get}. */
+    public CompletableFuture<Optional<CacheValue>> getAsync(String key) {
+        return getFrom(connectionFor(key), key);
+    }
+
+    /**
+     * Reads many keys: one pipelined {@code gets} per server (split every {@value #KEYS_PER_GET}
+     * keys), all in flight at once.
+     *
+     * @return the hits; missing keys are absent from the map
+     */
+    public Map<String, CacheValue> getAll(Collection<String> keys) {
+        return ServerConnection.await(getAllAsync(keys));
+    }
+
+    /** Async {@link #getAll}. */
+    public CompletableFuture<Map<String, CacheValue>> getAllAsync(Collection<String> keys) {
+        Map<ServerConnection, List<String>> byServer = new HashMap<>();
+        for (String key : keys) {
+            byServer.computeIfAbsent(connectionFor(key), s -> new ArrayList<>()).add(key);
+        }
+        List<CompletableFuture<Reply>> replies = new ArrayList<>();
+        byServer.forEach((server, serverKeys) -> {
+            for (int from = 0; from < serverKeys.size(); from += KEYS_PER_GET) {
+                List<String> chunk = serverKeys.subList(from, Math.min(serverKeys.size(), from + KEYS_PER_GET));
+                replies.add(server.send(Command.gets(chunk)));
+            }
+        });
+        return CompletableFuture.allOf(replies.toArray(new CompletableFuture<?>[0])).thenApply(done -> {
+            Map<String, CacheValue> hits = new HashMap<>();
+            for (CompletableFuture<Reply> reply : replies) {
+                for (Reply.Entry entry : entries(reply.join())) {
+                    if (entry instanceof Reply.Value value) {
+                        hits.put(value.key(), cacheValue(value.key(), value));
+                    }
+                }
+            }
+            return hits;
+        });
+    }
+
+    /** Stores a value unconditionally with default options. */
+    public Outcome set(String key, byte[] value) {
+        return set(key, value, WriteOptions.DEFAULT);
+    }
+
+    /** Stores a value unconditionally ({@code set}). Note: plain writes neither respect nor void leases. */
+    public Outcome set(String key, byte[] value, WriteOptions options) {
+        return ServerConnection.await(setAsync(key, value, options));
+    }
+
+    /** Async {@link #set(String, byte[], WriteOptions)}. */
+    public CompletableFuture<Outcome> setAsync(String key, byte[] value, WriteOptions options) {
+        return store("set", key, value, options);
+    }
+
+    /** Stores a pinned value: the server will not evict it. {@link Outcome#PINNED_MEMORY_FULL} if over quota. */
+    public Outcome setPinned(String key, byte[] value) {
+        return set(key, value, WriteOptions.PINNED);
+    }
+
+    /** Stores only if the key is absent ({@code add}); {@link Outcome#NOT_STORED} otherwise. */
+    public Outcome add(String key, byte[] value, WriteOptions options) {
+        return ServerConnection.await(store("add", key, value, options));
+    }
+
+    /** Appends to an existing value ({@code append}); {@link Outcome#NOT_STORED} if absent. */
+    public Outcome append(String key, byte[] value) {
+        return ServerConnection.await(store("append", key, value, WriteOptions.DEFAULT));
+    }
+
+    /**
+     * Appends several values to one key in one request ({@code mappend}, Dendrite's server only),
+     * creating the key if it is absent.
+     *
+     * @param pinned whether the resulting value is pinned
+     */
+    public Outcome appendAll(String key, List<byte[]> values, boolean pinned) {
+        if (values.isEmpty()) {
+            throw new IllegalArgumentException("nothing to append");
+        }
+        return ServerConnection.await(connectionFor(key).send(Command.mappend(key, pinned, values)).thenApply(Outcome::of));
+    }
+
+    /**
+     * Stores only if nobody wrote since {@code cas} was read.
+     *
+     * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
+     */
+    public Outcome cas(String key, byte[] value, long cas, WriteOptions options) {
+        return ServerConnection.await(connectionFor(key).send(Command.cas(key, value, options, cas)).thenApply(Outcome::of));
+    }
+
+    /** Deletes a key; on IQ servers this also voids its leases. {@link Outcome#NOT_FOUND} if absent. */
+    public Outcome delete(String key) {
+        return Outcome.of(connectionFor(key).call(Command.delete(key)));
+    }
+
+    /** Unpins a key (Dendrite's server only) so that it may be evicted again. */
+    public Outcome unpin(String key) {
+        return Outcome.of(connectionFor(key).call(Command.unpin(key)));
+    }
+
+    /**
+     * Adds to a decimal counter ({@code incr}).
+     *
+     * @return the new value, or empty if the key is absent
+     */
+    public OptionalLong incr(String key, long delta) {
+        Reply reply = connectionFor(key).call(Command.incr(key, delta));
+        if (reply instanceof Reply.Status status && !status.line().isEmpty()
+                && Character.isDigit(status.line().charAt(0))) {
+            return OptionalLong.of(Long.parseUnsignedLong(status.line()));
+        }
+        Outcome outcome = Outcome.of(reply);
+        if (outcome == Outcome.NOT_FOUND) {
+            return OptionalLong.empty();
+        }
+        throw new IqException("unexpected incr reply " + reply);
+    }
+
+    // ---------------------------------------------------------------- replication
+
+    /**
+     * The {@code replicas} distinct servers a replicated key lives on: its owner on the ring, then
+     * the next distinct servers clockwise.
+     */
+    public List<ServerAddress> serversFor(String key, int replicas) {
+        return ring.serversFor(key, replicas);
+    }
+
+    /**
+     * Stores a pinned copy of the value on {@code replicas} distinct servers (see
+     * {@link #serversFor}), all at once; for buffered writes that must survive one server's loss.
+     *
+     * @return the worst outcome over the replicas
+     */
+    public Outcome setReplicated(String key, byte[] value, int replicas) {
+        return onReplicas(key, replicas, server -> server.send(Command.store("set", key, value, WriteOptions.PINNED)));
+    }
+
+    /** Reads a replicated key from the first of its servers that has it. */
+    public Optional<CacheValue> getReplicated(String key, int replicas) {
+        for (ServerAddress address : ring.serversFor(key, replicas)) {
+            Optional<CacheValue> found;
+            try {
+                found = ServerConnection.await(getFrom(connections.get(address), key));
+            } catch (IqConnectionException unreachable) {
+                continue;
+            }
+            if (found.isPresent()) {
+                return found;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Deletes every replica of a key; {@link Outcome#OK} if at least one was deleted and none failed. */
+    public Outcome deleteReplicated(String key, int replicas) {
+        List<CompletableFuture<Outcome>> outcomes = ring.serversFor(key, replicas).stream()
+                .map(address -> connections.get(address).send(Command.delete(key)).thenApply(Outcome::of))
+                .toList();
+        boolean anyDeleted = false;
+        for (CompletableFuture<Outcome> outcome : outcomes) {
+            Outcome one = ServerConnection.await(outcome);
+            if (one != Outcome.OK && one != Outcome.NOT_FOUND) {
+                return one;
+            }
+            anyDeleted |= one == Outcome.OK;
+        }
+        return anyDeleted ? Outcome.OK : Outcome.NOT_FOUND;
+    }
+
+    private Outcome onReplicas(String key, int replicas, Function<ServerConnection, CompletableFuture<Reply>> send) {
+        List<CompletableFuture<Outcome>> outcomes = ring.serversFor(key, replicas).stream()
+                .map(address -> send.apply(connections.get(address)).thenApply(Outcome::of))
+                .toList();
+        Outcome worst = Outcome.OK;
+        for (CompletableFuture<Outcome> outcome : outcomes) {
+            worst = worst.worst(ServerConnection.await(outcome));
+        }
+        return worst;
+    }
+
+    // ---------------------------------------------------------------- leases
+
+    /**
+     * Lease-aware read ({@code iqget}). On a miss the caller gets the key's I lease; on a hot miss
+     * (somebody else holds it) the read is retried with the configured {@link Backoff} and gives
+     * {@link ReadResult.Busy} if the deadline passes.
+     */
+    public ReadResult read(String key) {
+        return leaseRead(key, null);
+    }
+
+    /** Starts a write transaction: Q leases whose records live under one tid on every server touched. */
+    public Transaction beginTransaction() {
+        return new Transaction(this, UUID.randomUUID().toString());
+    }
+
+    /** Starts a session: C/O leases whose records live under one sid on every server touched. */
+    public Session beginSession() {
+        return new Session(this, UUID.randomUUID().toString());
+    }
+
+    /** Closes all connections; outstanding requests fail. */
+    @Override
+    public void close() {
+        connections.values().forEach(ServerConnection::close);
+        eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    // ---------------------------------------------------------------- package internals
+
+    ServerConnection connectionFor(String key) {
+        return connections.get(ring.serverFor(Command.checkKey(key)));
+    }
+
+    Backoff backoff() {
+        return config.backoff();
+    }
+
+    /** {@code iqget}, retried through hot misses. */
+    ReadResult leaseRead(String key, String tid) {
+        ServerConnection server = connectionFor(key);
+        return config.backoff().retry(() -> {
+            long epoch = server.epoch();
+            Reply reply = server.call(Command.iqget(key, 0, tid));
+            for (Reply.Entry entry : entries(reply)) {
+                if (entry instanceof Reply.Value value) {
+                    return new ReadResult.Hit(cacheValue(key, value));
+                }
+                if (entry instanceof Reply.Lease lease) {
+                    return lease.refused() ? new ReadResult.Busy(Duration.ZERO)
+                            : new ReadResult.Leased(new LeaseHandle(server, key, lease.token(), epoch));
+                }
+            }
+            return new ReadResult.NoValue();
+        }, ReadResult.Busy.class::isInstance, ReadResult.Busy::new);
+    }
+
+    static List<Reply.Entry> entries(Reply reply) {
+        if (reply instanceof Reply.Entries entries) {
+            return entries.entries();
+        }
+        throw new IqException("server answered: " + ((Reply.Status) reply).line());
+    }
+
+    static CacheValue cacheValue(String key, Reply.Value value) {
+        return new CacheValue(key, value.data(), value.flags(), value.cas(), value.pending());
+    }
+
+    private static CompletableFuture<Optional<CacheValue>> getFrom(ServerConnection server, String key) {
+        return server.send(Command.gets(List.of(key)))
+                .thenApply(reply -> entries(reply).stream()
+                        .filter(Reply.Value.class::isInstance).map(Reply.Value.class::cast)
+                        .findFirst().map(value -> cacheValue(key, value)));
+    }
+
+    private CompletableFuture<Outcome> store(String verb, String key, byte[] value, WriteOptions options) {
+        return connectionFor(key).send(Command.store(verb, key, value, options)).thenApply(Outcome::of);
+    }
+
+    /** Builds an {@link IqClient}; every setting has a sensible default except the server list. */
+    public static final class Builder {
+        private List<ServerAddress> servers = List.of();
+        private int connectionsPerServer = 1;
+        private int ioThreads = Math.min(2, Runtime.getRuntime().availableProcessors());
+        private Duration connectTimeout = Duration.ofSeconds(2);
+        private Duration requestTimeout = Duration.ofSeconds(5);
+        private Backoff backoff = Backoff.DEFAULT;
+        private int pointsPerServer = 160;
+
+        private Builder() {
+        }
+
+        /** The servers, as {@code host:port}. */
+        public Builder servers(String... addresses) {
+            return servers(Arrays.stream(addresses).map(ServerAddress::parse).toList());
+        }
+
+        /** The servers. */
+        public Builder servers(List<ServerAddress> addresses) {
+            this.servers = List.copyOf(addresses);
+            return this;
+        }
+
+        /** Pipelined connections per server (default 1; more only help with more I/O threads). */
+        public Builder connectionsPerServer(int count) {
+            this.connectionsPerServer = count;
+            return this;
+        }
+
+        /** I/O threads shared by all connections (default: min(2, cores)). */
+        public Builder ioThreads(int count) {
+            this.ioThreads = count;
+            return this;
+        }
+
+        /** Limit on connecting (default 2 s). */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = timeout;
+            return this;
+        }
+
+        /** Limit on any single reply (default 5 s). */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = timeout;
+            return this;
+        }
+
+        /** Hot-miss retry policy (default {@link Backoff#DEFAULT}). */
+        public Builder backoff(Backoff policy) {
+            this.backoff = policy;
+            return this;
+        }
+
+        /** Points per server on the hash ring (default 160, as ketama). */
+        public Builder pointsPerServer(int points) {
+            this.pointsPerServer = points;
+            return this;
+        }
+
+        /** The configuration as set so far, validated. */
+        public IqClientConfig config() {
+            return new IqClientConfig(servers, connectionsPerServer, ioThreads, connectTimeout, requestTimeout,
+                    backoff, pointsPerServer);
+        }
+
+        /** Opens the client. */
+        public IqClient build() {
+            return open(config());
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.dendrite.iq.client;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything an {@link IqClient} can be configured with. Build it with {@link IqClient#builder()}.
+ *
+ * @param servers              the cache servers; keys are spread over them by consistent hashing
+ * @param connectionsPerServer pipelined connections kept to each server (requests are spread over them)
+ * @param ioThreads            Netty event-loop threads shared by all connections
+ * @param connectTimeout       limit on establishing a connection
+ * @param requestTimeout       limit on waiting for any one reply
+ * @param backoff              retry policy for hot misses
+ * @param pointsPerServer      points each server gets on the hash ring (ketama uses 160)
+ */
+public record IqClientConfig(List<ServerAddress> servers, int connectionsPerServer, int ioThreads,
+                             Duration connectTimeout, Duration requestTimeout, Backoff backoff,
+                             int pointsPerServer) {
+
+    public IqClientConfig {
+        servers = List.copyOf(servers);
+        if (servers.isEmpty()) {
+            throw new IllegalArgumentException("at least one server is needed");
+        }
+        if (servers.stream().distinct().count() != servers.size()) {
+            throw new IllegalArgumentException("servers listed twice: " + servers);
+        }
+        if (connectionsPerServer < 1 || ioThreads < 1 || pointsPerServer < 1) {
+            throw new IllegalArgumentException("connectionsPerServer, ioThreads and pointsPerServer must be positive");
+        }
+        Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(requestTimeout, "requestTimeout");
+        Objects.requireNonNull(backoff, "backoff");
+    }
+}

@@ -1,0 +1,75 @@
+package io.dendrite.iq.client;
+
+import io.dendrite.iq.protocol.Reply;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The servers a transaction or session has created state on, each with the epoch it had then.
+ * IQ servers keep a tid's or sid's record per server, so ending it means telling every one of
+ * them; a server whose epoch has moved since has lost that record.
+ */
+final class TouchedServers {
+
+    private final Map<ServerConnection, Long> epochs = new ConcurrentHashMap<>();
+
+    /**
+     * Records that state is about to be created on {@code server}; call before sending.
+     *
+     * @return false if the server already lost state created earlier by this owner
+     */
+    boolean touch(ServerConnection server) {
+        long now = server.epoch();
+        return epochs.computeIfAbsent(server, s -> now) == now;
+    }
+
+    /** Touches the server and sends a one-line-reply command; {@link Outcome#STATE_LOST} if earlier state there is gone. */
+    Outcome call(ServerConnection server, Command command) {
+        if (!touch(server)) {
+            return Outcome.STATE_LOST;
+        }
+        return Outcome.of(server.call(command));
+    }
+
+    Set<ServerAddress> addresses() {
+        return epochs.keySet().stream().map(ServerConnection::address).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /**
+     * Sends an end-of-transaction command to every touched server at once and reports the worst
+     * outcome: {@link Outcome#STATE_LOST} for a server whose epoch moved or whose connection failed,
+     * {@link Outcome#EXPIRED} where the server answered {@code unknownReply} (record gone).
+     */
+    Outcome endOnAll(Function<ServerConnection, Command> command, Outcome unknownReply) {
+        List<CompletableFuture<Outcome>> outcomes = epochs.entrySet().stream()
+                .map(touched -> endOn(touched.getKey(), touched.getValue(), command, unknownReply))
+                .toList();
+        Outcome worst = Outcome.OK;
+        for (CompletableFuture<Outcome> outcome : outcomes) {
+            worst = worst.worst(ServerConnection.await(outcome));
+        }
+        return worst;
+    }
+
+    private static CompletableFuture<Outcome> endOn(ServerConnection server, long epoch,
+                                                    Function<ServerConnection, Command> command,
+                                                    Outcome unknownReply) {
+        if (server.epoch() != epoch) {
+            return CompletableFuture.completedFuture(Outcome.STATE_LOST);
+        }
+        return server.send(command.apply(server)).handle((Reply reply, Throwable failure) -> {
+            if (failure != null || server.epoch() != epoch) {
+                // The reply is lost with the connection: whether the server applied it is unknown.
+                return Outcome.STATE_LOST;
+            }
+            Outcome outcome = Outcome.of(reply);
+            return outcome == unknownReply ? Outcome.EXPIRED : outcome;
+        });
+    }
+}

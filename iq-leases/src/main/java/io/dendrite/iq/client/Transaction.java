@@ -1,0 +1,162 @@
+package io.dendrite.iq.client;
+
+import io.dendrite.iq.protocol.Reply;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A write transaction in the Q-lease protocol, identified by a tid. Every server keeps its own
+ * record of the keys a tid touched there, so this object remembers each server it sent a key to
+ * and fans {@link #commit}, {@link #deleteAndRelease} and {@link #release} out to all of them.
+ *
+ * <p>Two ways to write:
+ * <ul>
+ *   <li>write-around: {@link #quarantine} each impacted key, write the data store, then
+ *       {@link #deleteAndRelease} (the keys are deleted; readers refill them);</li>
+ *   <li>refresh: {@link #readForUpdate} each key, {@link RefreshLease#swap swap} in the new value,
+ *       write the data store, then {@link #commit} (or {@link #release} to abandon).</li>
+ * </ul>
+ * Ends report {@link Outcome#STATE_LOST} if any touched server restarted or was disconnected
+ * meanwhile: never a silent success. Closing an unended transaction releases it. Not thread-safe.
+ */
+public final class Transaction implements AutoCloseable {
+
+    private final IqClient client;
+    private final String id;
+    private final TouchedServers touched = new TouchedServers();
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    Transaction(IqClient client, String id) {
+        this.client = client;
+        this.id = id;
+    }
+
+    /** The tid sent to the servers. */
+    public String id() {
+        return id;
+    }
+
+    /** The servers this transaction has state on. */
+    public Set<ServerAddress> servers() {
+        return touched.addresses();
+    }
+
+    /**
+     * Reads a key inside this transaction ({@code iqget} with the tid): a key this transaction
+     * quarantined or refreshes reads as {@link ReadResult.NoValue}; one it changed incrementally
+     * reads as its staged value.
+     */
+    public ReadResult read(String key) {
+        return client.leaseRead(key, id);
+    }
+
+    /** Write-around: takes a shared Q-invalidate lease on the key ({@code qareg}); readers keep the old value until {@link #deleteAndRelease}. */
+    public Outcome quarantine(String key) {
+        return onKey(key, Command.qareg(key, id));
+    }
+
+    /**
+     * Refresh: takes the key's exclusive Q-refresh lease ({@code qaread}), retrying with backoff
+     * while another writer holds one.
+     */
+    public RefreshResult readForUpdate(String key) {
+        ensureOpen();
+        ServerConnection server = client.connectionFor(key);
+        return client.backoff().retry(() -> {
+            long epoch = server.epoch();
+            touched.touch(server);
+            long token = -1;
+            CacheValue current = null;
+            for (Reply.Entry entry : IqClient.entries(server.call(Command.qaread(key, id)))) {
+                if (entry instanceof Reply.Lease granted) {
+                    if (granted.refused()) {
+                        return new ReadResult.Busy(Duration.ZERO);
+                    }
+                    token = granted.token();
+                } else if (entry instanceof Reply.Value value) {
+                    current = IqClient.cacheValue(key, value);
+                }
+            }
+            if (token < 0) {
+                throw new IqException("qaread of " + key + " returned no lease");
+            }
+            return new RefreshResult.Granted(new RefreshLease(server, key, token, epoch, current));
+        }, ReadResult.Busy.class::isInstance, ReadResult.Busy::new);
+    }
+
+    /** Stages an append to the key's value under a Q-incremental lease ({@code iqappend}); {@link Outcome#ABORTED} if another transaction holds a Q lease on it. */
+    public Outcome append(String key, byte[] delta) {
+        return onKey(key, Command.iqDelta("iqappend", key, delta, id));
+    }
+
+    /** Like {@link #append}, at the front ({@code iqprepend}). */
+    public Outcome prepend(String key, byte[] delta) {
+        return onKey(key, Command.iqDelta("iqprepend", key, delta, id));
+    }
+
+    /** Stages an increment of a decimal counter ({@code iqincr}); the new value is visible after commit. */
+    public Outcome incr(String key, long delta) {
+        return onKey(key, Command.iqArithmetic("iqincr", key, delta, id));
+    }
+
+    /** Stages a decrement ({@code iqdecr}). */
+    public Outcome decr(String key, long delta) {
+        return onKey(key, Command.iqArithmetic("iqdecr", key, delta, id));
+    }
+
+    /** Commits with the pending bit clear; see {@link #commit(boolean)}. */
+    public Outcome commit() {
+        return commit(false);
+    }
+
+    /**
+     * Applies the staged values and releases the leases on every touched server ({@code commit}).
+     *
+     * @param pending the TARDIS pending bit to set on committed values
+     * @return {@link Outcome#OK}; {@link Outcome#EXPIRED} if a server's tid record timed out (its
+     *         staged values were discarded); {@link Outcome#STATE_LOST} if a server restarted
+     */
+    public Outcome commit(boolean pending) {
+        end();
+        return touched.endOnAll(server -> Command.commit(id, pending), Outcome.NOT_FOUND);
+    }
+
+    /** Write-around's end: deletes every quarantined key and releases the leases ({@code dar}) on every touched server. */
+    public Outcome deleteAndRelease() {
+        end();
+        return touched.endOnAll(server -> Command.dar(id), Outcome.INVALID);
+    }
+
+    /** Abandons the transaction: staged values are discarded, leases released ({@code release}). */
+    public Outcome release() {
+        end();
+        return touched.endOnAll(server -> Command.release(id), Outcome.NOT_FOUND);
+    }
+
+    /** Releases the transaction unless it was already ended. */
+    @Override
+    public void close() {
+        if (!ended.get()) {
+            release();
+        }
+    }
+
+    private Outcome onKey(String key, Command command) {
+        ensureOpen();
+        return touched.call(client.connectionFor(key), command);
+    }
+
+    private void end() {
+        if (!ended.compareAndSet(false, true)) {
+            throw new IllegalStateException("transaction " + id + " already ended");
+        }
+    }
+
+    private void ensureOpen() {
+        if (ended.get()) {
+            throw new IllegalStateException("transaction " + id + " already ended");
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package io.dendrite.iq.server;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.nio.charset.StandardCharsets;
+
+/** Counts connections and turns away those beyond {@code maxConnections}, as memcached does. */
+@ChannelHandler.Sharable
+final class ConnectionLimit extends ChannelInboundHandlerAdapter {
+
+    private final ServerStats stats;
+    private final int maxConnections;
+
+    ConnectionLimit(ServerStats stats, int maxConnections) {
+        this.stats = stats;
+        this.maxConnections = maxConnections;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        stats.totalConnections.increment();
+        if (stats.currentConnections.incrementAndGet() > maxConnections) {
+            stats.rejectedConnections.increment();
+            ctx.writeAndFlush(Unpooled.copiedBuffer("ERROR Too many open connections\r\n", StandardCharsets.US_ASCII))
+                    .addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        stats.currentConnections.decrementAndGet();
+        ctx.fireChannelInactive();
+    }
+}

@@ -1,0 +1,102 @@
+package io.dendrite.iq.server;
+
+import io.dendrite.iq.protocol.RequestDecoder;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A memcached-compatible cache server with IQ-Twemcached's I/Q lease and session commands, to embed
+ * in a process or run from {@link IqServerMain}.
+ *
+ * <pre>{@code
+ * try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).build())) {
+ *     int port = server.port();
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class IqServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IqServer.class);
+    /** Longest request line; enough for a batch command naming a couple of hundred full-length keys. */
+    private static final int MAX_LINE_BYTES = 64 * 1024;
+
+    private final EventLoopGroup acceptor;
+    private final EventLoopGroup workers;
+    private final Channel serverChannel;
+    private final int port;
+
+    private IqServer(EventLoopGroup acceptor, EventLoopGroup workers, Channel serverChannel) {
+        this.acceptor = acceptor;
+        this.workers = workers;
+        this.serverChannel = serverChannel;
+        this.port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /**
+     * Binds and starts serving; returns once the listening socket is bound.
+     *
+     * @throws IllegalStateException if the address cannot be bound
+     */
+    public static IqServer start(IqServerConfig config) {
+        EventLoopGroup acceptor = new NioEventLoopGroup(1);
+        EventLoopGroup workers = new NioEventLoopGroup(config.threads());
+        ServerState state = new ServerState(config, System::currentTimeMillis, workers);
+        CommandTable commands = new CommandTable(state.stats);
+        new StandardCommands(state).registerAll(commands);
+        ConnectionLimit connectionLimit = new ConnectionLimit(state.stats, config.maxConnections());
+        try {
+            Channel channel = new ServerBootstrap()
+                    .group(acceptor, workers)
+                    .channel(NioServerSocketChannel.class)
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast(connectionLimit,
+                                    new RequestDecoder(MAX_LINE_BYTES, config.maxItemSize()),
+                                    new RequestHandler(commands));
+                        }
+                    })
+                    .bind(config.listenAddress(), config.port())
+                    .syncUninterruptibly()
+                    .channel();
+            long sweepMillis = Math.max(50, Math.min(1000, config.leaseMillis() / 4));
+            workers.scheduleAtFixedRate(state::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
+            IqServer server = new IqServer(acceptor, workers, channel);
+            LOG.info("IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B)",
+                    config.listenAddress(), server.port, config.leaseMillis(), config.memoryBytes(),
+                    config.pinnedMemoryBytes());
+            return server;
+        } catch (RuntimeException e) {
+            acceptor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw new IllegalStateException("cannot start IQ server on " + config.listenAddress() + ":" + config.port(), e);
+        }
+    }
+
+    /** The bound port; the real one when the configuration asked for port 0. */
+    public int port() {
+        return port;
+    }
+
+    /** Stops accepting, lets in-flight replies drain briefly, then closes every connection. */
+    @Override
+    public void close() {
+        serverChannel.close().syncUninterruptibly();
+        acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(100, 2_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
+        LOG.info("IQ server on port {} stopped", port);
+    }
+}

@@ -1,0 +1,109 @@
+package io.dendrite.iq.server;
+
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Command-line entry point: {@code java -jar iq-server.jar [options]}. Runs until SIGTERM/SIGINT,
+ * then shuts down gracefully through a shutdown hook. Arguments are parsed by hand: there are few,
+ * and a parser library would be the largest thing in the jar.
+ */
+public final class IqServerMain {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IqServerMain.class);
+
+    private static final String USAGE = """
+            Usage: java -jar iq-server.jar [options]
+              --listen <addr>          address to bind (default 127.0.0.1)
+              --port <n>               TCP port (default 11211; 0 = ephemeral)
+              --threads <n>            worker threads (default: number of CPUs, at least 2)
+              --max-conns <n>          maximum simultaneous connections (default 1024)
+              --max-item-size <size>   largest value (default 1m)
+              --memory <size>          memory for unpinned items (default 64m)
+              --pinned-memory <size>   memory for pinned items (default 64m)
+              --lease-ms <n>           lease, transaction and session lifetime in ms (default 10000)
+              --help                   print this help
+            Sizes take an optional k, m or g suffix (powers of 1024).
+            """;
+
+    private IqServerMain() {
+    }
+
+    /** Parses the options, starts the server and blocks until the process is told to stop. */
+    public static void main(String[] argv) throws InterruptedException {
+        IqServerConfig config;
+        try {
+            config = parse(argv);
+        } catch (IllegalArgumentException e) {
+            System.err.println("iq-server: " + e.getMessage());
+            System.err.print(USAGE);
+            System.exit(2);
+            return;
+        }
+        if (config == null) {
+            System.out.print(USAGE);
+            return;
+        }
+        IqServer server = IqServer.start(config);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("shutting down");
+            server.close();
+            stopped.countDown();
+        }, "iq-server-shutdown"));
+        stopped.await();
+    }
+
+    /** Returns the configuration, or {@code null} when {@code --help} was asked for. */
+    static IqServerConfig parse(String[] argv) {
+        IqServerConfig.Builder builder = IqServerConfig.builder();
+        for (int i = 0; i < argv.length; i++) {
+            String option = argv[i];
+            if (option.equals("--help") || option.equals("-h")) {
+                return null;
+            }
+            if (i + 1 >= argv.length) {
+                throw new IllegalArgumentException("missing value for " + option);
+            }
+            String value = argv[++i];
+            switch (option) {
+                case "--listen" -> builder.listenAddress(value);
+                case "--port" -> builder.port(integer(option, value));
+                case "--threads" -> builder.threads(integer(option, value));
+                case "--max-conns" -> builder.maxConnections(integer(option, value));
+                case "--max-item-size" -> builder.maxItemSize(Math.toIntExact(size(option, value)));
+                case "--memory" -> builder.memoryBytes(size(option, value));
+                case "--pinned-memory" -> builder.pinnedMemoryBytes(size(option, value));
+                case "--lease-ms" -> builder.leaseMillis(integer(option, value));
+                default -> throw new IllegalArgumentException("unknown option " + option);
+            }
+        }
+        return builder.build();
+    }
+
+    private static int integer(String option, String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " needs a number, got " + value);
+        }
+    }
+
+    private static long size(String option, String value) {
+        String lower = value.toLowerCase(Locale.ROOT);
+        int shift = switch (lower.isEmpty() ? ' ' : lower.charAt(lower.length() - 1)) {
+            case 'k' -> 10;
+            case 'm' -> 20;
+            case 'g' -> 30;
+            default -> 0;
+        };
+        String digits = shift == 0 ? lower : lower.substring(0, lower.length() - 1);
+        try {
+            return Long.parseLong(digits) << shift;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " needs a size like 64m, got " + value);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package io.dendrite.iq.server;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Everything the commands share: the item store, the lease, transaction and session tables, the
+ * pending markers, locks, tokens, stats and the clock. Shared helpers that more than one command
+ * family needs live here; each family's rules live in its own commands class.
+ */
+final class ServerState {
+
+    /** Memcached treats relative expiry times beyond 30 days as absolute Unix times. */
+    private static final long MAX_RELATIVE_EXPTIME_SECONDS = 60L * 60 * 24 * 30;
+
+    final IqServerConfig config;
+    final LongSupplier clock;
+    final ServerStats stats = new ServerStats();
+    final KeyLocks locks = new KeyLocks();
+    final TokenSource tokens = new TokenSource();
+    final ItemStore items;
+    final SessionTable sessions;
+    final LeaseTable leases;
+    final TransactionTable transactions = new TransactionTable();
+    /**
+     * Keys with TARDIS's pending marker ({@code pd:} in IQ-Twemcached): set by {@code commit <tid> 1}
+     * when no value remains, carried into the value by the next {@code iqset}.
+     */
+    final Set<String> pendingMarkers = ConcurrentHashMap.newKeySet();
+    final long startedAtMillis;
+    private final ScheduledExecutorService scheduler;
+
+    ServerState(IqServerConfig config, LongSupplier clock, ScheduledExecutorService scheduler) {
+        this.config = config;
+        this.clock = clock;
+        this.scheduler = scheduler;
+        this.items = new ItemStore(config.memoryBytes(), config.pinnedMemoryBytes(), clock);
+        this.sessions = new SessionTable(clock, config.leaseMillis(), stats);
+        this.leases = new LeaseTable(sessions::isLive, stats);
+        this.startedAtMillis = clock.getAsLong();
+    }
+
+    long now() {
+        return clock.getAsLong();
+    }
+
+    /** When a lease granted now lapses. */
+    long leaseExpiry() {
+        return now() + config.leaseMillis();
+    }
+
+    /** Converts a memcached exptime to a wall-clock expiry ({@code 0} = never). */
+    long expiryOf(long exptime) {
+        if (exptime == 0) {
+            return 0;
+        }
+        if (exptime < 0) {
+            return 1;
+        }
+        if (exptime <= MAX_RELATIVE_EXPTIME_SECONDS) {
+            return now() + exptime * 1000;
+        }
+        return exptime * 1000;
+    }
+
+    /**
+     * Voids every lease on {@code key}: the IQ lease (and its staged value) and the C/O holders,
+     * whose sessions are aborted because what they read or staged is no longer current. Caller
+     * holds the key's stripe.
+     */
+    void voidLeases(String key) {
+        KeyLease lease = leases.find(key, now());
+        if (lease == null) {
+            return;
+        }
+        if (lease.kind != KeyLease.Kind.NONE) {
+            lease.clearIq();
+            stats.leasesVoided.increment();
+        }
+        lease.readers.forEach(sessions::abort);
+        lease.readers.clear();
+        if (lease.owner != null) {
+            sessions.abort(lease.owner);
+            lease.clearOwner();
+        }
+        leases.removeIfEmpty(key, lease);
+    }
+
+    /** Stores an item and answers the way every storage command does. */
+    String store(String key, Item item) {
+        return items.put(key, item) == ItemStore.StoreResult.STORED ? "STORED" : OUT_OF_PINNED_MEMORY;
+    }
+
+    /** Distinct from {@code NOT_STORED}, which means a lost lease or a failed condition. */
+    static final String OUT_OF_PINNED_MEMORY = "SERVER_ERROR out of pinned memory";
+
+    /** {@code flush_all <delay>}: drop the items once the delay has passed. */
+    void scheduleFlush(long delayMillis) {
+        scheduler.schedule(() -> items.clear(locks), delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Periodic clean-up of lapsed leases, records and pinned items. */
+    void sweep() {
+        long now = now();
+        leases.sweep(locks, now);
+        transactions.sweep(now);
+        sessions.sweep();
+        items.purgeExpiredPinned(locks);
+    }
+}
