@@ -21,8 +21,11 @@ import java.util.Objects;
  * <ul>
  *   <li>{@link #insert} and {@link #remove}: {@code O(log n)}, plus the number of entries with the
  *       same interval for {@code remove}.
- *   <li>{@link #overlapping} and {@link #containing}: {@code O(log n)} to find the first match,
- *       then at most {@code O(log n)} per reported entry, usually far less.
+ *   <li>{@link #overlapping}: {@code O(min(n, (k + 1) log n))} for {@code k} reported entries,
+ *       usually close to {@code O(log n + k)}: the walk never enters a subtree whose entries all
+ *       end before the query starts, and stops at the first entry that starts after it ends.
+ *   <li>{@link #containing}: the same pruned walk, entering only subtrees holding an entry that
+ *       ends at or after the query's end.
  *   <li>{@link #containedIn}: {@code O(log n + m)} where {@code m} is the number of entries whose
  *       lower bound lies in the query.
  * </ul>
