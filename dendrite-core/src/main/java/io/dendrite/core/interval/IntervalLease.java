@@ -1,0 +1,59 @@
+package io.dendrite.core.interval;
+
+/**
+ * A lease granted by {@link IntervalLeases}. Closing it releases it; closing twice is harmless.
+ *
+ * <p>A lease lives for the lifetime its {@link IntervalLeases} was configured with. Once that has
+ * passed it {@link #isExpired() is expired}: it no longer excludes anyone, even if not yet closed,
+ * so that a holder that died cannot block an interval forever. A holder must therefore check
+ * {@link #isExpired()} before it commits and abort (and retry) if the lease ran out, as the CPR
+ * paper's Lemma 1.1 requires.
+ *
+ * @param <K> the key type of the interval
+ */
+public final class IntervalLease<K extends Comparable<? super K>> implements AutoCloseable {
+
+  private final IntervalLeases<K> owner;
+  private final Interval<K> interval;
+  private final LeaseMode mode;
+  private final long grantedAtNanos;
+  private final long lifetimeNanos;
+
+  IntervalLease(IntervalLeases<K> owner, Interval<K> interval, LeaseMode mode, long grantedAtNanos, long lifetimeNanos) {
+    this.owner = owner;
+    this.interval = interval;
+    this.mode = mode;
+    this.grantedAtNanos = grantedAtNanos;
+    this.lifetimeNanos = lifetimeNanos;
+  }
+
+  /** The leased interval. */
+  public Interval<K> interval() {
+    return interval;
+  }
+
+  /** Shared or Exclusive. */
+  public LeaseMode mode() {
+    return mode;
+  }
+
+  /** Returns true once the lease's lifetime has passed, closed or not. */
+  public boolean isExpired() {
+    return nanosLeft(System.nanoTime()) <= 0;
+  }
+
+  /** Releases the lease, waking requests that wait for it. */
+  @Override
+  public void close() {
+    owner.release(this);
+  }
+
+  long nanosLeft(long nowNanos) {
+    return lifetimeNanos - (nowNanos - grantedAtNanos);
+  }
+
+  @Override
+  public String toString() {
+    return mode + " lease on " + interval;
+  }
+}
