@@ -1,0 +1,696 @@
+package io.dendrite.core;
+
+import io.dendrite.core.interval.Interval;
+import io.dendrite.core.interval.IntervalLease;
+import io.dendrite.core.interval.IntervalLeases;
+import io.dendrite.core.interval.LeaseMode;
+import io.dendrite.core.log.PredicateLog;
+import io.dendrite.iq.client.CacheValue;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqConnectionException;
+import io.dendrite.iq.client.IqException;
+import io.dendrite.iq.client.LeaseHandle;
+import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.ReadResult;
+import io.dendrite.iq.client.RefreshLease;
+import io.dendrite.iq.client.RefreshResult;
+import io.dendrite.iq.client.Transaction;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Caches the result sets of range predicates on one attribute of one collection ({@code WHERE attr
+ * BETWEEN lb AND ub}) and keeps them strongly consistent with the data store: no get returns a value
+ * older than the last acknowledged write (the CPR paper, Figure 3).
+ *
+ * <p>A {@link #get get} is answered from the cache when a cached entry (or set of entries) covers its
+ * interval; otherwise it takes the entry's I lease in the cache server and a Shared lease on the
+ * interval in process (LeMInT), queries the data store, stores the result and registers its interval
+ * in PrInT. A write ({@link #insert}, {@link #update}, {@link #delete}) takes an eXclusive lease on
+ * the interval it touches, finds every cached entry whose interval overlaps it, and deletes
+ * ({@link WritePolicy#WRITE_AROUND}) or updates ({@link WritePolicy#WRITE_THROUGH}) them under Q leases
+ * around the data store write.
+ *
+ * <p>β bounds the data two cached result sets may share, relative to the smaller one: 1 caches each
+ * predicate as its own entry; 0 caches result sets as one entry per attribute value (points) that gets
+ * assemble with one multi-get; in between, caching a result set first drops the entries it would
+ * duplicate by more than β. A get whose interval lies inside a cached entry's is answered from it.
+ *
+ * <p>Bounds are inclusive. Thread-safe; one Dendrite per range and process (the {@link Coordinator}
+ * enforces it).
+ *
+ * @param <K> the attribute's type
+ * @param <R> the row type
+ */
+public final class Dendrite<K extends Comparable<? super K>, R> implements AutoCloseable {
+
+  private final DomainType<K> type;
+  private final K min;
+  private final K max;
+  private final IqClient cache;
+  private final WritePolicy policy;
+  private final double beta;
+  private final RowCodec<K, R> rows;
+  private final ResultSetCodec<R> resultSets;
+  private final IntervalLeases<K> intervalLeases;
+  private final Duration intervalLeaseTimeout;
+  private final EntryIndex<K> index;
+  private final CacheOutage outage;
+  private final Coordinator.RangeClaim claim;
+  private final boolean leasesEnabled;
+  private final DendriteMetrics metrics = new DendriteMetrics();
+
+  private Dendrite(Builder<K, R> builder) {
+    this.type = builder.type;
+    this.min = builder.min;
+    this.max = builder.max;
+    this.cache = builder.cache;
+    this.policy = builder.policy;
+    this.beta = builder.beta;
+    this.rows = builder.rows;
+    this.resultSets = new ResultSetCodec<>(rows);
+    this.intervalLeases = new IntervalLeases<>(builder.intervalLeaseLifetime);
+    this.intervalLeaseTimeout = builder.intervalLeaseTimeout;
+    this.leasesEnabled = builder.leasesEnabled;
+    this.outage = new CacheOutage(cache);
+    CacheKeys<K> keys = new CacheKeys<>(builder.collection, builder.domain, type);
+    this.claim = builder.coordinator.claim(builder.collection, builder.domain);
+    try {
+      this.index = new EntryIndex<>(type, keys, new PredicateLog(cache, keys::logKey, builder.alpha));
+      index.rebuild();
+    } catch (RuntimeException e) {
+      claim.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Starts building a Dendrite for an attribute of type {@code type} whose rows {@code rows} encodes.
+   */
+  public static <K extends Comparable<? super K>, R> Builder<K, R> builder(DomainType<K> type, RowCodec<K, R> rows) {
+    return new Builder<>(type, rows);
+  }
+
+  /**
+   * Returns the rows whose attribute lies in [{@code lowerBound}, {@code upperBound}], ordered by the
+   * attribute: from the cache if it holds them, otherwise from {@code query}, caching the result.
+   *
+   * @throws IllegalArgumentException if a bound is null, of the wrong type, outside the domain's
+   *     [min, max], or {@code lowerBound > upperBound}
+   * @throws DataStoreException if {@code query} threw a checked exception (nothing was cached)
+   * @throws DendriteBusyException if conflicting writes held the interval past the lease timeout
+   */
+  public List<R> get(K lowerBound, K upperBound, RangeQuery<K, R> query) {
+    Interval<K> interval = interval(lowerBound, upperBound);
+    Objects.requireNonNull(query, "query");
+    RoundTrips trips = new RoundTrips();
+    Optional<List<R>> cached = lookup(interval, trips);
+    if (cached.isPresent()) {
+      metrics.hits.increment();
+      metrics.completed(DendriteMetrics.Operation.GET_HIT, trips.count());
+      return cached.get();
+    }
+    metrics.misses.increment();
+    try {
+      return fill(interval, query, trips);
+    } finally {
+      metrics.completed(DendriteMetrics.Operation.GET_MISS, trips.count());
+    }
+  }
+
+  /**
+   * Inserts: applies {@code change} to the data store with {@code apply} and deletes or updates (with
+   * {@code cacheUpdate}) every cached result set whose interval overlaps [{@code lowerBound},
+   * {@code upperBound}], the interval the insert touches.
+   *
+   * @param cacheUpdate how the insert changes a cached result set; unused by write-around
+   * @throws IllegalArgumentException for bad bounds, as {@link #get}
+   * @throws DataStoreException if {@code apply} threw a checked exception (the cache is left consistent)
+   */
+  public <C> void insert(K lowerBound, K upperBound, C change, ChangeApplier<? super C> apply,
+      CacheUpdate<K, R> cacheUpdate) {
+    write(lowerBound, upperBound, change, apply, cacheUpdate);
+  }
+
+  /** Updates; see {@link #insert}. */
+  public <C> void update(K lowerBound, K upperBound, C change, ChangeApplier<? super C> apply,
+      CacheUpdate<K, R> cacheUpdate) {
+    write(lowerBound, upperBound, change, apply, cacheUpdate);
+  }
+
+  /** Deletes; see {@link #insert}. */
+  public <C> void delete(K lowerBound, K upperBound, C change, ChangeApplier<? super C> apply,
+      CacheUpdate<K, R> cacheUpdate) {
+    write(lowerBound, upperBound, change, apply, cacheUpdate);
+  }
+
+  /** What this Dendrite has done so far. */
+  public DendriteMetrics metrics() {
+    return metrics;
+  }
+
+  /** The number of cached result sets registered in PrInT. */
+  public int cachedEntries() {
+    return index.size();
+  }
+
+  /** Appends buffered log records and gives the range up. Does not close the cache client. */
+  @Override
+  public void close() {
+    try {
+      index.flushLog();
+    } finally {
+      claim.close();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ get
+
+  private Optional<List<R>> lookup(Interval<K> interval, RoundTrips trips) {
+    Optional<List<EntryIndex.Entry<K>>> plan = index.plan(interval);
+    if (plan.isEmpty()) {
+      return Optional.empty();
+    }
+    List<EntryIndex.Entry<K>> entries = plan.get();
+    if (entries.isEmpty()) {
+      return Optional.of(List.of());
+    }
+    List<String> keys = entries.stream().map(EntryIndex.Entry::key).toList();
+    if (!outage.settle(keys, trips)) {
+      return Optional.empty();
+    }
+    Map<String, CacheValue> values;
+    try {
+      trips.add(1);
+      values = keys.size() == 1
+          ? cache.get(keys.get(0)).map(value -> Map.of(keys.get(0), value)).orElse(Map.of())
+          : cache.getAll(keys);
+    } catch (IqException unreachable) {
+      return Optional.empty();
+    }
+    if (values.size() < keys.size()) {
+      for (EntryIndex.Entry<K> entry : entries) {
+        if (!values.containsKey(entry.key())) {
+          drop(entry, trips);
+        }
+      }
+      return Optional.empty();
+    }
+    List<R> found = new ArrayList<>();
+    for (CacheValue value : values.values()) {
+      found.addAll(resultSets.decode(value.data()));
+    }
+    return Optional.of(normalize(interval, found));
+  }
+
+  private List<R> fill(Interval<K> interval, RangeQuery<K, R> query, RoundTrips trips) {
+    String key = index.keyOf(interval);
+    boolean cacheReachable = outage.settle(List.of(key), trips);
+    LeaseHandle inhibit = null;
+    if (cacheReachable && leasesEnabled) {
+      try {
+        trips.add(1);
+        ReadResult read = cache.read(key);
+        if (read instanceof ReadResult.Leased leased) {
+          inhibit = leased.lease();
+        } else if (read instanceof ReadResult.Hit hit && index.isRegistered(interval, key)) {
+          return normalize(interval, resultSets.decode(hit.value().data()));
+        }
+      } catch (IqException unreachable) {
+        cacheReachable = false;
+      }
+    }
+    IntervalLease<K> shared = leasesEnabled ? acquire(interval, LeaseMode.SHARED) : null;
+    try {
+      List<R> result = normalize(interval, call(() -> query.query(interval.lo(), interval.hi()), "query"));
+      if (!cacheReachable) {
+        metrics.cacheUnavailable.increment();
+      } else if (shared == null || !shared.isExpired()) {
+        // An expired Shared lease may have let a write through: then the result must not be cached.
+        store(interval, key, result, inhibit, trips);
+      }
+      return result;
+    } finally {
+      if (inhibit != null) {
+        inhibit.close();
+      }
+      if (shared != null) {
+        shared.close();
+      }
+    }
+  }
+
+  private void store(Interval<K> interval, String key, List<R> result, LeaseHandle inhibit, RoundTrips trips) {
+    try {
+      if (beta == 0) {
+        storePoints(interval, result, trips);
+        return;
+      }
+      if (beta < 1) {
+        dropOverDuplicated(interval, result, trips);
+      }
+      if (leasesEnabled && inhibit == null) {
+        return;
+      }
+      byte[] value = resultSets.encode(result);
+      trips.add(2);
+      index.add(interval, key, result.size(),
+          () -> (leasesEnabled ? inhibit.fill(value) : cache.set(key, value)) == Outcome.OK);
+    } catch (IqException unreachable) {
+      metrics.cacheUnavailable.increment();
+    }
+  }
+
+  /** β = 0: one entry per attribute value; the interval is marked covered if every point was stored. */
+  private void storePoints(Interval<K> interval, List<R> result, RoundTrips trips) {
+    Map<K, List<R>> byPoint = new TreeMap<>();
+    for (R row : result) {
+      byPoint.computeIfAbsent(rows.attributeOf(row), point -> new ArrayList<>()).add(row);
+    }
+    boolean complete = true;
+    for (Map.Entry<K, List<R>> point : byPoint.entrySet()) {
+      Interval<K> pointInterval = Interval.point(point.getKey());
+      String key = index.keyOf(pointInterval);
+      byte[] value = resultSets.encode(point.getValue());
+      if (!leasesEnabled) {
+        trips.add(2);
+        complete &= index.add(pointInterval, key, point.getValue().size(), () -> cache.set(key, value) == Outcome.OK);
+        continue;
+      }
+      trips.add(1);
+      ReadResult read = cache.read(key);
+      if (read instanceof ReadResult.Leased leased) {
+        try (LeaseHandle inhibit = leased.lease()) {
+          trips.add(2);
+          complete &= index.add(pointInterval, key, point.getValue().size(), () -> inhibit.fill(value) == Outcome.OK);
+        }
+      } else if (read instanceof ReadResult.Hit) {
+        if (!index.isRegistered(pointInterval, key)) {
+          // A value nobody registered cannot be trusted to be current: remove it.
+          trips.add(1);
+          cache.delete(key);
+          complete = false;
+        }
+      } else {
+        complete = false;
+      }
+    }
+    if (complete) {
+      trips.add(1);
+      index.cover(interval);
+    }
+  }
+
+  /** 0 < β < 1: drops the cached entries that {@code result} would duplicate by more than β. */
+  private void dropOverDuplicated(Interval<K> interval, List<R> result, RoundTrips trips) {
+    for (EntryIndex.Entry<K> entry : index.impactedBy(interval)) {
+      if (entry.interval().equals(interval)) {
+        continue;
+      }
+      long shared = result.stream().filter(row -> entry.interval().contains(Interval.point(rows.attributeOf(row)))).count();
+      double duplicated = index.rowCount(entry.key())
+          .stream()
+          .mapToDouble(count -> Math.min(count, result.size()) == 0 ? 0 : (double) shared / Math.min(count, result.size()))
+          .findFirst()
+          .orElse(1.0); // unknown size (rebuilt from the log): assume the worst
+      if (duplicated > beta) {
+        drop(entry, trips);
+      }
+    }
+  }
+
+  /** Unregisters first, deletes second: see {@link EntryIndex}. */
+  private void drop(EntryIndex.Entry<K> entry, RoundTrips trips) {
+    index.remove(entry);
+    try {
+      trips.add(1);
+      cache.delete(entry.key());
+    } catch (IqException unreachable) {
+      outage.owe(entry.key());
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------- write
+
+  private <C> void write(K lowerBound, K upperBound, C change, ChangeApplier<? super C> apply,
+      CacheUpdate<K, R> cacheUpdate) {
+    Interval<K> interval = interval(lowerBound, upperBound);
+    Objects.requireNonNull(apply, "apply");
+    if (policy == WritePolicy.WRITE_THROUGH) {
+      Objects.requireNonNull(cacheUpdate, "cacheUpdate");
+    }
+    RoundTrips trips = new RoundTrips();
+    try {
+      if (!leasesEnabled) {
+        writeWithoutLeases(interval, change, apply, cacheUpdate, trips);
+      } else {
+        try (IntervalLease<K> exclusive = acquire(interval, LeaseMode.EXCLUSIVE)) {
+          if (policy == WritePolicy.WRITE_AROUND) {
+            writeAround(interval, change, apply, trips);
+          } else {
+            writeThrough(interval, change, apply, cacheUpdate, trips);
+          }
+        }
+      }
+      metrics.writes.increment();
+    } finally {
+      metrics.completed(DendriteMetrics.Operation.WRITE, trips.count());
+    }
+  }
+
+  private <C> void writeAround(Interval<K> interval, C change, ChangeApplier<? super C> apply, RoundTrips trips) {
+    List<EntryIndex.Entry<K>> impacted = index.impactedBy(interval);
+    index.uncoverOverlapping(interval);
+    try (Transaction transaction = cache.beginTransaction()) {
+      boolean quarantined = false;
+      for (EntryIndex.Entry<K> entry : impacted) {
+        index.remove(entry);
+        try {
+          trips.add(1);
+          transaction.quarantine(entry.key());
+          quarantined = true;
+        } catch (IqConnectionException unreachable) {
+          metrics.cacheUnavailable.increment();
+          outage.owe(entry.key());
+        }
+      }
+      try {
+        run(() -> apply.apply(change), "apply");
+      } finally {
+        // Also when the data store write failed: the entries are unregistered, so their values must go.
+        if (quarantined) {
+          trips.add(transaction.servers().size());
+          settleEnd(transaction.deleteAndRelease(), impacted);
+        }
+      }
+      metrics.entriesInvalidated.add(impacted.size());
+    }
+  }
+
+  private <C> void writeThrough(Interval<K> interval, C change, ChangeApplier<? super C> apply,
+      CacheUpdate<K, R> cacheUpdate, RoundTrips trips) {
+    List<EntryIndex.Entry<K>> targets = new ArrayList<>(index.impactedBy(interval));
+    boolean point = interval.lo().compareTo(interval.hi()) == 0;
+    EntryIndex.Entry<K> newPoint = null;
+    if (point && targets.isEmpty() && index.isCovered(interval)) {
+      // A write at an attribute value the covered interval had no row for: create its point entry,
+      // logged before it exists. If it cannot be logged, the interval stops being covered instead.
+      trips.add(1);
+      if (index.announce(interval, index.keyOf(interval))) {
+        newPoint = new EntryIndex.Entry<>(interval, index.keyOf(interval));
+        targets.add(newPoint);
+      } else {
+        index.uncoverOverlapping(interval);
+      }
+    } else if (!point) {
+      index.uncoverOverlapping(interval);
+    }
+    try (Transaction transaction = cache.beginTransaction()) {
+      Map<EntryIndex.Entry<K>, List<R>> refreshed = new LinkedHashMap<>();
+      List<EntryIndex.Entry<K>> emptied = new ArrayList<>();
+      for (EntryIndex.Entry<K> entry : targets) {
+        RefreshResult result;
+        try {
+          trips.add(1);
+          result = transaction.readForUpdate(entry.key());
+        } catch (IqConnectionException unreachable) {
+          metrics.cacheUnavailable.increment();
+          index.remove(entry);
+          outage.owe(entry.key());
+          continue;
+        }
+        if (!(result instanceof RefreshResult.Granted granted)) {
+          throw new DendriteBusyException("another process holds the Q lease of " + entry.key(), null);
+        }
+        RefreshLease lease = granted.lease();
+        if (lease.current().isEmpty() && entry != newPoint) {
+          continue; // evicted: the commit leaves it absent and the next get refills it
+        }
+        List<R> before = lease.current().map(value -> resultSets.decode(value.data())).orElse(List.of());
+        List<R> after = normalize(entry.interval(), cacheUpdate.apply(entry.interval(), Collections.unmodifiableList(before)));
+        boolean isPoint = entry.interval().lo().compareTo(entry.interval().hi()) == 0;
+        trips.add(1);
+        if (after.isEmpty() && isPoint) {
+          lease.swap(new byte[0]); // stages a delete: a point without rows has no entry
+          emptied.add(entry);
+        } else if (lease.swap(resultSets.encode(after)) == Outcome.OK) {
+          refreshed.put(entry, after);
+        }
+      }
+      try {
+        run(() -> apply.apply(change), "apply");
+      } catch (RuntimeException failed) {
+        if (!transaction.servers().isEmpty()) {
+          trips.add(transaction.servers().size());
+          transaction.release(); // the data store is unchanged: keep the old values
+        }
+        throw failed;
+      }
+      emptied.forEach(index::remove);
+      if (!transaction.servers().isEmpty()) {
+        trips.add(transaction.servers().size());
+        settleEnd(transaction.commit(), targets);
+      }
+      for (Map.Entry<EntryIndex.Entry<K>, List<R>> entry : refreshed.entrySet()) {
+        if (entry.getKey() == newPoint) {
+          index.register(newPoint.interval(), newPoint.key(), entry.getValue().size());
+        } else {
+          index.updateRowCount(entry.getKey().key(), entry.getValue().size());
+        }
+      }
+      metrics.entriesRefreshed.add(refreshed.size());
+    }
+  }
+
+  /**
+   * A transaction whose end did not apply everywhere (a tid record expired, a server restarted or went
+   * away) may have left old values behind: drop every entry it touched.
+   */
+  private void settleEnd(Outcome end, Collection<EntryIndex.Entry<K>> touched) {
+    if (end == Outcome.OK) {
+      return;
+    }
+    for (EntryIndex.Entry<K> entry : touched) {
+      drop(entry, new RoundTrips());
+    }
+  }
+
+  /** The negative control: the same work without I/Q or interval leases (tests only). */
+  private <C> void writeWithoutLeases(Interval<K> interval, C change, ChangeApplier<? super C> apply,
+      CacheUpdate<K, R> cacheUpdate, RoundTrips trips) {
+    run(() -> apply.apply(change), "apply");
+    for (EntryIndex.Entry<K> entry : index.impactedBy(interval)) {
+      trips.add(1);
+      if (policy == WritePolicy.WRITE_AROUND) {
+        index.remove(entry);
+        cache.delete(entry.key());
+        continue;
+      }
+      Optional<CacheValue> current = cache.get(entry.key());
+      if (current.isPresent()) {
+        trips.add(1);
+        List<R> after = normalize(entry.interval(),
+            cacheUpdate.apply(entry.interval(), resultSets.decode(current.get().data())));
+        cache.set(entry.key(), resultSets.encode(after));
+      }
+    }
+    index.uncoverOverlapping(interval);
+  }
+
+  // -------------------------------------------------------------------------------------- helpers
+
+  private Interval<K> interval(K lowerBound, K upperBound) {
+    K lower = type.cast("lowerBound", lowerBound);
+    K upper = type.cast("upperBound", upperBound);
+    if (lower.compareTo(upper) > 0) {
+      throw new IllegalArgumentException("lowerBound " + lower + " is greater than upperBound " + upper);
+    }
+    if (min != null && lower.compareTo(min) < 0) {
+      throw new IllegalArgumentException("lowerBound " + lower + " is below the domain's minimum " + min);
+    }
+    if (max != null && upper.compareTo(max) > 0) {
+      throw new IllegalArgumentException("upperBound " + upper + " is above the domain's maximum " + max);
+    }
+    return Interval.of(lower, upper);
+  }
+
+  /** Rows of {@code interval} only, each once, ordered by attribute. */
+  private List<R> normalize(Interval<K> interval, Collection<R> found) {
+    Map<Object, R> unique = new LinkedHashMap<>();
+    for (R row : found) {
+      K attribute = rows.attributeOf(row);
+      if (attribute != null && attribute.compareTo(interval.lo()) >= 0 && attribute.compareTo(interval.hi()) <= 0) {
+        unique.putIfAbsent(rows.identityOf(row), row);
+      }
+    }
+    List<R> result = new ArrayList<>(unique.values());
+    result.sort(Comparator.comparing(rows::attributeOf));
+    return result;
+  }
+
+  private IntervalLease<K> acquire(Interval<K> interval, LeaseMode mode) {
+    try {
+      return intervalLeases.acquire(interval, mode, intervalLeaseTimeout);
+    } catch (TimeoutException e) {
+      throw new DendriteBusyException(mode + " lease on " + interval + " not granted within " + intervalLeaseTimeout, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DendriteBusyException("interrupted while waiting for a " + mode + " lease on " + interval, e);
+    }
+  }
+
+  private interface DataStoreCall<T> {
+    T call() throws Exception;
+  }
+
+  private interface DataStoreAction {
+    void run() throws Exception;
+  }
+
+  private static <T> T call(DataStoreCall<T> work, String what) {
+    try {
+      return work.call();
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new DataStoreException(what + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  private static void run(DataStoreAction work, String what) {
+    call(() -> {
+      work.run();
+      return null;
+    }, what);
+  }
+
+  /**
+   * Configures a {@link Dendrite}.
+   *
+   * @param <K> the attribute's type
+   * @param <R> the row type
+   */
+  public static final class Builder<K extends Comparable<? super K>, R> {
+    private final DomainType<K> type;
+    private final RowCodec<K, R> rows;
+    private String collection;
+    private String domain;
+    private K min;
+    private K max;
+    private IqClient cache;
+    private Coordinator coordinator = new LocalCoordinator();
+    private WritePolicy policy = WritePolicy.WRITE_AROUND;
+    private double beta = 1.0;
+    private int alpha = 16;
+    private Duration intervalLeaseLifetime = Duration.ofSeconds(10);
+    private Duration intervalLeaseTimeout = Duration.ofSeconds(10);
+    private boolean leasesEnabled = true;
+
+    private Builder(DomainType<K> type, RowCodec<K, R> rows) {
+      this.type = Objects.requireNonNull(type, "type");
+      this.rows = Objects.requireNonNull(rows, "rows");
+    }
+
+    /** The table (SQL) or collection (MongoDB) the predicates read. Required. */
+    public Builder<K, R> collection(String name) {
+      this.collection = CacheKeys.checkName("collection", name);
+      return this;
+    }
+
+    /** The attribute the predicates range over. Required. */
+    public Builder<K, R> domain(String name) {
+      this.domain = CacheKeys.checkName("domain", name);
+      return this;
+    }
+
+    /** The attribute's smallest and largest values (optional); bounds outside are refused. */
+    public Builder<K, R> range(K min, K max) {
+      K lower = type.cast("min", min);
+      K upper = type.cast("max", max);
+      if (lower.compareTo(upper) > 0) {
+        throw new IllegalArgumentException("min " + lower + " is greater than max " + upper);
+      }
+      this.min = lower;
+      this.max = upper;
+      return this;
+    }
+
+    /** The IQ cache servers. Required. */
+    public Builder<K, R> cache(IqClient client) {
+      this.cache = Objects.requireNonNull(client, "cache");
+      return this;
+    }
+
+    /** Who owns which range; defaults to a {@link LocalCoordinator}. */
+    public Builder<K, R> coordinator(Coordinator coordinator) {
+      this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
+      return this;
+    }
+
+    /** Write-around (default) or write-through. */
+    public Builder<K, R> writePolicy(WritePolicy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /** β in [0, 1]: the largest fraction of data two cached result sets may share (default 1). */
+    public Builder<K, R> beta(double beta) {
+      if (!(beta >= 0 && beta <= 1)) {
+        throw new IllegalArgumentException("beta must be in [0, 1], got " + beta);
+      }
+      this.beta = beta;
+      return this;
+    }
+
+    /** How many delete log records to batch per cache server (α, default 16). */
+    public Builder<K, R> logBatch(int alpha) {
+      if (alpha < 1) {
+        throw new IllegalArgumentException("logBatch must be at least 1, got " + alpha);
+      }
+      this.alpha = alpha;
+      return this;
+    }
+
+    /**
+     * How long an interval lease lives (so a dead holder cannot block forever) and how long to wait for
+     * one before giving up with {@link DendriteBusyException} (defaults 10 s each).
+     */
+    public Builder<K, R> intervalLeases(Duration lifetime, Duration timeout) {
+      if (lifetime.isNegative() || lifetime.isZero() || timeout.isNegative()) {
+        throw new IllegalArgumentException("lease lifetime must be positive and timeout not negative");
+      }
+      this.intervalLeaseLifetime = lifetime;
+      this.intervalLeaseTimeout = timeout;
+      return this;
+    }
+
+    /** Test-only: turns every lease off, to show that the consistency checker catches stale reads. */
+    Builder<K, R> withoutLeasesForTesting() {
+      this.leasesEnabled = false;
+      return this;
+    }
+
+    /**
+     * Builds the Dendrite: claims the range from the coordinator and rebuilds PrInT from the range's
+     * log records in the cache before returning.
+     *
+     * @throws IllegalStateException if a required setting is missing or the range is owned elsewhere
+     */
+    public Dendrite<K, R> build() {
+      if (collection == null || domain == null || cache == null) {
+        throw new IllegalStateException("collection, domain and cache are required");
+      }
+      return new Dendrite<>(this);
+    }
+  }
+}

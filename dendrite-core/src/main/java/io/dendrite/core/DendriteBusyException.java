@@ -1,0 +1,12 @@
+package io.dendrite.core;
+
+/**
+ * A lease Dendrite needs stayed taken until its deadline: an interval lease (LeMInT) held by
+ * conflicting gets or writes, or a cache entry's Q lease held by another process. Nothing was changed;
+ * the operation may be retried.
+ */
+public final class DendriteBusyException extends RuntimeException {
+  DendriteBusyException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,188 @@
+package io.dendrite.core;
+
+import io.dendrite.core.interval.Interval;
+import io.dendrite.core.interval.IntervalTree;
+import io.dendrite.core.interval.PredicateIndex;
+import io.dendrite.core.log.LogRecord;
+import io.dendrite.core.log.PredicateLog;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What one range has cached, in process: PrInT (cached result sets by interval), the intervals that
+ * are completely cached as points (coverage), each entry's row count (for β), and the log that lets a
+ * successor rebuild all of it.
+ *
+ * <p>Two rules keep the index and the cache in step under concurrency. An entry is registered only
+ * after its value was stored, and only while its filler holds a Shared LeMInT lease, so no write runs
+ * between the store and the registration. An entry is dropped by unregistering it first and deleting
+ * its value second, so whatever a concurrent filler does in between, a value present in the cache is
+ * always a registered one, and writes find it.
+ */
+final class EntryIndex<K extends Comparable<? super K>> {
+  private static final String COVERED = "";
+
+  private final DomainType<K> type;
+  private final CacheKeys<K> keys;
+  private final PredicateLog log;
+  private final PredicateIndex<K, String> entries = new PredicateIndex<>();
+  private final PredicateIndex<K, String> coverage = new PredicateIndex<>();
+  private final Map<String, Integer> rowCounts = new ConcurrentHashMap<>();
+
+  EntryIndex(DomainType<K> type, CacheKeys<K> keys, PredicateLog log) {
+    this.type = type;
+    this.keys = keys;
+    this.log = log;
+  }
+
+  /** A cached entry: the result set of {@code interval} lives under {@code key}. */
+  record Entry<K extends Comparable<? super K>>(Interval<K> interval, String key) {}
+
+  /**
+   * The entries a get of {@code interval} can be answered from, without a round trip: the entry of
+   * exactly this interval, else the smallest entry containing it, else — when the interval is covered
+   * by points — every entry overlapping it (possibly none: a covered interval with no rows). Empty if
+   * the cache cannot answer.
+   */
+  Optional<List<Entry<K>>> plan(Interval<K> interval) {
+    List<IntervalTree.Entry<K, String>> containing = entries.containing(interval);
+    for (IntervalTree.Entry<K, String> entry : containing) {
+      if (entry.interval().equals(interval)) {
+        return Optional.of(List.of(new Entry<>(entry.interval(), entry.value())));
+      }
+    }
+    if (!coverage.containing(interval).isEmpty()) {
+      return Optional.of(impactedBy(interval));
+    }
+    return containing.stream()
+        .min(Comparator.comparingInt(entry -> rowCounts.getOrDefault(entry.value(), Integer.MAX_VALUE)))
+        .map(entry -> List.of(new Entry<>(entry.interval(), entry.value())));
+  }
+
+  /** Every registered entry whose interval overlaps {@code interval}. */
+  List<Entry<K>> impactedBy(Interval<K> interval) {
+    return entries.impactedBy(interval).stream().map(e -> new Entry<>(e.interval(), e.value())).toList();
+  }
+
+  boolean isRegistered(Interval<K> interval, String key) {
+    return entries.containing(interval).stream()
+        .anyMatch(entry -> entry.interval().equals(interval) && entry.value().equals(key));
+  }
+
+  boolean isCovered(Interval<K> interval) {
+    return !coverage.containing(interval).isEmpty();
+  }
+
+  /** The number of rows of a registered entry, if known (entries rebuilt from the log have none). */
+  OptionalInt rowCount(String key) {
+    Integer count = rowCounts.get(key);
+    return count == null ? OptionalInt.empty() : OptionalInt.of(count);
+  }
+
+  String keyOf(Interval<K> interval) {
+    return keys.entryKey(interval);
+  }
+
+  /**
+   * Logs the entry, runs {@code store} and registers the entry if it stored the value.
+   *
+   * @return whether the entry is now cached and registered
+   */
+  boolean add(Interval<K> interval, String key, int rows, BooleanSupplier store) {
+    if (!announce(interval, key)) {
+      return false;
+    }
+    if (!store.getAsBoolean()) {
+      log.appendLater(record(LogRecord.Action.DELETE, interval, null), key);
+      return false;
+    }
+    register(interval, key, rows);
+    return true;
+  }
+
+  /**
+   * Logs that {@code key} is about to hold the result set of {@code interval}: the log record comes
+   * before the value, so a successor never misses a cached entry.
+   *
+   * @return false if the record could not be stored: then the value must not be stored either
+   */
+  boolean announce(Interval<K> interval, String key) {
+    return log.appendNow(record(LogRecord.Action.INSERT, interval, key), key);
+  }
+
+  /** Registers an announced entry whose value is now stored. */
+  void register(Interval<K> interval, String key, int rows) {
+    entries.register(interval, key);
+    rowCounts.put(key, rows);
+  }
+
+  /** Records a new row count for a registered entry after a write-through refresh. */
+  void updateRowCount(String key, int rows) {
+    rowCounts.computeIfPresent(key, (k, old) -> rows);
+  }
+
+  /** Unregisters an entry; the caller deletes its value afterwards (never before). */
+  void remove(Entry<K> entry) {
+    if (entries.unregister(entry.interval(), entry.key())) {
+      rowCounts.remove(entry.key());
+      log.appendLater(record(LogRecord.Action.DELETE, entry.interval(), null), entry.key());
+    }
+  }
+
+  /** Marks {@code interval} as completely cached as points. */
+  void cover(Interval<K> interval) {
+    String colocation = keys.entryKey(interval);
+    if (log.appendNow(record(LogRecord.Action.COVER, interval, null), colocation)) {
+      coverage.register(interval, COVERED);
+    }
+  }
+
+  /** Forgets the completeness of every covered interval overlapping {@code interval}. */
+  void uncoverOverlapping(Interval<K> interval) {
+    for (IntervalTree.Entry<K, String> covered : coverage.impactedBy(interval)) {
+      if (coverage.unregister(covered.interval(), COVERED)) {
+        log.appendLater(record(LogRecord.Action.UNCOVER, covered.interval(), null), keys.entryKey(covered.interval()));
+      }
+    }
+  }
+
+  /**
+   * Rebuilds the index from the log (records sorted by LSN, cancelling pairs dropped), then rewrites
+   * the log compacted. Call before the index serves anything.
+   */
+  void rebuild() {
+    Map<LogRecord, String> live = new HashMap<>();
+    for (LogRecord record : log.readCompacted()) {
+      Interval<K> interval = Interval.of(type.parse(record.lowerBound()), type.parse(record.upperBound()));
+      if (record.action() == LogRecord.Action.INSERT) {
+        String key = record.key().orElseThrow();
+        entries.register(interval, key);
+        live.put(record, key);
+      } else {
+        coverage.register(interval, COVERED);
+        live.put(record, keys.entryKey(interval));
+      }
+    }
+    log.rewrite(live);
+  }
+
+  /** Appends buffered log records. */
+  void flushLog() {
+    log.flush();
+  }
+
+  int size() {
+    return entries.size();
+  }
+
+  private LogRecord record(LogRecord.Action action, Interval<K> interval, String key) {
+    return new LogRecord(action, log.nextLsn(), type.format(interval.lo()), type.format(interval.hi()),
+        Optional.ofNullable(key));
+  }
+}

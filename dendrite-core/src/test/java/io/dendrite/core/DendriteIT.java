@@ -1,0 +1,212 @@
+package io.dendrite.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dendrite.testsupport.MySqlTestDatabase;
+import io.dendrite.testsupport.RealServers;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Dendrite's read and write paths against real MariaDB and two embedded IQ servers. */
+@ExtendWith(RealServers.class)
+class DendriteIT {
+  private CacheTier cacheTier;
+  private ScoreTable table;
+  private final AtomicInteger queries = new AtomicInteger();
+
+  @BeforeEach
+  void start(MySqlTestDatabase database) throws SQLException {
+    cacheTier = new CacheTier(2);
+    table = new ScoreTable(database).create(100);
+  }
+
+  @AfterEach
+  void stop() throws SQLException {
+    cacheTier.close();
+    table.close();
+  }
+
+  private Dendrite<Integer, ScoreRow> dendrite(WritePolicy policy, double beta) {
+    return dendrite(builder -> builder.writePolicy(policy).beta(beta));
+  }
+
+  private Dendrite<Integer, ScoreRow> dendrite(UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) {
+    return settings.apply(Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+        .collection("scores").domain("id").range(0, 1_000).cache(cacheTier.client)).build();
+  }
+
+  private List<ScoreRow> get(Dendrite<Integer, ScoreRow> dendrite, int lowerBound, int upperBound) {
+    return dendrite.get(lowerBound, upperBound, (lb, ub) -> {
+      queries.incrementAndGet();
+      return table.range(lb, ub);
+    });
+  }
+
+  private void put(Dendrite<Integer, ScoreRow> dendrite, ScoreRow row) {
+    dendrite.update(row.id(), row.id(), row, table::set, ScoreTable.putting(row));
+  }
+
+  @Test
+  void aMissIsCachedAndTheNextGetIsAHitInOneRoundTrip() {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
+      assertThat(get(dendrite, 10, 14)).extracting(ScoreRow::id).containsExactly(10, 11, 12, 13, 14);
+      assertThat(get(dendrite, 10, 14)).hasSize(5);
+
+      assertThat(queries).hasValue(1);
+      DendriteMetrics.Snapshot metrics = dendrite.metrics().snapshot();
+      assertThat(metrics.hits()).isEqualTo(1);
+      assertThat(metrics.misses()).isEqualTo(1);
+      assertThat(metrics.roundTripsPerHit()).isEqualTo(1.0);
+      assertThat(dendrite.cachedEntries()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void writeAroundDeletesEveryOverlappingEntry() {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
+      get(dendrite, 0, 9);
+      get(dendrite, 5, 14);
+      get(dendrite, 20, 29);
+
+      put(dendrite, new ScoreRow(7, 70));
+
+      assertThat(dendrite.cachedEntries()).isEqualTo(1);
+      assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70));
+      assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(7, 70));
+      assertThat(queries).hasValue(5);
+      assertThat(dendrite.metrics().snapshot().entriesInvalidated()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void writeThroughUpdatesEveryOverlappingEntryInPlace() {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
+      get(dendrite, 0, 9);
+      get(dendrite, 5, 14);
+
+      put(dendrite, new ScoreRow(7, 70));
+      dendrite.delete(8, 8, 8, table::remove, ScoreTable.removing(8));
+
+      assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70)).extracting(ScoreRow::id).doesNotContain(8);
+      assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(7, 70)).hasSize(9);
+      assertThat(queries).hasValue(2);
+      assertThat(dendrite.metrics().snapshot().entriesRefreshed()).isEqualTo(4);
+    }
+  }
+
+  @Test
+  void aGetInsideACachedIntervalIsAnsweredFromIt() {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
+      get(dendrite, 0, 49);
+
+      assertThat(get(dendrite, 10, 12)).extracting(ScoreRow::id).containsExactly(10, 11, 12);
+      assertThat(queries).hasValue(1);
+    }
+  }
+
+  @Test
+  void betaZeroCachesPointsThatGetsAssembleWithOneMultiGet() {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 0.0)) {
+      get(dendrite, 0, 4);
+      get(dendrite, 3, 7);
+      assertThat(dendrite.cachedEntries()).isEqualTo(8);
+
+      assertThat(get(dendrite, 2, 6)).extracting(ScoreRow::id).containsExactly(2, 3, 4, 5, 6);
+      put(dendrite, new ScoreRow(4, 44));
+      assertThat(get(dendrite, 0, 4)).contains(new ScoreRow(4, 44));
+
+      assertThat(queries).hasValue(3);
+      assertThat(dendrite.metrics().snapshot().entriesRefreshed()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void betaZeroWriteThroughInsertCreatesThePointOfACoveredInterval() throws SQLException {
+    table.remove(5);
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 0.0)) {
+      assertThat(get(dendrite, 0, 9)).hasSize(9);
+
+      ScoreRow inserted = new ScoreRow(5, 55);
+      dendrite.insert(5, 5, inserted, table::set, ScoreTable.putting(inserted));
+
+      assertThat(get(dendrite, 0, 9)).hasSize(10).contains(inserted);
+      assertThat(queries).hasValue(1);
+    }
+  }
+
+  @Test
+  void anIntermediateBetaDropsEntriesItWouldDuplicateTooMuch() {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 0.5)) {
+      get(dendrite, 0, 9);
+      get(dendrite, 8, 17); // shares 2 of 10 rows with [0, 9]: 20% <= 50%, both stay
+      assertThat(dendrite.cachedEntries()).isEqualTo(2);
+
+      get(dendrite, 3, 12); // shares 7 of 10 with [0, 9] and 5 of 10 with [8, 17]: only [0, 9] goes
+      assertThat(dendrite.cachedEntries()).isEqualTo(2);
+      assertThat(get(dendrite, 8, 17)).hasSize(10);
+      assertThat(queries).hasValue(3);
+    }
+  }
+
+  @Test
+  void aFailingQueryReleasesItsLeasesCachesNothingAndReachesTheCaller() {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(
+        builder -> builder.intervalLeases(java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(1)))) {
+      SQLException failure = new SQLException("boom");
+      assertThatThrownBy(() -> dendrite.get(0, 9, (lb, ub) -> {
+        throw failure;
+      })).isInstanceOf(DataStoreException.class).hasCause(failure);
+      assertThatThrownBy(() -> dendrite.get(0, 9, (lb, ub) -> {
+        throw new IllegalStateException("unchecked");
+      })).isInstanceOf(IllegalStateException.class);
+
+      assertThat(dendrite.cachedEntries()).isZero();
+      // Both leases were released: a write on the interval and a fill of it go through at once.
+      put(dendrite, new ScoreRow(3, 33));
+      assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(3, 33));
+      assertThat(dendrite.cachedEntries()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aFailingDataStoreWriteLeavesTheCacheConsistent() {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
+      get(dendrite, 0, 9);
+      ScoreRow row = new ScoreRow(3, 33);
+      assertThatThrownBy(() -> dendrite.update(3, 3, row, change -> {
+        throw new SQLException("disk full");
+      }, ScoreTable.putting(row))).isInstanceOf(DataStoreException.class);
+
+      assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(3, 0));
+    }
+  }
+
+  @Test
+  void badBoundsAreRefusedNamingTheArgument() {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
+      assertThatThrownBy(() -> get(dendrite, 9, 3))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowerBound 9 is greater than upperBound 3");
+      assertThatThrownBy(() -> get(dendrite, -1, 3))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowerBound").hasMessageContaining("minimum");
+      assertThatThrownBy(() -> get(dendrite, 3, 1_001))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("upperBound").hasMessageContaining("maximum");
+      assertThatThrownBy(() -> dendrite.get(null, 3, (lb, ub) -> List.of()))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowerBound must not be null");
+      @SuppressWarnings("rawtypes")
+      Dendrite raw = dendrite;
+      RangeQuery<Object, Object> none = (lb, ub) -> List.of();
+      assertThatThrownBy(() -> raw.get(1, "7", none))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("upperBound must be a integer");
+      assertThatThrownBy(() -> dendrite.update(5, 2, new ScoreRow(2, 2), table::set, ScoreTable.putting(new ScoreRow(2, 2))))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowerBound 5 is greater than upperBound 2");
+      assertThat(queries).hasValue(0);
+    }
+  }
+}

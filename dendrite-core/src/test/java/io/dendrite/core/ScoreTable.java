@@ -1,0 +1,105 @@
+package io.dendrite.core;
+
+import io.dendrite.testsupport.MySqlTestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** The MariaDB table behind the tests: {@code scores(id INT PRIMARY KEY, val BIGINT)}, one connection per thread. */
+final class ScoreTable implements AutoCloseable {
+  private final MySqlTestDatabase database;
+  private final ThreadLocal<Connection> connections;
+  private final List<Connection> opened = new CopyOnWriteArrayList<>();
+
+  ScoreTable(MySqlTestDatabase database) {
+    this.database = database;
+    this.connections = ThreadLocal.withInitial(this::connect);
+  }
+
+  @Override
+  public void close() throws SQLException {
+    for (Connection connection : opened) {
+      connection.close();
+    }
+  }
+
+  /** Creates the table with rows {@code 0..rows-1}, every val 0. */
+  ScoreTable create(int rows) throws SQLException {
+    try (Statement statement = connection().createStatement()) {
+      statement.execute("CREATE TABLE scores (id INT PRIMARY KEY, val BIGINT NOT NULL)");
+    }
+    try (PreparedStatement insert = connection().prepareStatement("INSERT INTO scores VALUES (?, 0)")) {
+      for (int id = 0; id < rows; id++) {
+        insert.setInt(1, id);
+        insert.addBatch();
+      }
+      insert.executeBatch();
+    }
+    return this;
+  }
+
+  List<ScoreRow> range(int lowerBound, int upperBound) throws SQLException {
+    try (PreparedStatement select = connection().prepareStatement(
+        "SELECT id, val FROM scores WHERE id BETWEEN ? AND ? ORDER BY id")) {
+      select.setInt(1, lowerBound);
+      select.setInt(2, upperBound);
+      List<ScoreRow> rows = new ArrayList<>();
+      try (ResultSet result = select.executeQuery()) {
+        while (result.next()) {
+          rows.add(new ScoreRow(result.getInt(1), result.getLong(2)));
+        }
+      }
+      return rows;
+    }
+  }
+
+  void set(ScoreRow row) throws SQLException {
+    try (PreparedStatement upsert = connection().prepareStatement(
+        "INSERT INTO scores VALUES (?, ?) ON DUPLICATE KEY UPDATE val = VALUES(val)")) {
+      upsert.setInt(1, row.id());
+      upsert.setLong(2, row.val());
+      upsert.executeUpdate();
+    }
+  }
+
+  void remove(int id) throws SQLException {
+    try (PreparedStatement delete = connection().prepareStatement("DELETE FROM scores WHERE id = ?")) {
+      delete.setInt(1, id);
+      delete.executeUpdate();
+    }
+  }
+
+  /** Write-through's cache update for {@link #set}: the row replaces its old version, if in the entry. */
+  static CacheUpdate<Integer, ScoreRow> putting(ScoreRow row) {
+    return (interval, cached) -> {
+      List<ScoreRow> after = new ArrayList<>(cached);
+      after.removeIf(old -> old.id() == row.id());
+      after.add(row);
+      return after;
+    };
+  }
+
+  /** Write-through's cache update for {@link #remove}. */
+  static CacheUpdate<Integer, ScoreRow> removing(int id) {
+    return (interval, cached) -> cached.stream().filter(row -> row.id() != id).toList();
+  }
+
+  private Connection connection() {
+    return connections.get();
+  }
+
+  private Connection connect() {
+    try {
+      Connection connection = database.connect();
+      opened.add(connection);
+      return connection;
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot connect to " + database.name(), e);
+    }
+  }
+}
