@@ -28,7 +28,7 @@ class DendriteIT {
   }
 
   @AfterEach
-  void stop() throws SQLException {
+  void stop() throws Exception {
     cacheTier.close();
     table.close();
   }

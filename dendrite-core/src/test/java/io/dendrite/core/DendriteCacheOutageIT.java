@@ -1,0 +1,56 @@
+package io.dendrite.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dendrite.core.interval.Interval;
+import io.dendrite.testsupport.MySqlTestDatabase;
+import io.dendrite.testsupport.RealServers;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A cache server cut off by the network keeps its data. While it is unreachable, gets fall back to the
+ * data store and writes still succeed; when it is reachable again it must not serve what those writes
+ * changed.
+ */
+@ExtendWith(RealServers.class)
+class DendriteCacheOutageIT {
+  private static final CacheKeys<Integer> KEYS = new CacheKeys<>("scores", "id", DomainType.INTEGER);
+
+  @ParameterizedTest
+  @EnumSource(WritePolicy.class)
+  void aServerThatComesBackNeverServesWhatChangedMeanwhile(WritePolicy policy, MySqlTestDatabase database)
+      throws Exception {
+    try (CacheTier cacheTier = new CacheTier(2, true);
+         ScoreTable table = new ScoreTable(database).create(100);
+         Dendrite<Integer, ScoreRow> dendrite = Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+             .collection("scores").domain("id").cache(cacheTier.client).writePolicy(policy).build()) {
+      int lowerBound = 0;
+      while (cacheTier.serverOf(KEYS.entryKey(Interval.of(lowerBound, lowerBound + 4))) != 1) {
+        lowerBound += 5;
+      }
+      int lb = lowerBound;
+      AtomicInteger queries = new AtomicInteger();
+      RangeQuery<Integer, ScoreRow> query = (from, to) -> {
+        queries.incrementAndGet();
+        return table.range(from, to);
+      };
+      dendrite.get(lb, lb + 4, query);
+
+      cacheTier.proxies.get(1).cut();
+      assertThat(dendrite.get(lb, lb + 4, query)).contains(new ScoreRow(lb, 0));
+      ScoreRow changed = new ScoreRow(lb, 42);
+      dendrite.update(lb, lb, changed, table::set, ScoreTable.putting(changed));
+      assertThat(dendrite.get(lb, lb + 4, query)).contains(changed);
+      assertThat(dendrite.metrics().snapshot().cacheUnavailable()).isGreaterThan(0);
+
+      cacheTier.proxies.get(1).restore();
+      assertThat(dendrite.get(lb, lb + 4, query)).as("after the server came back").contains(changed);
+      int queriesBefore = queries.get();
+      assertThat(dendrite.get(lb, lb + 4, query)).contains(changed);
+      assertThat(queries.get()).as("the entry is cached again, with the new value").isEqualTo(queriesBefore);
+    }
+  }
+}
