@@ -4,6 +4,7 @@ import io.dendrite.core.interval.Interval;
 import io.dendrite.core.interval.IntervalTree;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -23,6 +24,10 @@ import org.openjdk.jmh.annotations.State;
  * query of the same width overlaps about two entries whatever the size: the measured growth is
  * the descent, not a growing result. Operands are generated in setup so that the benchmark does
  * not measure allocation of intervals or boxing of keys.
+ *
+ * <p>{@code treeMapBaseline} does the same put and remove on a {@link TreeMap} keyed by the lower
+ * bounds: the JDK's red-black tree without augmentation, duplicates or intervals. It shows how
+ * much of the growth at large sizes is cache misses that any pointer-based tree pays.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -37,6 +42,7 @@ public class IntervalTreeBenchmark {
   int size;
 
   private IntervalTree<Long, Integer> tree;
+  private TreeMap<Long, Integer> treeMap;
   private Interval<Long>[] operands;
   private int next;
 
@@ -45,17 +51,21 @@ public class IntervalTreeBenchmark {
   public void fill() {
     SplittableRandom random = new SplittableRandom(42);
     tree = new IntervalTree<>();
+    treeMap = new TreeMap<>();
     for (int i = 0; i < size; i++) {
-      tree.insert(randomInterval(random), i);
+      Interval<Long> interval = randomInterval(random, 0);
+      tree.insert(interval, i);
+      treeMap.put(interval.lo(), i);
     }
     operands = new Interval[OPERANDS];
     for (int i = 0; i < OPERANDS; i++) {
-      operands[i] = randomInterval(random);
+      operands[i] = randomInterval(random, 1);
     }
   }
 
-  private Interval<Long> randomInterval(SplittableRandom random) {
-    long lo = random.nextLong((long) size * WIDTH);
+  /** Filled entries start at even keys, operands at odd ones, so an operand never replaces an entry. */
+  private Interval<Long> randomInterval(SplittableRandom random, int parity) {
+    long lo = 2 * random.nextLong((long) size * WIDTH / 2) + parity;
     return Interval.of(lo, lo + random.nextInt(WIDTH));
   }
 
@@ -76,5 +86,13 @@ public class IntervalTreeBenchmark {
   @Benchmark
   public List<IntervalTree.Entry<Long, Integer>> overlapping() {
     return tree.overlapping(nextOperand());
+  }
+
+  /** The same update on the JDK's red-black tree, as a yardstick. */
+  @Benchmark
+  public Integer treeMapBaseline() {
+    Long lo = nextOperand().lo();
+    treeMap.put(lo, -1);
+    return treeMap.remove(lo);
   }
 }

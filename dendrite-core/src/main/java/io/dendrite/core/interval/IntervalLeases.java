@@ -26,6 +26,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * that died cannot block an interval forever. Waiting requests wake up when a lease that blocks
  * them expires.
  *
+ * <p>Leases are not reentrant and not tied to threads: a thread that asks for a lease conflicting
+ * with one it already holds waits for its own lease like anyone else.
+ *
  * <p>Thread-safe: one mutex guards both trees, the granted leases and the waiting requests. The
  * number of entries is bounded by the number of threads using this object, so a single lock and
  * waking every waiter on a change is cheaper than finer machinery.

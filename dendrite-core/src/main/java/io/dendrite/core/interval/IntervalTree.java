@@ -261,6 +261,7 @@ public final class IntervalTree<K extends Comparable<? super K>, V>
       xParent = z.parent;
       removedBlack = !z.red;
       transplant(z, x);
+      refreshMaxUpward(xParent, null);
     } else {
       Node<K, V> y = minimum(z.right);
       removedBlack = !y.red;
@@ -277,10 +278,13 @@ public final class IntervalTree<K extends Comparable<? super K>, V>
       y.left = z.left;
       y.left.parent = y;
       y.red = z.red;
-    }
-    // Every subtree that lost z (or had y moved out of it) lies on the path from xParent to the root.
-    for (Node<K, V> n = xParent; n != null; n = n.parent) {
-      n.updateMax();
+      // The subtrees between y's old place and y lost y; y now roots z's entries minus z, so its
+      // ancestors must be refreshed unless y ends up with the maximum z had.
+      refreshMaxUpward(xParent, y);
+      y.updateMax();
+      if (y.max != z.max) {
+        refreshMaxUpward(y.parent, null);
+      }
     }
     if (removedBlack) {
       fixAfterDeletion(x, xParent);
@@ -288,6 +292,22 @@ public final class IntervalTree<K extends Comparable<? super K>, V>
     z.left = z.right = z.parent = null;
     size--;
     modCount++;
+  }
+
+  /**
+   * Recomputes subtree maxima from {@code node} towards the root after an entry left {@code node}'s
+   * subtree. Stops early once a maximum is unchanged (ancestors depend only on it), and at {@code
+   * stop}, exclusive, which the caller refreshes itself. Stopping early matters: refreshing reads
+   * both children of every node, and at the bottom of a large tree those reads miss the cache.
+   */
+  private static <K extends Comparable<? super K>, V> void refreshMaxUpward(Node<K, V> node, Node<K, V> stop) {
+    for (Node<K, V> n = node; n != null && n != stop; n = n.parent) {
+      K before = n.max;
+      n.updateMax();
+      if (n.max == before) {
+        return;
+      }
+    }
   }
 
   private void transplant(Node<K, V> u, Node<K, V> v) {
