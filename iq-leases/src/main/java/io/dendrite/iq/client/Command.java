@@ -21,6 +21,8 @@ final class Command {
     final byte[] bytes;
     final ReplyFormat format;
     final CompletableFuture<Reply> reply = new CompletableFuture<>();
+    /** When the event loop wrote it; read only on the event loop. */
+    long sentAtNanos;
 
     private Command(byte[] bytes, ReplyFormat format) {
         this.bytes = bytes;
