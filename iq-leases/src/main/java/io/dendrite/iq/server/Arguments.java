@@ -95,11 +95,24 @@ final class Arguments {
 
     /** The pimem field: {@code 0} or {@code 1}. */
     boolean pimem(int index) {
+        return bit(index, "pimem");
+    }
+
+    /** A 0/1 field such as {@code commit}'s pending bit. */
+    boolean bit(int index, String name) {
         return switch (word(index)) {
             case "0" -> false;
             case "1" -> true;
-            default -> throw new MalformedRequestException("bad pimem field, expected 0 or 1");
+            default -> throw new MalformedRequestException("bad " + name + " field, expected 0 or 1");
         };
+    }
+
+    /** These arguments without the first {@code count} words, for commands that prefix a sid. */
+    Arguments drop(int count) {
+        if (count > words.size()) {
+            throw new MalformedRequestException("bad command line format");
+        }
+        return new Arguments(words.subList(count, words.size()), blocks, noreply);
     }
 
     byte[] block(int index) {

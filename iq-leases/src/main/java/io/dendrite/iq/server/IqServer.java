@@ -54,6 +54,8 @@ public final class IqServer implements AutoCloseable {
         ServerState state = new ServerState(config, System::currentTimeMillis, workers);
         CommandTable commands = new CommandTable(state.stats);
         new StandardCommands(state).registerAll(commands);
+        new LeaseCommands(state).registerAll(commands);
+        new SessionCommands(state).registerAll(commands);
         ConnectionLimit connectionLimit = new ConnectionLimit(state.stats, config.maxConnections());
         try {
             Channel channel = new ServerBootstrap()

@@ -78,11 +78,11 @@ final class ItemStore {
         Item stamped = new Item(item.value(), item.flags(), item.expiresAtMillis(), casCounter.incrementAndGet(),
                 item.pinned(), item.pending());
         if (stamped.pinned()) {
-            Item previous = pinned.get(key);
-            long delta = weight(key, stamped) - (previous == null ? 0 : weight(key, previous));
-            if (pinnedBytes.get() + delta > pinnedQuota) {
+            if (!fitsPinnedQuota(key, stamped)) {
                 return StoreResult.OUT_OF_PINNED_MEMORY;
             }
+            Item previous = pinned.get(key);
+            long delta = weight(key, stamped) - (previous == null ? 0 : weight(key, previous));
             unpinned.invalidate(key);
             pinned.put(key, stamped);
             pinnedBytes.addAndGet(delta);
@@ -91,6 +91,13 @@ final class ItemStore {
             unpinned.put(key, stamped);
         }
         return StoreResult.STORED;
+    }
+
+    /** Whether {@code item} would fit the pinned quota if stored under {@code key} now. */
+    boolean fitsPinnedQuota(String key, Item item) {
+        Item previous = pinned.get(key);
+        long delta = weight(key, item) - (previous == null ? 0 : weight(key, previous));
+        return pinnedBytes.get() + delta <= pinnedQuota;
     }
 
     /** Removes the key; returns whether a live item was there. */

@@ -55,6 +55,14 @@ final class LeaseTable {
         return lease;
     }
 
+    /**
+     * Makes sure {@code lease} is the entry for {@code key}: a holder that was momentarily empty may
+     * have been dropped by {@link #find}. Caller holds the key's stripe.
+     */
+    void attach(String key, KeyLease lease) {
+        leases.put(key, lease);
+    }
+
     /** Forgets {@code key}'s entry once nothing is held on it. Caller holds the key's stripe. */
     void removeIfEmpty(String key, KeyLease lease) {
         if (lease != null && lease.isEmpty()) {

@@ -89,6 +89,35 @@ final class ServerState {
         leases.removeIfEmpty(key, lease);
     }
 
+    /**
+     * Makes room for a writer's exclusive or quarantine lease: every C reader other than
+     * {@code exceptSid} is aborted, because what it read is about to change (the writer wins).
+     */
+    void abortReaders(KeyLease lease, String exceptSid) {
+        lease.readers.removeIf(sid -> {
+            if (sid.equals(exceptSid)) {
+                return false;
+            }
+            sessions.abort(sid);
+            return true;
+        });
+    }
+
+    /** Voids an I lease so that a fill racing a writer cannot store a stale value. */
+    void voidInhibit(KeyLease lease) {
+        if (lease.kind == KeyLease.Kind.I) {
+            lease.clearIq();
+            stats.leasesVoided.increment();
+        }
+    }
+
+    /** Stores an item, or removes the key if it cannot be stored, so nothing stale survives. */
+    void storeOrRemove(String key, Item item) {
+        if (items.put(key, item) != ItemStore.StoreResult.STORED) {
+            items.remove(key);
+        }
+    }
+
     /** Stores an item and answers the way every storage command does. */
     String store(String key, Item item) {
         return items.put(key, item) == ItemStore.StoreResult.STORED ? "STORED" : OUT_OF_PINNED_MEMORY;
