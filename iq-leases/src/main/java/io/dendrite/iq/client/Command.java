@@ -152,7 +152,7 @@ final class Command {
     // --- encoding ---
 
     private static String flagsTtlLength(WriteOptions options, byte[] value) {
-        return Integer.toUnsignedString(options.flags()) + ' ' + options.ttlSeconds() + ' ' + value.length;
+        return Integer.toUnsignedString(options.flags()) + ' ' + options.exptime() + ' ' + value.length;
     }
 
     private static Command of(ReplyFormat format, String line, byte[]... blocks) {
