@@ -21,6 +21,8 @@ final class Command {
     final byte[] bytes;
     final ReplyFormat format;
     final CompletableFuture<Reply> reply = new CompletableFuture<>();
+    /** When the event loop wrote it; read only on the event loop. */
+    long sentAtNanos;
 
     private Command(byte[] bytes, ReplyFormat format) {
         this.bytes = bytes;
@@ -150,7 +152,7 @@ final class Command {
     // --- encoding ---
 
     private static String flagsTtlLength(WriteOptions options, byte[] value) {
-        return Integer.toUnsignedString(options.flags()) + ' ' + options.ttlSeconds() + ' ' + value.length;
+        return Integer.toUnsignedString(options.flags()) + ' ' + options.exptime() + ' ' + value.length;
     }
 
     private static Command of(ReplyFormat format, String line, byte[]... blocks) {

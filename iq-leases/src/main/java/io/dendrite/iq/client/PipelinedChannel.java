@@ -9,11 +9,15 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -25,18 +29,23 @@ final class PipelinedChannel extends ByteToMessageDecoder {
 
     private final ServerAddress address;
     private final Runnable onClosed;
+    private final long requestTimeoutNanos;
     private final Queue<Command> outbound = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     /** Written, awaiting a reply; touched only on the event loop. */
     private final ArrayDeque<Command> inFlight = new ArrayDeque<>();
     private volatile Channel channel;
     private volatile Throwable closeCause;
+    private ScheduledFuture<?> timeoutCheck;
 
     /**
-     * @param onClosed run on the event loop when the connection is gone, before its requests fail
+     * @param requestTimeout how long the oldest request may wait for its reply before the
+     *                       connection is considered dead
+     * @param onClosed       run on the event loop when the connection is gone, before its requests fail
      */
-    PipelinedChannel(ServerAddress address, Runnable onClosed) {
+    PipelinedChannel(ServerAddress address, Duration requestTimeout, Runnable onClosed) {
         this.address = address;
+        this.requestTimeoutNanos = requestTimeout.toNanos();
         this.onClosed = onClosed;
     }
 
@@ -75,6 +84,7 @@ final class PipelinedChannel extends ByteToMessageDecoder {
                 batch = channel.alloc().ioBuffer();
             }
             batch.writeBytes(command.bytes);
+            command.sentAtNanos = System.nanoTime();
             inFlight.add(command);
         }
         if (batch != null) {
@@ -85,6 +95,20 @@ final class PipelinedChannel extends ByteToMessageDecoder {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         channel = ctx.channel();
+        // One periodic check per connection instead of a timer per request: replies come in order,
+        // so only the oldest request can be the first to run late.
+        long period = Math.max(requestTimeoutNanos / 4, 1_000_000);
+        timeoutCheck = ctx.executor().scheduleAtFixedRate(this::closeIfStalled, period, period, TimeUnit.NANOSECONDS);
+    }
+
+    private void closeIfStalled() {
+        Command oldest = inFlight.peek();
+        if (oldest != null && System.nanoTime() - oldest.sentAtNanos > requestTimeoutNanos) {
+            // Later replies cannot overtake the missing one: the connection is useless now.
+            closeCause = new TimeoutException("no reply from " + address + " within "
+                    + Duration.ofNanos(requestTimeoutNanos));
+            channel.close();
+        }
     }
 
     @Override
@@ -113,6 +137,7 @@ final class PipelinedChannel extends ByteToMessageDecoder {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         super.channelInactive(ctx);
+        timeoutCheck.cancel(false);
         onClosed.run();
         failAll(lost());
     }

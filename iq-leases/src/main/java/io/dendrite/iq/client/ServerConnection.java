@@ -7,8 +7,6 @@ import io.netty.channel.ChannelFuture;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -28,7 +26,7 @@ final class ServerConnection {
 
     private final ServerAddress address;
     private final Bootstrap bootstrap;
-    private final long requestTimeoutNanos;
+    private final Duration requestTimeout;
     private final AtomicReferenceArray<CompletableFuture<PipelinedChannel>> slots;
     private final AtomicInteger nextSlot = new AtomicInteger();
     private final AtomicLong epoch = new AtomicLong();
@@ -36,7 +34,7 @@ final class ServerConnection {
     ServerConnection(ServerAddress address, Bootstrap bootstrap, int connections, Duration requestTimeout) {
         this.address = address;
         this.bootstrap = bootstrap;
-        this.requestTimeoutNanos = requestTimeout.toNanos();
+        this.requestTimeout = requestTimeout;
         this.slots = new AtomicReferenceArray<>(connections);
     }
 
@@ -49,7 +47,10 @@ final class ServerConnection {
         return epoch.get();
     }
 
-    /** Sends a command on one of the connections; the future fails with {@link IqConnectionException} or a timeout. */
+    /**
+     * Sends a command on one of the connections. The future fails with {@link IqConnectionException}
+     * if the connection is lost, including when the server stops answering for the request timeout.
+     */
     CompletableFuture<Reply> send(Command command) {
         CompletableFuture<PipelinedChannel> connection = connection(Math.floorMod(nextSlot.getAndIncrement(), slots.length()));
         PipelinedChannel ready = connection.isDone() && !connection.isCompletedExceptionally() ? connection.join() : null;
@@ -65,7 +66,7 @@ final class ServerConnection {
                 }
             });
         }
-        return command.reply.orTimeout(requestTimeoutNanos, TimeUnit.NANOSECONDS);
+        return command.reply;
     }
 
     /** Sends a command and waits for its reply. */
@@ -84,9 +85,6 @@ final class ServerConnection {
             Throwable cause = e.getCause();
             if (cause instanceof IqException iq) {
                 throw iq;
-            }
-            if (cause instanceof TimeoutException) {
-                throw new IqException("no reply within the request timeout", cause);
             }
             throw new IqException("request failed", cause);
         }
@@ -110,7 +108,7 @@ final class ServerConnection {
         if (!slots.compareAndSet(slot, current, fresh)) {
             return slots.get(slot);
         }
-        PipelinedChannel channel = new PipelinedChannel(address, epoch::incrementAndGet);
+        PipelinedChannel channel = new PipelinedChannel(address, requestTimeout, epoch::incrementAndGet);
         ChannelFuture connect = bootstrap.clone().handler(channel).connect(address.host(), address.port());
         connect.addListener(done -> {
             if (done.isSuccess()) {

@@ -22,6 +22,8 @@ public final class Session implements AutoCloseable {
     private final String id;
     private final TouchedServers touched = new TouchedServers();
     private final AtomicBoolean ended = new AtomicBoolean();
+    /** Set once any server said ABORT: servers may already have forgotten the sid, so commit must not trust their later NOT_FOUND. */
+    private volatile boolean aborted;
 
     Session(IqClient client, String id) {
         this.client = client;
@@ -49,7 +51,7 @@ public final class Session implements AutoCloseable {
         return client.backoff().retry(() -> {
             long epoch = server.epoch();
             touched.touch(server);
-            return readResult(server, key, epoch, server.call(Command.ciget(id, key)));
+            return noteAbort(readResult(server, key, epoch, server.call(Command.ciget(id, key))));
         }, ReadResult.Busy.class::isInstance, ReadResult.Busy::new);
     }
 
@@ -62,7 +64,7 @@ public final class Session implements AutoCloseable {
         ServerConnection server = client.connectionFor(key);
         long epoch = server.epoch();
         touched.touch(server);
-        return readResult(server, key, epoch, server.call(Command.oqread(id, key)));
+        return noteAbort(readResult(server, key, epoch, server.call(Command.oqread(id, key))));
     }
 
     /** Stages a new value for a key read with {@link #readForUpdate} ({@code oqswap}); an empty value stages a delete. */
@@ -93,7 +95,7 @@ public final class Session implements AutoCloseable {
     /** Checks on every touched server that the session still holds all its leases ({@code validate}). */
     public Outcome validate() {
         ensureOpen();
-        return touched.endOnAll(server -> Command.sessionEnd("validate", id), Outcome.NOT_FOUND);
+        return noteAbort(touched.endOnAll(server -> Command.sessionEnd("validate", id), Outcome.NOT_FOUND));
     }
 
     /**
@@ -104,6 +106,10 @@ public final class Session implements AutoCloseable {
      */
     public Outcome commit() {
         end();
+        if (aborted) {
+            touched.endOnAll(server -> Command.sessionEnd("dabort", id), Outcome.NOT_FOUND);
+            return Outcome.ABORTED;
+        }
         return touched.endOnAll(server -> Command.sessionEnd("dcommit", id), Outcome.NOT_FOUND);
     }
 
@@ -143,7 +149,14 @@ public final class Session implements AutoCloseable {
 
     private Outcome onKey(String key, Command command) {
         ensureOpen();
-        return touched.call(client.connectionFor(key), command);
+        return noteAbort(touched.call(client.connectionFor(key), command));
+    }
+
+    private <T> T noteAbort(T result) {
+        if (result == Outcome.ABORTED || result instanceof ReadResult.Aborted) {
+            aborted = true;
+        }
+        return result;
     }
 
     private void end() {

@@ -7,7 +7,7 @@ import java.time.Duration;
  * eviction, counted against the server's pinned-memory quota).
  *
  * @param flags   opaque client flags stored with the value
- * @param ttl     time to live, {@link Duration#ZERO} for none; whole seconds on the wire
+ * @param ttl     time to live, {@link Duration#ZERO} for none; rounded up to whole seconds on the wire
  * @param pinned  whether the server must not evict it
  */
 public record WriteOptions(int flags, Duration ttl, boolean pinned) {
@@ -17,6 +17,8 @@ public record WriteOptions(int flags, Duration ttl, boolean pinned) {
 
     /** No flags, no expiry, pinned. */
     public static final WriteOptions PINNED = new WriteOptions(0, Duration.ZERO, true);
+
+    private static final long MAX_RELATIVE_SECONDS = 30L * 24 * 3600;
 
     public WriteOptions {
         if (ttl.isNegative()) {
@@ -39,7 +41,12 @@ public record WriteOptions(int flags, Duration ttl, boolean pinned) {
         return new WriteOptions(flags, ttl, newPinned);
     }
 
-    long ttlSeconds() {
-        return ttl.toSeconds();
+    /**
+     * The exptime field: whole seconds rounded up (a sub-second TTL must not become 0, "never"),
+     * and an absolute Unix time beyond 30 days, because memcached reads larger numbers that way.
+     */
+    long exptime() {
+        long seconds = ttl.plusNanos(999_999_999).toSeconds();
+        return seconds > MAX_RELATIVE_SECONDS ? System.currentTimeMillis() / 1000 + seconds : seconds;
     }
 }

@@ -1,0 +1,105 @@
+package io.dendrite.iq.client;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PlainCommandsIT {
+
+    private final IqServers cluster = new IqServers(3);
+    private final IqClient client = cluster.client;
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void getSetAddAppendCasDeleteIncr() {
+        assertThat(client.get("a")).isEmpty();
+        assertThat(client.set("a", bytes("1"))).isEqualTo(Outcome.OK);
+        assertThat(client.get("a")).hasValueSatisfying(v -> assertThat(v.text()).isEqualTo("1"));
+        assertThat(client.add("a", bytes("2"), WriteOptions.DEFAULT)).isEqualTo(Outcome.NOT_STORED);
+        assertThat(client.append("a", bytes("0"))).isEqualTo(Outcome.OK);
+        assertThat(client.incr("a", 5)).isEqualTo(OptionalLong.of(15));
+        assertThat(client.incr("missing", 5)).isEmpty();
+
+        CacheValue read = client.get("a").orElseThrow();
+        assertThat(client.cas("a", bytes("x"), read.cas(), WriteOptions.DEFAULT.withFlags(9))).isEqualTo(Outcome.OK);
+        assertThat(client.cas("a", bytes("y"), read.cas(), WriteOptions.DEFAULT)).isEqualTo(Outcome.EXISTS);
+        assertThat(client.get("a").orElseThrow().flags()).isEqualTo(9);
+
+        assertThat(client.delete("a")).isEqualTo(Outcome.OK);
+        assertThat(client.delete("a")).isEqualTo(Outcome.NOT_FOUND);
+    }
+
+    @Test
+    void multiGetGroupsKeysByServerAndReturnsOnlyHits() {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            keys.add("multi:" + i);
+            assertThat(client.set("multi:" + i, bytes("v" + i))).isEqualTo(Outcome.OK);
+        }
+        assertThat(keys.stream().map(key -> client.serversFor(key, 1).get(0)).distinct()).hasSize(3);
+        keys.add("multi:absent");
+
+        Map<String, CacheValue> hits = client.getAll(keys);
+
+        assertThat(hits).hasSize(300).doesNotContainKey("multi:absent");
+        hits.forEach((key, value) -> assertThat(value.text()).isEqualTo("v" + key.substring("multi:".length())));
+    }
+
+    @Test
+    void appendAllAppendsEveryValueInOneRequest() {
+        assertThat(client.appendAll("log", List.of(bytes("a"), bytes("bc")), false)).isEqualTo(Outcome.OK);
+        assertThat(client.appendAll("log", List.of(bytes("d"), bytes(""), bytes("ef")), false)).isEqualTo(Outcome.OK);
+        assertThat(client.get("log").orElseThrow().text()).isEqualTo("abcdef");
+    }
+
+    @Test
+    void manyThreadsShareOnePipelinedConnectionWithoutMixingReplies() throws Exception {
+        try (IqClient single = IqClient.builder().servers(cluster.addresses().get(0).toString()).build()) {
+            ExecutorService threads = Executors.newFixedThreadPool(8);
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int thread = t;
+                workers.add(threads.submit(() -> {
+                    List<CompletableFuture<?>> inFlight = new ArrayList<>();
+                    for (int i = 0; i < 500; i++) {
+                        String key = "p" + thread + ":" + i;
+                        inFlight.add(single.setAsync(key, bytes(key), WriteOptions.DEFAULT)
+                                .thenAccept(outcome -> assertThat(outcome).isEqualTo(Outcome.OK)));
+                    }
+                    inFlight.forEach(CompletableFuture::join);
+                    inFlight.clear();
+                    for (int i = 0; i < 500; i++) {
+                        String key = "p" + thread + ":" + i;
+                        inFlight.add(single.getAsync(key)
+                                .thenAccept(value -> assertThat(value.orElseThrow().text()).isEqualTo(key)));
+                    }
+                    inFlight.forEach(CompletableFuture::join);
+                }));
+            }
+            for (Future<?> worker : workers) {
+                worker.get();
+            }
+            threads.shutdown();
+            assertThat(IqServers.stats(cluster.addresses().get(0)).get("curr_connections")).isEqualTo("2");
+        }
+    }
+}
