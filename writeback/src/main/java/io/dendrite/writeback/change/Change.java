@@ -209,7 +209,10 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
         }
       }
       long sum = (long) a.intValue() + b.intValue();
-      return sum == (int) sum ? Integer.valueOf((int) sum) : Long.valueOf(sum);
+      if (sum == (int) sum) {
+        return (int) sum;
+      }
+      return sum;
     }
 
     private static BigDecimal decimal(Number n) {

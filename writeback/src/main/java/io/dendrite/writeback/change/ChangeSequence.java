@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -46,7 +47,7 @@ public record ChangeSequence(List<Change> changes) {
 
   /** @throws IllegalArgumentException when the list or one of its changes is null */
   public ChangeSequence {
-    if (changes == null || changes.contains(null)) {
+    if (changes == null || changes.stream().anyMatch(Objects::isNull)) {
       throw new IllegalArgumentException("changes must be a list without nulls, got " + changes);
     }
     changes = List.copyOf(changes);
@@ -138,7 +139,9 @@ public record ChangeSequence(List<Change> changes) {
       return compacted;
     }
     // Not idempotent after compaction means field changes only: whole-document changes compact to one change.
-    Optional<Map<String, Object>> after = compacted.applyTo(current);
+    // The values come from the original changes, evaluated one by one as the store would, not from the
+    // compacted ones, so that merged increments on a Double field cannot change the last bits.
+    Optional<Map<String, Object>> after = applyTo(current);
     if (after.isEmpty()) {
       return EMPTY;
     }

@@ -28,8 +28,9 @@ import java.util.Objects;
  *   <li>In a field's run, a {@link Set} or {@link Unset} makes the field a known constant: earlier changes are
  *       dropped and later ones are folded into the constant, evaluated in their original order.
  *   <li>Adjacent increments merge ({@code $inc 2; $inc 3 = $inc 5}) unless one is a Double, whose additions do
- *       not associate. One caveat: Integer increments that overflow in between may leave an Integer where the
- *       original left an equal Long (MongoDB compares them equal).
+ *       not associate. Exact when the field holds an integer or a decimal, or is missing (counters); on a field
+ *       holding a Double, {@code x + 2 + 3} and {@code x + 5} may differ in the last bits. Integer increments that
+ *       overflow in between may leave an Integer where the original left an equal Long.
  *   <li>A repeated {@link AddToSet} or {@link Pull} of the same value is dropped (both are idempotent).
  *   <li>{@code $addToSet v} or {@code $push v} immediately followed by {@code $pull v} is just {@code $pull v}
  *       when an earlier {@code $addToSet}/{@code $push} in the run guarantees the field is an array. Without that
