@@ -11,7 +11,9 @@ import java.util.regex.Pattern;
 
 /**
  * One {@link ChangeSequence#steps() step} of a row's changes as a parameterised SQL statement. Statements of the
- * same shape share their text, which is what lets {@link MySqlStore} batch them.
+ * same shape share their text, which is what lets {@link MySqlStore} batch them. An increment treats a NULL
+ * column as 0, as {@code $inc} treats a missing field, where plain SQL would silently leave NULL and lose the
+ * count.
  *
  * @param sql the statement text, identifiers quoted
  * @param parameters its parameter values, in order
@@ -51,7 +53,7 @@ record RowStatement(String sql, List<Object> parameters) {
       FieldChange fieldChange = (FieldChange) change;
       String column = quote(notKey(fieldChange.field(), keyColumn, key));
       assignments.append(assignments.length() == 0 ? "" : ", ").append(column).append(" = ")
-          .append(change instanceof Change.Inc ? column + " + ?" : "?");
+          .append(change instanceof Change.Inc ? "COALESCE(" + column + ", 0) + ?" : "?");
       parameters.add(fieldChange.operand());
     }
     parameters.add(key.id());

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /** Properties of compaction, idempotent conversion and encoding over many random documents and sequences. */
 class ChangeSequencePropertiesTest {
-  private static final int CASES = 20_000;
+  private static final int CASES = 5_000;
   private static final int MAX_LENGTH = 12;
 
   @Test
