@@ -1,0 +1,192 @@
+package io.dendrite.writeback.change;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDateTime;
+import org.bson.BsonDecimal128;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonNull;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.types.Decimal128;
+import org.bson.types.ObjectId;
+
+/**
+ * The values a field may hold in a change, and their one mapping to and from BSON, shared by the change encoding
+ * and the MongoDB adapter so that a value survives both unchanged.
+ *
+ * <p>Supported: {@code null}, Boolean, Integer, Long, Double, BigDecimal (within Decimal128's 34 digits), String,
+ * Instant (whole milliseconds, as BSON dates are), ObjectId, and Lists and String-keyed Maps of those. Checked
+ * values are returned as unmodifiable copies, which is what lets changes be immutable values. Other types (Float,
+ * Short, byte[] ...) are refused rather than silently widened, so that what is read back equals what was written.
+ */
+public final class FieldValues {
+  private FieldValues() {}
+
+  /**
+   * Checks a value and returns an unmodifiable copy of it.
+   *
+   * @throws IllegalArgumentException when the value or a nested value has an unsupported type
+   */
+  public static Object check(Object value) {
+    if (value == null || value instanceof Boolean || value instanceof Integer || value instanceof Long
+        || value instanceof Double || value instanceof String || value instanceof ObjectId) {
+      return value;
+    }
+    if (value instanceof BigDecimal decimal) {
+      try {
+        new Decimal128(decimal);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("BigDecimal " + decimal + " does not fit Decimal128", e);
+      }
+      return decimal;
+    }
+    if (value instanceof Instant instant) {
+      if (instant.getNano() % 1_000_000 != 0) {
+        throw new IllegalArgumentException("Instant " + instant + " has sub-millisecond precision; BSON dates"
+            + " keep milliseconds: truncate it first");
+      }
+      return instant;
+    }
+    if (value instanceof List<?> list) {
+      List<Object> copy = new ArrayList<>(list.size());
+      list.forEach(element -> copy.add(check(element)));
+      return Collections.unmodifiableList(copy);
+    }
+    if (value instanceof Map<?, ?> map) {
+      return checkDocument(map);
+    }
+    throw new IllegalArgumentException("unsupported field value type " + value.getClass().getName()
+        + "; supported: null, Boolean, Integer, Long, Double, BigDecimal, String, Instant, ObjectId, List, Map");
+  }
+
+  /**
+   * Checks a document (field name to value) and returns an unmodifiable, order-keeping copy of it.
+   *
+   * @throws IllegalArgumentException when a field name or value is not supported
+   */
+  public static Map<String, Object> checkDocument(Map<?, ?> document) {
+    if (document == null) {
+      throw new IllegalArgumentException("document must not be null");
+    }
+    Map<String, Object> copy = new LinkedHashMap<>();
+    document.forEach((name, value) -> {
+      if (!(name instanceof String field)) {
+        throw new IllegalArgumentException("field names must be Strings, got " + name);
+      }
+      copy.put(checkFieldName(field), check(value));
+    });
+    return Collections.unmodifiableMap(copy);
+  }
+
+  /**
+   * Checks a top-level field name. Dotted paths are refused: compaction reasons about fields as independent,
+   * which {@code a} and {@code a.b} are not.
+   *
+   * @throws IllegalArgumentException when the name is empty, starts with {@code $} or contains {@code .} or NUL
+   */
+  public static String checkFieldName(String field) {
+    if (field == null || field.isEmpty() || field.startsWith("$") || field.indexOf('.') >= 0
+        || field.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("field name must be non-empty, not start with '$' and contain no '.'"
+          + " or NUL, got " + (field == null ? "null" : "'" + field + "'"));
+    }
+    return field;
+  }
+
+  /** Maps a checked value to BSON. */
+  public static BsonValue toBson(Object value) {
+    if (value == null) {
+      return BsonNull.VALUE;
+    }
+    if (value instanceof Boolean b) {
+      return BsonBoolean.valueOf(b);
+    }
+    if (value instanceof Integer i) {
+      return new BsonInt32(i);
+    }
+    if (value instanceof Long l) {
+      return new BsonInt64(l);
+    }
+    if (value instanceof Double d) {
+      return new BsonDouble(d);
+    }
+    if (value instanceof String s) {
+      return new BsonString(s);
+    }
+    if (value instanceof ObjectId id) {
+      return new BsonObjectId(id);
+    }
+    if (value instanceof BigDecimal decimal) {
+      return new BsonDecimal128(new Decimal128(decimal));
+    }
+    if (value instanceof Instant instant) {
+      return new BsonDateTime(instant.toEpochMilli());
+    }
+    if (value instanceof List<?> list) {
+      BsonArray array = new BsonArray(new ArrayList<>(list.size()));
+      list.forEach(element -> array.add(toBson(element)));
+      return array;
+    }
+    if (value instanceof Map<?, ?> map) {
+      BsonDocument document = new BsonDocument();
+      map.forEach((name, element) -> document.append((String) name, toBson(element)));
+      return document;
+    }
+    throw new IllegalArgumentException("unsupported field value type " + value.getClass().getName());
+  }
+
+  /**
+   * Maps BSON back to a value; documents become unmodifiable Maps, arrays unmodifiable Lists.
+   *
+   * @throws IllegalArgumentException for BSON types outside the supported values (binary, regex, timestamp ...)
+   */
+  public static Object fromBson(BsonValue value) {
+    switch (value.getBsonType()) {
+      case NULL:
+        return null;
+      case BOOLEAN:
+        return value.asBoolean().getValue();
+      case INT32:
+        return value.asInt32().getValue();
+      case INT64:
+        return value.asInt64().getValue();
+      case DOUBLE:
+        return value.asDouble().getValue();
+      case STRING:
+        return value.asString().getValue();
+      case OBJECT_ID:
+        return value.asObjectId().getValue();
+      case DATE_TIME:
+        return Instant.ofEpochMilli(value.asDateTime().getValue());
+      case DECIMAL128:
+        try {
+          return value.asDecimal128().getValue().bigDecimalValue();
+        } catch (ArithmeticException e) {
+          throw new IllegalArgumentException("Decimal128 " + value.asDecimal128().getValue()
+              + " has no BigDecimal equivalent", e);
+        }
+      case ARRAY:
+        List<Object> list = new ArrayList<>();
+        value.asArray().forEach(element -> list.add(fromBson(element)));
+        return Collections.unmodifiableList(list);
+      case DOCUMENT:
+        Map<String, Object> map = new LinkedHashMap<>();
+        value.asDocument().forEach((name, element) -> map.put(name, fromBson(element)));
+        return Collections.unmodifiableMap(map);
+      default:
+        throw new IllegalArgumentException("unsupported BSON type " + value.getBsonType());
+    }
+  }
+}

@@ -1,0 +1,172 @@
+package io.dendrite.writeback.store;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.gte;
+import static com.mongodb.client.model.Filters.lte;
+import static com.mongodb.client.model.Sorts.ascending;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.WriteModel;
+import io.dendrite.writeback.change.Change;
+import io.dendrite.writeback.change.Change.FieldChange;
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.change.FieldValues;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.bson.conversions.Bson;
+
+/**
+ * A {@link DataStore} over MongoDB (or a MongoDB-wire server) with the synchronous driver. A batch becomes one
+ * ordered {@code bulkWrite} per collection; each {@link ChangeSequence#steps() step} of an entity's changes is one
+ * write model, atomic on its document. MongoDB offers no more than single-document atomicity here (FerretDB has
+ * no multi-document transactions at all), so exactly-once comes from converting non-idempotent changes first
+ * ({@link ChangeSequence#toIdempotent}). {@code $pull} is sent as {@code $pullAll} of one value: exact equality,
+ * where {@code $pull} would treat a document value as a query.
+ */
+public final class MongoStore implements DataStore {
+  private static final String ID = "_id";
+
+  private final MongoClient client;
+  private final MongoDatabase database;
+
+  private MongoStore(MongoClient client, String databaseName) {
+    this.client = client;
+    this.database = client.getDatabase(databaseName);
+  }
+
+  /**
+   * Connects to {@code databaseName} on the servers of {@code connectionString}.
+   *
+   * @param connectTimeout how long to wait for a server (connection and server selection) before an operation
+   *     fails with {@link DataStoreUnavailableException}
+   */
+  public static MongoStore open(String connectionString, String databaseName, Duration connectTimeout) {
+    if (databaseName == null || databaseName.isBlank()) {
+      throw new IllegalArgumentException("database name must be non-blank, got " + databaseName);
+    }
+    long millis = connectTimeout.toMillis();
+    MongoClientSettings settings = MongoClientSettings.builder()
+        .applyConnectionString(new ConnectionString(connectionString))
+        .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(millis, TimeUnit.MILLISECONDS))
+        .applyToSocketSettings(socket -> socket.connectTimeout((int) millis, TimeUnit.MILLISECONDS))
+        .build();
+    return new MongoStore(MongoClients.create(settings), databaseName);
+  }
+
+  @Override
+  public void apply(List<EntityChanges> batch) {
+    Map<String, List<WriteModel<BsonDocument>>> writesByCollection = new LinkedHashMap<>();
+    for (EntityChanges entity : batch) {
+      List<WriteModel<BsonDocument>> writes =
+          writesByCollection.computeIfAbsent(entity.key().collection(), collection -> new ArrayList<>());
+      for (ChangeSequence step : entity.changes().steps()) {
+        writes.add(writeOf(entity.key(), step));
+      }
+    }
+    BulkWriteOptions ordered = new BulkWriteOptions().ordered(true);
+    writesByCollection.forEach((collection, writes) ->
+        call("apply changes to " + collection, () -> collection(collection).bulkWrite(writes, ordered)));
+  }
+
+  @Override
+  public Optional<Entity> read(EntityKey key) {
+    BsonDocument document = call("read " + key, () -> collection(key.collection()).find(idIs(key)).first());
+    return Optional.ofNullable(document).map(found -> entityOf(key.collection(), found));
+  }
+
+  @Override
+  public List<Entity> readRange(String collection, String field, Object lowerBound, Object upperBound) {
+    RangeBounds.check(collection, field, lowerBound, upperBound);
+    Bson inRange = and(gte(field, FieldValues.toBson(lowerBound)), lte(field, FieldValues.toBson(upperBound)));
+    return call("read a range of " + collection, () -> collection(collection).find(inRange)
+        .sort(ascending(field, ID))
+        .map(document -> entityOf(collection, document))
+        .into(new ArrayList<>()));
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+
+  private static WriteModel<BsonDocument> writeOf(EntityKey key, ChangeSequence step) {
+    Change first = step.changes().get(0);
+    if (first instanceof Change.Insert insert) {
+      refuseIdField(key, insert.fields().containsKey(ID));
+      return new ReplaceOneModel<>(idIs(key), (BsonDocument) FieldValues.toBson(insert.fields()),
+          new ReplaceOptions().upsert(true));
+    }
+    if (first instanceof Change.Delete) {
+      return new DeleteOneModel<>(idIs(key));
+    }
+    BsonDocument update = new BsonDocument();
+    for (Change change : step.changes()) {
+      FieldChange fieldChange = (FieldChange) change;
+      refuseIdField(key, fieldChange.field().equals(ID));
+      boolean pull = change instanceof Change.Pull;
+      BsonValue operand = FieldValues.toBson(fieldChange.operand());
+      String operator = pull ? "$pullAll" : fieldChange.operator();
+      if (!update.containsKey(operator)) {
+        update.append(operator, new BsonDocument());
+      }
+      update.getDocument(operator).append(fieldChange.field(), pull ? new BsonArray(List.of(operand)) : operand);
+    }
+    return new UpdateOneModel<>(idIs(key), update);
+  }
+
+  private static void refuseIdField(EntityKey key, boolean touchesId) {
+    if (touchesId) {
+      throw new IllegalArgumentException("changes to " + key + " must not touch " + ID + "; it is the key");
+    }
+  }
+
+  private static Bson idIs(EntityKey key) {
+    return eq(ID, FieldValues.toBson(key.id()));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Entity entityOf(String collection, BsonDocument document) {
+    Map<String, Object> fields = new LinkedHashMap<>((Map<String, Object>) FieldValues.fromBson(document));
+    Object id = fields.remove(ID);
+    return new Entity(new EntityKey(collection, id), fields);
+  }
+
+  private MongoCollection<BsonDocument> collection(String name) {
+    return database.getCollection(name, BsonDocument.class);
+  }
+
+  private static <T> T call(String what, Supplier<T> operation) {
+    try {
+      return operation.get();
+    } catch (MongoTimeoutException | MongoSocketException e) {
+      throw new DataStoreUnavailableException("MongoDB unavailable; could not " + what + ": " + e.getMessage(), e);
+    } catch (MongoException e) {
+      throw new DataStoreException("MongoDB failed to " + what + ": " + e.getMessage(), e);
+    }
+  }
+}

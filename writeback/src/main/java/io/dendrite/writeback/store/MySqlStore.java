@@ -1,0 +1,263 @@
+package io.dendrite.writeback.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.change.EntityKey;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A {@link DataStore} over MySQL or MariaDB through JDBC (mysql-connector-j) and a HikariCP pool. A table's key
+ * is its single-column primary key, found from the database's metadata. A batch is one transaction: rows'
+ * {@link ChangeSequence#steps() steps} are applied round by round (every row's first step, then every second
+ * step ...), each round as one JDBC batch per statement shape, so rows keep their order and the driver sends
+ * few round trips ({@code rewriteBatchedStatements}).
+ *
+ * <p>{@link #applyOnce} adds exactly-once application of a session's changes through the
+ * {@code dendrite_applied_sessions} table, which makes non-idempotent changes safe to retry without converting
+ * them; {@link #forgetAppliedSessionsBefore} compacts that table.
+ */
+public final class MySqlStore implements DataStore {
+  private final HikariDataSource pool;
+  private final Map<String, String> keyColumns = new ConcurrentHashMap<>();
+  private final AppliedSessions appliedSessions = new AppliedSessions();
+
+  private MySqlStore(HikariDataSource pool) {
+    this.pool = pool;
+  }
+
+  /**
+   * Opens a pool to the database of {@code jdbcUrl}. No connection is made until one is needed, so a store can be
+   * opened while the database is down.
+   *
+   * @param maxPoolSize the most connections held at once
+   * @param connectTimeout how long an operation waits for a connection before failing with
+   *     {@link DataStoreUnavailableException} (at least 250 ms, HikariCP's minimum)
+   */
+  public static MySqlStore open(String jdbcUrl, int maxPoolSize, Duration connectTimeout) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(jdbcUrl);
+    config.setMaximumPoolSize(maxPoolSize);
+    config.setConnectionTimeout(connectTimeout.toMillis());
+    config.setInitializationFailTimeout(-1);
+    config.setPoolName("dendrite-mysql-store");
+    config.addDataSourceProperty("rewriteBatchedStatements", "true");
+    config.addDataSourceProperty("connectTimeout", String.valueOf(connectTimeout.toMillis()));
+    return new MySqlStore(new HikariDataSource(config));
+  }
+
+  @Override
+  public void apply(List<EntityChanges> batch) {
+    List<List<RowStatement>> rounds = rounds(batch);
+    inTransaction("apply changes", connection -> {
+      execute(connection, rounds);
+      return null;
+    });
+  }
+
+  /**
+   * Applies a session's changes unless that session was applied before, in one transaction with the record that
+   * it was applied.
+   *
+   * @param sessionId the session's unique id, at most 128 characters
+   * @return true if the changes were applied now, false if the session had been applied already
+   */
+  public boolean applyOnce(String sessionId, List<EntityChanges> batch) {
+    AppliedSessions.checkSessionId(sessionId);
+    List<List<RowStatement>> rounds = rounds(batch);
+    ensureAppliedSessionsTable();
+    return inTransaction("apply session " + sessionId, connection -> {
+      if (!appliedSessions.claim(connection, sessionId, Instant.now())) {
+        return false;
+      }
+      execute(connection, rounds);
+      return true;
+    });
+  }
+
+  /**
+   * Deletes the records of sessions applied before {@code cutoff}. Call it only with a cutoff older than any
+   * session that may still be applied again (one still buffered in the cache), or that session would apply twice.
+   *
+   * @return how many records were deleted
+   */
+  public int forgetAppliedSessionsBefore(Instant cutoff) {
+    ensureAppliedSessionsTable();
+    return inTransaction("forget applied sessions", connection -> appliedSessions.forgetBefore(connection, cutoff));
+  }
+
+  @Override
+  public Optional<Entity> read(EntityKey key) {
+    return inTransaction("read " + key, connection -> {
+      String keyColumn = keyColumn(connection, key.collection());
+      List<Entity> found = query(connection, key.collection(), keyColumn, "SELECT * FROM "
+          + RowStatement.quote(key.collection()) + " WHERE " + RowStatement.quote(keyColumn) + " = ?", key.id());
+      return found.stream().findFirst();
+    });
+  }
+
+  @Override
+  public List<Entity> readRange(String collection, String field, Object lowerBound, Object upperBound) {
+    RangeBounds.check(collection, field, lowerBound, upperBound);
+    String column = RowStatement.quote(field);
+    return inTransaction("read a range of " + collection, connection -> {
+      String keyColumn = keyColumn(connection, collection);
+      return query(connection, collection, keyColumn, "SELECT * FROM " + RowStatement.quote(collection)
+          + " WHERE " + column + " BETWEEN ? AND ? ORDER BY " + column + ", " + RowStatement.quote(keyColumn),
+          lowerBound, upperBound);
+    });
+  }
+
+  @Override
+  public void close() {
+    pool.close();
+  }
+
+  /** Builds every statement before any change is sent (only key metadata is read), so bad input changes nothing. */
+  private List<List<RowStatement>> rounds(List<EntityChanges> batch) {
+    List<List<RowStatement>> rounds = new ArrayList<>();
+    for (EntityChanges entity : batch) {
+      String keyColumn = inTransaction("read the primary key of " + entity.key().collection(),
+          connection -> keyColumn(connection, entity.key().collection()));
+      List<ChangeSequence> steps = entity.changes().steps();
+      for (int i = 0; i < steps.size(); i++) {
+        if (rounds.size() == i) {
+          rounds.add(new ArrayList<>());
+        }
+        rounds.get(i).add(RowStatement.of(entity.key(), keyColumn, steps.get(i)));
+      }
+    }
+    return rounds;
+  }
+
+  private static void execute(Connection connection, List<List<RowStatement>> rounds) throws SQLException {
+    for (List<RowStatement> round : rounds) {
+      Map<String, List<List<Object>>> parametersBySql = new LinkedHashMap<>();
+      round.forEach(statement -> parametersBySql.computeIfAbsent(statement.sql(), sql -> new ArrayList<>())
+          .add(statement.parameters()));
+      for (Map.Entry<String, List<List<Object>>> shape : parametersBySql.entrySet()) {
+        try (PreparedStatement statement = connection.prepareStatement(shape.getKey())) {
+          for (List<Object> parameters : shape.getValue()) {
+            bind(statement, parameters.toArray());
+            statement.addBatch();
+          }
+          statement.executeBatch();
+        }
+      }
+    }
+  }
+
+  private List<Entity> query(Connection connection, String table, String keyColumn, String sql,
+      Object... parameters) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      bind(statement, parameters);
+      try (ResultSet rows = statement.executeQuery()) {
+        ResultSetMetaData columns = rows.getMetaData();
+        List<Entity> entities = new ArrayList<>();
+        while (rows.next()) {
+          Map<String, Object> fields = new LinkedHashMap<>();
+          Object id = null;
+          for (int i = 1; i <= columns.getColumnCount(); i++) {
+            String column = columns.getColumnLabel(i);
+            if (column.equalsIgnoreCase(keyColumn)) {
+              id = rows.getObject(i);
+            } else {
+              fields.put(column, rows.getObject(i));
+            }
+          }
+          entities.add(new Entity(new EntityKey(table, id), fields));
+        }
+        return entities;
+      }
+    }
+  }
+
+  private static void bind(PreparedStatement statement, Object... parameters) throws SQLException {
+    for (int i = 0; i < parameters.length; i++) {
+      Object value = parameters[i];
+      if (value instanceof List || value instanceof Map) {
+        throw new IllegalArgumentException("a column cannot hold an array or a document: " + value);
+      }
+      statement.setObject(i + 1, value instanceof Instant instant ? Timestamp.from(instant) : value);
+    }
+  }
+
+  private String keyColumn(Connection connection, String table) throws SQLException {
+    String known = keyColumns.get(table);
+    if (known != null) {
+      return known;
+    }
+    List<String> columns = new ArrayList<>();
+    DatabaseMetaData metadata = connection.getMetaData();
+    try (ResultSet keys = metadata.getPrimaryKeys(connection.getCatalog(), null, table)) {
+      while (keys.next()) {
+        columns.add(keys.getString("COLUMN_NAME"));
+      }
+    }
+    if (columns.size() != 1) {
+      throw new IllegalArgumentException("table " + table + " must exist and have a single-column primary key,"
+          + " found key columns " + columns);
+    }
+    keyColumns.put(table, columns.get(0));
+    return columns.get(0);
+  }
+
+  private void ensureAppliedSessionsTable() {
+    inTransaction("create " + AppliedSessions.TABLE, connection -> {
+      appliedSessions.ensureTable(connection);
+      return null;
+    });
+  }
+
+  /** The unit of work {@link #inTransaction} runs. */
+  private interface SqlWork<T> {
+    T run(Connection connection) throws SQLException;
+  }
+
+  private <T> T inTransaction(String what, SqlWork<T> work) {
+    try (Connection connection = pool.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        T result = work.run(connection);
+        connection.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        try {
+          connection.rollback();
+        } catch (SQLException rollbackFailure) {
+          e.addSuppressed(rollbackFailure);
+        }
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw translate(what, e);
+    }
+  }
+
+  private static DataStoreException translate(String what, SQLException e) {
+    boolean unreachable = e instanceof SQLTransientConnectionException
+        || e instanceof SQLNonTransientConnectionException || e instanceof SQLRecoverableException
+        || (e.getSQLState() != null && e.getSQLState().startsWith("08"));
+    String message = "MySQL " + (unreachable ? "unavailable; could not " : "failed to ") + what + ": "
+        + e.getMessage();
+    return unreachable ? new DataStoreUnavailableException(message, e) : new DataStoreException(message, e);
+  }
+}
