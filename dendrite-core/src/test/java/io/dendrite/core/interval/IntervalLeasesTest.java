@@ -79,13 +79,13 @@ class IntervalLeasesTest {
   @Test
   void anExpiredLeaseStopsBlockingAndSaysSo() throws Exception {
     IntervalLeases<Integer> shortLived = new IntervalLeases<>(Duration.ofMillis(200));
+    long start = System.nanoTime();
     IntervalLease<Integer> abandoned = shortLived.acquire(Interval.of(1, 10), EXCLUSIVE, NO_WAIT);
     assertThat(abandoned.isExpired()).isFalse();
 
-    long start = System.nanoTime();
     try (IntervalLease<Integer> next = shortLived.acquire(Interval.point(5), EXCLUSIVE, PATIENCE)) {
       long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-      assertThat(waitedMillis).isBetween(150L, 5_000L); // woken by the expiry, not by a signal or the timeout
+      assertThat(waitedMillis).isBetween(200L, 5_000L); // woken by the expiry, not by a signal or the timeout
       assertThat(abandoned.isExpired()).isTrue();
       assertThat(next.isExpired()).isFalse();
       abandoned.close(); // must not release the lease that replaced it
@@ -132,21 +132,22 @@ class IntervalLeasesTest {
           threads.submit(
               () -> {
                 while (!stop.get()) {
-                  // Staggered, overlapping Shared leases: some reader always holds [0, 100].
+                  // Overlapping Shared leases held back to back: some reader nearly always holds [0, 100].
                   try (IntervalLease<Integer> lease = leases.acquire(Interval.of(offset, 100 - offset), SHARED, PATIENCE)) {
-                    Thread.sleep(2);
+                    Thread.sleep(5);
                   }
                   readsDone.incrementAndGet();
                 }
                 return null;
               }));
     }
-    while (readsDone.get() < 50) {
+    while (readsDone.get() < 20) {
       Thread.sleep(1);
     }
     long start = System.nanoTime();
     try (IntervalLease<Integer> writer = leases.acquire(Interval.point(50), EXCLUSIVE, Duration.ofSeconds(5))) {
-      assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(1_000);
+      // It waits only for the leases held when it arrived (5 ms each); starved, it would time out.
+      assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2_000);
     } finally {
       stop.set(true);
     }
