@@ -1,0 +1,57 @@
+package io.dendrite.iq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Leases of dead holders lapse after the configured lifetime; tokens never repeat across restarts. */
+class LeaseLifetimeTest {
+
+    @Test
+    void aDeadHoldersLeaseExpiresAndTheNextReaderGetsOne() throws InterruptedException {
+        try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).leaseMillis(200).build());
+                TestConnection reader = new TestConnection(server.port())) {
+            TestConnection holder = new TestConnection(server.port());
+            long token = TestConnection.token(holder.call("iqget k 0"));
+            holder.close();
+            assertThat(reader.call("iqget k 0")).isEqualTo("LVALUE ls:k 0 0 3\nEND\n");
+            Thread.sleep(400);
+            long next = TestConnection.token(reader.call("iqget k 0"));
+            assertThat(next).isNotIn(3L, token);
+            assertThat(reader.call("stats settings")).contains("STAT lease_ms 200\n");
+            assertThat(reader.call("stats")).containsPattern("STAT leases_expired [1-9]");
+        }
+    }
+
+    @Test
+    void transactionRecordsLapseWithTheLease() throws InterruptedException {
+        try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).leaseMillis(200).build());
+                TestConnection c = new TestConnection(server.port())) {
+            c.call("set k 0 0 1\nv");
+            assertThat(c.call("qareg k T")).isEqualTo("LEASE 1\n");
+            Thread.sleep(400);
+            assertThat(c.call("dar T")).isEqualTo("INVALID\n");
+            assertThat(c.call("get k")).as("qareg cut the stale value's TTL to the lease").isEqualTo("END\n");
+            assertThat(c.call("stats")).contains("STAT curr_leases 0\n").contains("STAT curr_transactions 0\n");
+        }
+    }
+
+    @Test
+    void tokensFromANewServerNeverEqualEarlierOnes() {
+        Set<Long> earlier = new HashSet<>();
+        long highest = 0;
+        for (int run = 0; run < 3; run++) {
+            try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).build());
+                    TestConnection c = new TestConnection(server.port())) {
+                for (int i = 0; i < 50; i++) {
+                    long token = TestConnection.token(c.call("iqget key" + i + " 0"));
+                    assertThat(earlier.add(token)).as("token %d repeated", token).isTrue();
+                    assertThat(token).isGreaterThan(highest);
+                    highest = token;
+                }
+            }
+        }
+    }
+}
