@@ -35,10 +35,8 @@ import java.util.function.Supplier;
  *
  * <p>Async futures complete on the client's I/O threads: do not block inside their callbacks.
  *
- * <p>Unpinned stores use memcached's stock {@code set <key> <flags> <exptime> <bytes>} form, which
- * Dendrite's server and memcached accept; the pinning field is sent only for pinned stores.
- * IQ-Twemcached rejects that form (it requires the field), so there only pinned plain stores and
- * the lease commands work.
+ * <p>Stores always carry IQ-Twemcached's pinning field after {@code <bytes>} (stock memcached
+ * ignores it), except unpinned {@code cas}, where memcached would mistake it for the CAS unique.
  *
  * <pre>{@code
  * try (IqClient client = IqClient.builder().servers("127.0.0.1:11211", "127.0.0.1:11212").build()) {
