@@ -37,12 +37,17 @@ final class Command {
         return of(ReplyFormat.VALUES, line.toString());
     }
 
-    /** set/add/replace/append/prepend; the pinned field is only sent when set, so stock memcached accepts the rest. */
+    /**
+     * set/add/replace/append/prepend, always with the pinning field: IQ-Twemcached requires it,
+     * Dendrite's server accepts it, and stock memcached ignores a sixth word that is not
+     * {@code noreply}.
+     */
     static Command store(String verb, String key, byte[] value, WriteOptions options) {
         return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + flagsTtlLength(options, value)
-                + (options.pinned() ? " 1" : ""), value);
+                + (options.pinned() ? " 1" : " 0"), value);
     }
 
+    /** The pinning field only when pinned: stock memcached would read it as the CAS unique. */
     static Command cas(String key, byte[] value, WriteOptions options, long cas) {
         return of(ReplyFormat.LINE, "cas " + checkKey(key) + ' ' + flagsTtlLength(options, value)
                 + (options.pinned() ? " 1 " : " ") + Long.toUnsignedString(cas), value);

@@ -21,7 +21,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Client for a set of IQ lease cache servers (Dendrite's own, IQ-Twemcached, or plain memcached for
@@ -34,6 +34,9 @@ import java.util.function.Function;
  * nulls or booleans.
  *
  * <p>Async futures complete on the client's I/O threads: do not block inside their callbacks.
+ *
+ * <p>Stores always carry IQ-Twemcached's pinning field after {@code <bytes>} (stock memcached
+ * ignores it), except unpinned {@code cas}, where memcached would mistake it for the CAS unique.
  *
  * <pre>{@code
  * try (IqClient client = IqClient.builder().servers("127.0.0.1:11211", "127.0.0.1:11212").build()) {
@@ -230,7 +233,8 @@ public final class IqClient implements AutoCloseable {
      * @return the worst outcome over the replicas
      */
     public Outcome setReplicated(String key, byte[] value, int replicas) {
-        return onReplicas(key, replicas, server -> server.send(Command.store("set", key, value, WriteOptions.PINNED)));
+        return onReplicas(key, replicas, () -> Command.store("set", key, value, WriteOptions.PINNED)).stream()
+                .reduce(Outcome.OK, Outcome::worst);
     }
 
     /** Reads a replicated key from the first of its servers that has it. */
@@ -251,29 +255,18 @@ public final class IqClient implements AutoCloseable {
 
     /** Deletes every replica of a key; {@link Outcome#OK} if at least one was deleted and none failed. */
     public Outcome deleteReplicated(String key, int replicas) {
-        List<CompletableFuture<Outcome>> outcomes = ring.serversFor(key, replicas).stream()
-                .map(address -> connections.get(address).send(Command.delete(key)).thenApply(Outcome::of))
-                .toList();
-        boolean anyDeleted = false;
-        for (CompletableFuture<Outcome> outcome : outcomes) {
-            Outcome one = ServerConnection.await(outcome);
-            if (one != Outcome.OK && one != Outcome.NOT_FOUND) {
-                return one;
-            }
-            anyDeleted |= one == Outcome.OK;
-        }
-        return anyDeleted ? Outcome.OK : Outcome.NOT_FOUND;
+        List<Outcome> outcomes = onReplicas(key, replicas, () -> Command.delete(key));
+        Outcome worst = outcomes.stream().filter(outcome -> outcome != Outcome.NOT_FOUND)
+                .reduce(Outcome.OK, Outcome::worst);
+        return worst != Outcome.OK || outcomes.contains(Outcome.OK) ? worst : Outcome.NOT_FOUND;
     }
 
-    private Outcome onReplicas(String key, int replicas, Function<ServerConnection, CompletableFuture<Reply>> send) {
-        List<CompletableFuture<Outcome>> outcomes = ring.serversFor(key, replicas).stream()
-                .map(address -> send.apply(connections.get(address)).thenApply(Outcome::of))
+    /** Sends a fresh command to every replica at once, then collects their outcomes. */
+    private List<Outcome> onReplicas(String key, int replicas, Supplier<Command> command) {
+        List<CompletableFuture<Outcome>> pending = ring.serversFor(key, replicas).stream()
+                .map(address -> connections.get(address).send(command.get()).thenApply(Outcome::of))
                 .toList();
-        Outcome worst = Outcome.OK;
-        for (CompletableFuture<Outcome> outcome : outcomes) {
-            worst = worst.worst(ServerConnection.await(outcome));
-        }
-        return worst;
+        return pending.stream().map(ServerConnection::await).toList();
     }
 
     // ---------------------------------------------------------------- leases

@@ -28,12 +28,6 @@ public sealed interface Reply permits Reply.Status, Reply.Entries {
             int space = line.indexOf(' ');
             return space < 0 ? line : line.substring(0, space);
         }
-
-        /** The words after the first one. */
-        public List<String> args() {
-            String rest = line.length() > word().length() ? line.substring(word().length()).trim() : "";
-            return rest.isEmpty() ? List.of() : List.of(rest.split(" +"));
-        }
     }
 
     /**

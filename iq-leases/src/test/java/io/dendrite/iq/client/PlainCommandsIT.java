@@ -102,4 +102,21 @@ class PlainCommandsIT {
             assertThat(IqServers.stats(cluster.addresses().get(0)).get("curr_connections")).isEqualTo("2");
         }
     }
+
+    @Test
+    void requestsAreSpreadOverSeveralConnectionsPerServer() throws Exception {
+        ServerAddress server = cluster.addresses().get(0);
+        try (IqClient pooled = IqClient.builder().servers(server.toString()).connectionsPerServer(3).build()) {
+            List<CompletableFuture<Outcome>> stores = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                stores.add(pooled.setAsync("c" + i, bytes("v" + i), WriteOptions.DEFAULT));
+            }
+            stores.forEach(store -> assertThat(store.join()).isEqualTo(Outcome.OK));
+            for (int i = 0; i < 300; i++) {
+                assertThat(pooled.get("c" + i).orElseThrow().text()).isEqualTo("v" + i);
+            }
+            // three pooled connections plus the stats socket itself
+            assertThat(IqServers.stats(server).get("curr_connections")).isEqualTo("4");
+        }
+    }
 }

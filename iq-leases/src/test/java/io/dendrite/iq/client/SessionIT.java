@@ -4,6 +4,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -71,5 +73,22 @@ class SessionIT {
             assertThat(session.abort()).isEqualTo(Outcome.OK);
         }
         assertThat(client.get("x").orElseThrow().text()).isEqualTo("orig");
+    }
+
+    @Test
+    void aSecondReaderRetriesWhileTheFirstHoldsTheILeaseThenSeesItsFill() throws Exception {
+        Session first = client.beginSession();
+        LeaseHandle lease = ((ReadResult.Leased) first.read("cold")).lease();
+        try (Session second = client.beginSession()) {
+            CompletableFuture<ReadResult> waiting =
+                    CompletableFuture.supplyAsync(() -> second.read("cold"));
+            Thread.sleep(100);
+            assertThat(waiting).isNotDone();
+            assertThat(lease.fill(bytes("warm"))).isEqualTo(Outcome.OK);
+            assertThat(waiting.get(5, TimeUnit.SECONDS))
+                    .isInstanceOfSatisfying(ReadResult.Hit.class, hit -> assertThat(hit.value().text()).isEqualTo("warm"));
+            assertThat(second.commit()).isEqualTo(Outcome.OK);
+        }
+        assertThat(first.commit()).isEqualTo(Outcome.OK);
     }
 }

@@ -86,6 +86,8 @@ class TransactionIT {
             assertThat(tx.append("c1", bytes("ghi"))).isEqualTo(Outcome.OK);
             assertThat(tx.incr("n1", 4)).isEqualTo(Outcome.OK);
             assertThat(text(client.get("c1"))).isEqualTo("abc");
+            assertThat(tx.read("c1")).as("a transaction reads its own staged value")
+                    .isInstanceOfSatisfying(ReadResult.Hit.class, hit -> assertThat(hit.value().text()).isEqualTo("abcdefghi"));
             try (Transaction rival = client.beginTransaction()) {
                 assertThat(rival.append("c1", bytes("Z"))).isEqualTo(Outcome.ABORTED);
             }
