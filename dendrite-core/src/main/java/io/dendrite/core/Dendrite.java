@@ -288,7 +288,9 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         continue;
       }
       trips.add(1);
-      ReadResult read = cache.read(key);
+      // One attempt: a point another filler holds the I lease of is being cached by it; waiting for
+      // that would only delay this get, and the interval simply stays uncovered.
+      ReadResult read = cache.tryRead(key);
       if (read instanceof ReadResult.Leased leased) {
         try (LeaseHandle inhibit = leased.lease()) {
           trips.add(2);

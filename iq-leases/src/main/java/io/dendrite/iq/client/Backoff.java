@@ -23,6 +23,9 @@ public record Backoff(Duration initialDelay, Duration maxDelay, Duration deadlin
     public static final Backoff DEFAULT =
             new Backoff(Duration.ofMillis(1), Duration.ofMillis(50), Duration.ofSeconds(2), 0.5);
 
+    /** A single attempt: busy at the first hot miss. */
+    public static final Backoff ONCE = new Backoff(Duration.ofMillis(1), Duration.ofMillis(1), Duration.ZERO, 0);
+
     public Backoff {
         if (initialDelay.isNegative() || initialDelay.isZero() || maxDelay.compareTo(initialDelay) < 0
                 || deadline.isNegative() || jitter < 0 || jitter > 1) {

@@ -277,7 +277,15 @@ public final class IqClient implements AutoCloseable {
      * {@link ReadResult.Busy} if the deadline passes.
      */
     public ReadResult read(String key) {
-        return leaseRead(key, null);
+        return leaseRead(key, null, config.backoff());
+    }
+
+    /**
+     * Like {@link #read}, but one attempt: a hot miss gives {@link ReadResult.Busy} at once. For
+     * callers that have something better to do than wait for another holder's fill.
+     */
+    public ReadResult tryRead(String key) {
+        return leaseRead(key, null, Backoff.ONCE);
     }
 
     /** Starts a write transaction: Q leases whose records live under one tid on every server touched. */
@@ -308,9 +316,9 @@ public final class IqClient implements AutoCloseable {
     }
 
     /** {@code iqget}, retried through hot misses. */
-    ReadResult leaseRead(String key, String tid) {
+    ReadResult leaseRead(String key, String tid, Backoff backoff) {
         ServerConnection server = connectionFor(key);
-        return config.backoff().retry(() -> {
+        return backoff.retry(() -> {
             long epoch = server.epoch();
             Reply reply = server.call(Command.iqget(key, 0, tid));
             for (Reply.Entry entry : entries(reply)) {

@@ -49,7 +49,7 @@ public final class Transaction implements AutoCloseable {
      * reads as its staged value.
      */
     public ReadResult read(String key) {
-        return client.leaseRead(key, id);
+        return client.leaseRead(key, id, client.backoff());
     }
 
     /** Write-around: takes a shared Q-invalidate lease on the key ({@code qareg}); readers keep the old value until {@link #deleteAndRelease}. */

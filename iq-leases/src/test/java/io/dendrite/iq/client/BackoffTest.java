@@ -38,6 +38,17 @@ class BackoffTest {
     }
 
     @Test
+    void onceMakesASingleAttempt() {
+        AtomicInteger attempts = new AtomicInteger();
+        String result = Backoff.ONCE.retry(() -> {
+            attempts.incrementAndGet();
+            return "busy";
+        }, "busy"::equals, waited -> "gave up");
+        assertThat(result).isEqualTo("gave up");
+        assertThat(attempts).hasValue(1);
+    }
+
+    @Test
     void rejectsNonsense() {
         assertThatThrownBy(() -> new Backoff(Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(1), 0.5))
                 .isInstanceOf(IllegalArgumentException.class);
