@@ -115,7 +115,9 @@ final class BufferedWrites {
         lease.ensureHeld();
         Outcome persisted = replicas.set(bufferedKey, converted);
         if (!persisted.isOk()) {
-          // Some replicas may hold the converted form; it is correct there too, so the next attempt is safe.
+          // Applying without the persisted form would risk a double apply after a crash, so this waits for pinned
+          // memory instead (a converted $push holds the whole array and may not fit where the original did). Some
+          // replicas may hold the converted form already; it is correct there too, so the next attempt is safe.
           throw new IqException("could not persist the idempotent form of " + key + ": " + persisted);
         }
         budget.adjust((long) (converted.length - pinnedSize) * replicas.count());

@@ -81,8 +81,9 @@ public final class WriteBack implements AutoCloseable {
    *
    * @throws IllegalArgumentException when the changes conflict with the buffered ones (e.g. {@code $inc} of a
    *     field a buffered {@code $set} made a string); nothing is buffered then
-   * @throws io.dendrite.iq.client.IqException when a replica's server cannot be reached; the write is not
-   *     acknowledged and may or may not be applied later
+   * @throws io.dendrite.iq.client.IqException when a replica's server cannot be reached, or when the fallback
+   *     cannot pin the idempotent form of the earlier buffered changes (see {@link Builder#pinnedBudgetBytes});
+   *     the write is not acknowledged and may or may not be applied later
    * @throws io.dendrite.writeback.store.DataStoreUnavailableException when the fallback met a store that stayed
    *     down past the retry deadline
    */
@@ -200,7 +201,12 @@ public final class WriteBack implements AutoCloseable {
       return this;
     }
 
-    /** Pinned bytes, every replica counted, beyond which writes fall back to write-through (default no limit). */
+    /**
+     * Pinned bytes, every replica counted, beyond which writes fall back to write-through (default no limit). Keep
+     * it below the cache servers' pinned quota: draining a non-idempotent buffered write first pins its
+     * idempotent form, which can be larger (a {@code $push} becomes the whole array), and waits while that is
+     * refused. The servers' own {@code PINNED_MEMORY_FULL} refusals also trigger the fallback.
+     */
     public Builder pinnedBudgetBytes(long pinnedBudgetBytes) {
       this.pinnedBudgetBytes = pinnedBudgetBytes;
       return this;
