@@ -55,21 +55,34 @@ final class BufferedWrites {
         writeThrough(key, lease, buffered, changes);
         return;
       }
-      if (buffered.isEmpty() && !partitionOf(bufferedKey).add(bufferedKey, clock.instant()).isOk()) {
+      Outcome stored;
+      try {
+        stored = register(bufferedKey, buffered.isEmpty(), lease, next);
+      } catch (RuntimeException failed) {
         budget.adjust(-growth);
-        writeThrough(key, lease, buffered, changes);
+        throw failed;
+      }
+      if (stored.isOk()) {
         return;
       }
-      lease.ensureHeld();
-      Outcome stored = replicas.set(bufferedKey, next);
-      if (stored == Outcome.PINNED_MEMORY_FULL) {
-        budget.adjust(-growth);
-        writeThrough(key, lease, buffered, changes);
-      } else if (!stored.isOk()) {
-        budget.adjust(-growth);
+      budget.adjust(-growth);
+      if (stored != Outcome.PINNED_MEMORY_FULL) {
         throw new IqException("could not buffer the write of " + key + ": " + stored);
       }
+      writeThrough(key, lease, buffered, changes);
     }
+  }
+
+  /** Lists a new buffered write in its partition (first, see {@link PendingWritesPartition}), then pins it. */
+  private Outcome register(String bufferedKey, boolean isNew, ExclusiveLease lease, byte[] value) {
+    if (isNew) {
+      Outcome listed = partitionOf(bufferedKey).add(bufferedKey, clock.instant());
+      if (!listed.isOk()) {
+        return listed;
+      }
+    }
+    lease.ensureHeld();
+    return replicas.set(bufferedKey, value);
   }
 
   /** Applies the document's buffered write, if it has one, to the data store and deletes it. */
@@ -128,10 +141,10 @@ final class BufferedWrites {
     lease.ensureHeld();
     replicas.delete(bufferedKey);
     budget.adjust(-(long) pinnedSize * replicas.count());
-    partitionOf(bufferedKey).remove(bufferedKey);
     if (buffered.isPresent()) {
       drained.increment();
     }
+    partitionOf(bufferedKey).remove(bufferedKey);
   }
 
   private PendingWritesPartition partitionOf(String bufferedKey) {

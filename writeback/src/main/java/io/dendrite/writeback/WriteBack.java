@@ -90,7 +90,7 @@ public final class WriteBack implements AutoCloseable {
   public void write(EntityKey key, ChangeSequence changes) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(changes, "changes");
-    bufferedWrites.write(key, changes);
+    untilLeaseKept(() -> bufferedWrites.write(key, changes));
   }
 
   /**
@@ -99,7 +99,7 @@ public final class WriteBack implements AutoCloseable {
    */
   public Optional<Entity> read(EntityKey key) {
     if (bufferedWrites.isBuffered(key)) {
-      bufferedWrites.drain(key);
+      untilLeaseKept(() -> bufferedWrites.drain(key));
     }
     return store.read(key);
   }
@@ -115,7 +115,11 @@ public final class WriteBack implements AutoCloseable {
     while (foundWork) {
       foundWork = false;
       for (PendingWritesPartition partition : partitions) {
-        foundWork |= DrainWorker.drainOnce(partition, bufferedWrites) > 0;
+        try {
+          foundWork |= DrainWorker.drainOnce(partition, bufferedWrites) > 0;
+        } catch (ExclusiveLease.LeaseLostException lost) {
+          foundWork = true;
+        }
       }
     }
   }
@@ -141,6 +145,21 @@ public final class WriteBack implements AutoCloseable {
     }
     return new WriteBackMetrics(pending, oldestAge.isNegative() ? Duration.ZERO : oldestAge, budget.used(),
         drainedNow, rate, retries.sum(), fallbacks.sum());
+  }
+
+  /**
+   * Runs {@code step} again when it lost its lease before a destructive step: nothing was changed then, or only
+   * what is safe to redo (an idempotent form persisted or applied), so a retry is exact.
+   */
+  private static void untilLeaseKept(Runnable step) {
+    while (true) {
+      try {
+        step.run();
+        return;
+      } catch (ExclusiveLease.LeaseLostException lost) {
+        // Another holder took over meanwhile; start again under a fresh lease.
+      }
+    }
   }
 
   /** Stops the drain threads, waiting for each to finish the document it is draining. */

@@ -28,7 +28,7 @@ class WriteBackMySqlIT {
   private static final String USERS = "users";
 
   @Test
-  void acknowledgedWritesDrainToExactlyTheModel(MySqlTestDatabase database) throws SQLException {
+  void acknowledgedWritesDrainToExactlyTheModel(MySqlTestDatabase database) throws Exception {
     createUsers(database);
     DocumentModel model = new DocumentModel();
     try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
@@ -43,8 +43,11 @@ class WriteBackMySqlIT {
       model.write(writeBack, new EntityKey(USERS, 7), ChangeSequence.of(delete()));
 
       assertThat(store.read(new EntityKey(USERS, 1))).as("buffered, not yet in the store").isEmpty();
-      assertThat(writeBack.metrics().pendingWrites()).isEqualTo(20);
-      assertThat(writeBack.metrics().pinnedBytes()).isPositive();
+      Thread.sleep(20);
+      WriteBackMetrics before = writeBack.metrics();
+      assertThat(before.pendingWrites()).isEqualTo(20);
+      assertThat(before.pinnedBytes()).isPositive();
+      assertThat(before.oldestPendingAge()).isGreaterThanOrEqualTo(Duration.ofMillis(20));
 
       writeBack.drainNow();
 
@@ -53,6 +56,8 @@ class WriteBackMySqlIT {
       WriteBackMetrics metrics = writeBack.metrics();
       assertThat(metrics.pendingWrites()).isZero();
       assertThat(metrics.drained()).isEqualTo(20);
+      assertThat(metrics.drainRatePerSecond()).isPositive();
+      assertThat(metrics.oldestPendingAge()).isZero();
       assertThat(metrics.pinnedBytes()).isZero();
       assertThat(metrics.writeThroughFallbacks()).isZero();
     }
