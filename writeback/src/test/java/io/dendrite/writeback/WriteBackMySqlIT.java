@@ -18,7 +18,13 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -133,6 +139,48 @@ class WriteBackMySqlIT {
       WriteBackMetrics metrics = writeBack.metrics();
       assertThat(metrics.storeRetries()).isGreaterThanOrEqualTo(4);
       assertThat(metrics.pendingWrites()).isZero();
+    }
+  }
+
+  @Test
+  void concurrentWritersReadersAndDrainThreadsCountEveryIncrementOnce(MySqlTestDatabase database) throws Exception {
+    createUsers(database);
+    int writers = 4;
+    int incrementsPerWriter = 40;
+    int documents = 3;
+    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
+        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).replicas(2).partitions(4)
+            .drainThreads(2).idlePause(Duration.ofMillis(1)).build()) {
+      for (int id = 1; id <= documents; id++) {
+        writeBack.write(new EntityKey(USERS, id), ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 0))));
+      }
+      ExecutorService pool = Executors.newFixedThreadPool(writers);
+      List<Future<?>> done = new ArrayList<>();
+      for (int writer = 0; writer < writers; writer++) {
+        int seed = writer;
+        done.add(pool.submit(() -> {
+          for (int i = 0; i < incrementsPerWriter; i++) {
+            EntityKey key = new EntityKey(USERS, 1 + (seed + i) % documents);
+            writeBack.write(key, ChangeSequence.of(inc("score", 1)));
+            if (i % 10 == 0) {
+              assertThat(writeBack.read(key)).isPresent();
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> writer : done) {
+        writer.get(60, TimeUnit.SECONDS);
+      }
+      pool.shutdown();
+      writeBack.drainNow();
+
+      int total = 0;
+      for (int id = 1; id <= documents; id++) {
+        total += (Integer) store.read(new EntityKey(USERS, id)).orElseThrow().fields().get("score");
+      }
+      assertThat(total).isEqualTo(writers * incrementsPerWriter);
+      assertThat(writeBack.metrics().pendingWrites()).isZero();
     }
   }
 
