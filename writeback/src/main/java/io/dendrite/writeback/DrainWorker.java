@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A background thread's loop: over its share of the pending-writes partitions, draining every listed document,
- * and resting for {@code idlePause} after a pass that found nothing. A drain that fails (data store down past the
+ * and resting for {@code idlePause} after a pass that found nothing or failed. A drain that fails (data store down past the
  * retry deadline, a lost lease or cache server) leaves the buffered write listed for a later pass.
  */
 final class DrainWorker implements Runnable {
@@ -32,7 +32,7 @@ final class DrainWorker implements Runnable {
         try {
           foundWork |= drainOnce(partition, bufferedWrites) > 0;
         } catch (RuntimeException failed) {
-          foundWork = true;
+          // Not counted as work found: an unreachable cache server fails fast, and the pause keeps this from spinning.
           log.warn("drain pass failed; its buffered writes stay pending", failed);
         }
       }
