@@ -7,8 +7,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A background thread's loop: over its share of the pending-writes partitions, draining every listed document,
- * and resting for {@code idlePause} after a pass that found nothing or failed. A drain that fails (data store down past the
- * retry deadline, a lost lease or cache server) leaves the buffered write listed for a later pass.
+ * and resting for {@code idlePause} after a pass that found nothing or failed. A drain that fails (data store down
+ * past the retry deadline, a lost lease or cache server) leaves the buffered write listed for a later pass.
  */
 final class DrainWorker implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(DrainWorker.class);
