@@ -1,0 +1,99 @@
+package io.dendrite.writeback;
+
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqConnectionException;
+import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.RefreshLease;
+import io.dendrite.iq.client.RefreshResult;
+import io.dendrite.iq.client.Transaction;
+
+/**
+ * The exclusive Q lease that serializes everyone who changes one replicated value (a buffered write or a
+ * pending-writes partition): writers, drain threads and read misses, in any process.
+ *
+ * <p>The lease lives on a key of its own, {@code L:<name>}, not on the value's key: the value is replicated with
+ * plain pinned sets on R servers, and the lease is only the mutual exclusion around them. When the server that
+ * owns {@code L:<name>} is unreachable (a lost cache server) the lease falls over to {@code L:<name>#1},
+ * {@code L:<name>#2}, ...: every process walks the same list, so they agree on the first reachable one and the
+ * replicas on the surviving servers can still be drained. Two processes that disagree about a server's
+ * reachability, or a holder that outlives the server's lease lifetime, can both believe they hold it; {@link
+ * #stillHeld()} narrows that window before every destructive step, and keeping work under a lease well below the
+ * server's lease lifetime keeps it closed in practice.
+ */
+final class ExclusiveLease implements AutoCloseable {
+  /** How many servers may be lost before a lease cannot be taken at all. */
+  private static final int FAILOVER_CANDIDATES = 8;
+  private static final byte[] HELD_MARKER = {1};
+
+  private final Transaction transaction;
+  private final RefreshLease lease;
+
+  private ExclusiveLease(Transaction transaction, RefreshLease lease) {
+    this.transaction = transaction;
+    this.lease = lease;
+  }
+
+  /**
+   * Takes the lease named {@code name}, waiting while another holder keeps it (leases expire, so a crashed
+   * holder does not block forever).
+   *
+   * @throws IqConnectionException when no failover candidate's server is reachable
+   */
+  static ExclusiveLease acquire(IqClient cache, String name) {
+    IqConnectionException lastUnreachable = null;
+    for (int candidate = 0; candidate < FAILOVER_CANDIDATES; candidate++) {
+      String key = candidate == 0 ? "L:" + name : "L:" + name + "#" + candidate;
+      while (true) {
+        // A fresh transaction per attempt: one that touched an unreachable server could not be ended cleanly.
+        Transaction transaction = cache.beginTransaction();
+        RefreshResult result;
+        try {
+          result = transaction.readForUpdate(key);
+        } catch (IqConnectionException unreachable) {
+          lastUnreachable = unreachable;
+          break;
+        }
+        if (result instanceof RefreshResult.Granted granted) {
+          return new ExclusiveLease(transaction, granted.lease());
+        }
+        transaction.release();
+      }
+    }
+    throw lastUnreachable;
+  }
+
+  /** Whether the server still knows this lease (it was neither voided nor expired). */
+  boolean stillHeld() {
+    try {
+      return lease.swap(HELD_MARKER) == Outcome.OK;
+    } catch (IqConnectionException unreachable) {
+      return false;
+    }
+  }
+
+  /** @throws LeaseLostException when {@link #stillHeld()} is false */
+  void ensureHeld() {
+    if (!stillHeld()) {
+      throw new LeaseLostException(lease.key());
+    }
+  }
+
+  /** Releases the lease; the staged marker is discarded, so the lease key never holds a value. */
+  @Override
+  public void close() {
+    try {
+      transaction.release();
+    } catch (IqConnectionException unreachable) {
+      // The server is gone and its leases with it: nothing is left to release.
+    }
+  }
+
+  /** The lease expired or was lost with its server before a step that needed it; the step was not taken. */
+  static final class LeaseLostException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    LeaseLostException(String key) {
+      super("lost the lease " + key);
+    }
+  }
+}

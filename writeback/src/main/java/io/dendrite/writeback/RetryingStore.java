@@ -1,0 +1,77 @@
+package io.dendrite.writeback;
+
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.store.DataStore;
+import io.dendrite.writeback.store.DataStoreUnavailableException;
+import io.dendrite.writeback.store.Entity;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * The data store seen through bounded exponential backoff: an operation that meets {@link
+ * DataStoreUnavailableException} is retried (each retry counted) until {@code deadline} has passed, then the last
+ * failure is thrown. Only idempotent sequences are applied through it, so a retry of an attempt whose outcome was
+ * unknown is safe. The deadline is kept short because callers hold a lease meanwhile; a drain that gives up leaves
+ * the buffered write in place and tries again on a later pass, so nothing is dropped.
+ */
+final class RetryingStore {
+  private static final Duration FIRST_DELAY = Duration.ofMillis(10);
+  private static final Duration MAX_DELAY = Duration.ofMillis(500);
+
+  private final DataStore store;
+  private final Duration deadline;
+  private final LongAdder retries;
+
+  RetryingStore(DataStore store, Duration deadline, LongAdder retries) {
+    this.store = store;
+    this.deadline = deadline;
+    this.retries = retries;
+  }
+
+  Optional<Entity> read(EntityKey key) {
+    return retry(() -> store.read(key));
+  }
+
+  /** Applies an idempotent sequence; nothing is sent for an empty one. */
+  void apply(EntityKey key, ChangeSequence idempotent) {
+    if (idempotent.isEmpty()) {
+      return;
+    }
+    retry(() -> {
+      store.apply(List.of(new EntityChanges(key, idempotent)));
+      return null;
+    });
+  }
+
+  /** Applies any sequence exactly once in effect: converted against the current state first, so it may be retried. */
+  void applyConverted(EntityKey key, ChangeSequence changes) {
+    apply(key, changes.isIdempotent() ? changes : changes.toIdempotent(read(key).map(Entity::fields)));
+  }
+
+  private <T> T retry(Supplier<T> operation) {
+    long giveUpAt = System.nanoTime() + deadline.toNanos();
+    long delayMillis = FIRST_DELAY.toMillis();
+    while (true) {
+      try {
+        return operation.get();
+      } catch (DataStoreUnavailableException unavailable) {
+        if (System.nanoTime() + delayMillis * 1_000_000 > giveUpAt) {
+          throw unavailable;
+        }
+        try {
+          Thread.sleep(delayMillis);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw unavailable;
+        }
+        retries.increment();
+        delayMillis = Math.min(delayMillis * 2, MAX_DELAY.toMillis());
+      }
+    }
+  }
+}

@@ -1,0 +1,272 @@
+package io.dendrite.writeback;
+
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.store.DataStore;
+import io.dendrite.writeback.store.Entity;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.IntStream;
+
+/**
+ * The document-level write-back policy (Design 1 of the write-back thesis): a write is buffered in the cache tier,
+ * pinned and replicated on R servers, and acknowledged; background threads apply buffered writes to the data store
+ * later. Reads through {@link #read} see every acknowledged write. When the pinned-memory budget is spent, writes
+ * fall back to write-through, in order with what was buffered before them.
+ *
+ * <pre>{@code
+ * try (WriteBack writeBack = WriteBack.builder().cache(iqClient).store(mySqlStore).replicas(3).build()) {
+ *   writeBack.write(new EntityKey("users", 42), ChangeSequence.of(Change.inc("score", 1)));
+ *   Optional<Entity> user = writeBack.read(new EntityKey("users", 42)); // sees the increment
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. Every process that writes these documents must go through a {@code WriteBack} over the same
+ * cache servers with the same replica and partition counts; a write that bypasses it is not ordered with the
+ * buffered ones. {@link #close()} stops the drain threads and leaves what is still buffered in the cache, where
+ * another engine (or this one, restarted) drains it; the cache client and the store stay the caller's to close.
+ */
+public final class WriteBack implements AutoCloseable {
+  private final BufferedWrites bufferedWrites;
+  private final RetryingStore store;
+  private final List<PendingWritesPartition> partitions;
+  private final PinnedBudget budget;
+  private final Clock clock;
+  private final LongAdder drained = new LongAdder();
+  private final LongAdder retries = new LongAdder();
+  private final LongAdder fallbacks = new LongAdder();
+  private final List<DrainWorker> workers = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private final Object rateLock = new Object();
+  private long drainedAtLastSnapshot;
+  private long nanosAtLastSnapshot = System.nanoTime();
+
+  private WriteBack(Builder builder) {
+    PinnedReplicas replicas = new PinnedReplicas(builder.cache, builder.replicas);
+    this.clock = Clock.systemUTC();
+    this.partitions = IntStream.range(0, builder.partitions)
+        .mapToObj(index -> new PendingWritesPartition(builder.cache, replicas, index)).toList();
+    this.store = new RetryingStore(builder.store, builder.storeRetryDeadline, retries);
+    this.budget = new PinnedBudget(builder.pinnedBudgetBytes);
+    this.bufferedWrites = new BufferedWrites(builder.cache, replicas, partitions, store, budget, clock, drained,
+        fallbacks);
+    for (int worker = 0; worker < builder.drainThreads; worker++) {
+      int first = worker;
+      List<PendingWritesPartition> share = IntStream.range(0, partitions.size())
+          .filter(index -> index % builder.drainThreads == first).mapToObj(partitions::get).toList();
+      DrainWorker drainWorker = new DrainWorker(bufferedWrites, share, builder.idlePause);
+      Thread thread = new Thread(drainWorker, "writeback-drain-" + worker);
+      thread.setDaemon(true);
+      workers.add(drainWorker);
+      threads.add(thread);
+      thread.start();
+    }
+  }
+
+  /** Starts configuring an engine; {@link Builder#cache} and {@link Builder#store} are required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Buffers {@code changes} to the document {@code key}, after its earlier buffered changes. Returns once every
+   * replica holds the buffered write, or, on the write-through fallback, once the data store applied it.
+   *
+   * @throws IllegalArgumentException when the changes conflict with the buffered ones (e.g. {@code $inc} of a
+   *     field a buffered {@code $set} made a string); nothing is buffered then
+   * @throws io.dendrite.iq.client.IqException when a replica's server cannot be reached, or when the fallback
+   *     cannot pin the idempotent form of the earlier buffered changes (see {@link Builder#pinnedBudgetBytes});
+   *     the write is not acknowledged and may or may not be applied later
+   * @throws io.dendrite.writeback.store.DataStoreUnavailableException when the fallback met a store that stayed
+   *     down past the retry deadline
+   */
+  public void write(EntityKey key, ChangeSequence changes) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(changes, "changes");
+    untilLeaseKept(() -> bufferedWrites.write(key, changes));
+  }
+
+  /**
+   * Reads the document as a cache miss must: its buffered write, if any, is applied to the data store first, so
+   * the result includes every acknowledged write.
+   */
+  public Optional<Entity> read(EntityKey key) {
+    if (bufferedWrites.isBuffered(key)) {
+      untilLeaseKept(() -> bufferedWrites.drain(key));
+    }
+    return store.read(key);
+  }
+
+  /**
+   * Drains every buffered write listed now, in the calling thread, alongside the background threads.
+   *
+   * @throws io.dendrite.writeback.store.DataStoreUnavailableException when the store stays down past the retry
+   *     deadline; what was not drained stays buffered
+   */
+  public void drainNow() {
+    boolean foundWork = true;
+    while (foundWork) {
+      foundWork = false;
+      for (PendingWritesPartition partition : partitions) {
+        try {
+          foundWork |= DrainWorker.drainOnce(partition, bufferedWrites) > 0;
+        } catch (ExclusiveLease.LeaseLostException lost) {
+          foundWork = true;
+        }
+      }
+    }
+  }
+
+  /** The engine's state now; reads every pending-writes partition. */
+  public WriteBackMetrics metrics() {
+    long pending = 0;
+    Instant oldest = null;
+    for (PendingWritesPartition partition : partitions) {
+      for (PendingWritesPartition.Entry entry : partition.entries()) {
+        pending++;
+        oldest = oldest == null || entry.since().isBefore(oldest) ? entry.since() : oldest;
+      }
+    }
+    Duration oldestAge = oldest == null ? Duration.ZERO : Duration.between(oldest, clock.instant());
+    long drainedNow = drained.sum();
+    double rate;
+    synchronized (rateLock) {
+      long now = System.nanoTime();
+      rate = (drainedNow - drainedAtLastSnapshot) / Math.max(1e-9, (now - nanosAtLastSnapshot) / 1e9);
+      drainedAtLastSnapshot = drainedNow;
+      nanosAtLastSnapshot = now;
+    }
+    return new WriteBackMetrics(pending, oldestAge.isNegative() ? Duration.ZERO : oldestAge, budget.used(),
+        drainedNow, rate, retries.sum(), fallbacks.sum());
+  }
+
+  /**
+   * Runs {@code step} again when it lost its lease before a destructive step: nothing was changed then, or only
+   * what is safe to redo (an idempotent form persisted or applied), so a retry is exact.
+   */
+  private static void untilLeaseKept(Runnable step) {
+    while (true) {
+      try {
+        step.run();
+        return;
+      } catch (ExclusiveLease.LeaseLostException lost) {
+        // Another holder took over meanwhile; start again under a fresh lease.
+      }
+    }
+  }
+
+  /** Stops the drain threads, waiting for each to finish the document it is draining. */
+  @Override
+  public void close() {
+    workers.forEach(DrainWorker::stop);
+    threads.forEach(Thread::interrupt);
+    for (Thread thread : threads) {
+      try {
+        thread.join();
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** Configures a {@link WriteBack}. */
+  public static final class Builder {
+    private IqClient cache;
+    private DataStore store;
+    private int replicas = 1;
+    private int partitions = 8;
+    private int drainThreads = 1;
+    private long pinnedBudgetBytes = Long.MAX_VALUE;
+    private Duration storeRetryDeadline = Duration.ofSeconds(2);
+    private Duration idlePause = Duration.ofMillis(50);
+
+    private Builder() {}
+
+    /** The cache tier that holds buffered writes (required). */
+    public Builder cache(IqClient cache) {
+      this.cache = cache;
+      return this;
+    }
+
+    /** The data store buffered writes are drained to (required). */
+    public Builder store(DataStore store) {
+      this.store = store;
+      return this;
+    }
+
+    /** R: distinct cache servers each buffered write is pinned on (default 1); at most the number of servers. */
+    public Builder replicas(int replicas) {
+      this.replicas = replicas;
+      return this;
+    }
+
+    /** α: pending-writes partitions (default 8); at least the number of concurrent writers and drain threads. */
+    public Builder partitions(int partitions) {
+      this.partitions = partitions;
+      return this;
+    }
+
+    /** Background drain threads (default 1); 0 drains only through {@link #drainNow()} and reads. */
+    public Builder drainThreads(int drainThreads) {
+      this.drainThreads = drainThreads;
+      return this;
+    }
+
+    /**
+     * Pinned bytes, every replica counted, beyond which writes fall back to write-through (default no limit). Keep
+     * it below the cache servers' pinned quota: draining a non-idempotent buffered write first pins its
+     * idempotent form, which can be larger (a {@code $push} becomes the whole array), and waits while that is
+     * refused. The servers' own {@code PINNED_MEMORY_FULL} refusals also trigger the fallback.
+     */
+    public Builder pinnedBudgetBytes(long pinnedBudgetBytes) {
+      this.pinnedBudgetBytes = pinnedBudgetBytes;
+      return this;
+    }
+
+    /**
+     * How long one data-store operation is retried while the store is unavailable (default 2 s); keep it well
+     * below the cache servers' lease lifetime, because the document's lease is held meanwhile.
+     */
+    public Builder storeRetryDeadline(Duration storeRetryDeadline) {
+      this.storeRetryDeadline = storeRetryDeadline;
+      return this;
+    }
+
+    /** How long a drain thread rests after a pass that found nothing (default 50 ms). */
+    public Builder idlePause(Duration idlePause) {
+      this.idlePause = idlePause;
+      return this;
+    }
+
+    /**
+     * Starts the engine and its drain threads.
+     *
+     * @throws IllegalArgumentException when a required part is missing or a count is out of range
+     */
+    public WriteBack build() {
+      if (cache == null || store == null) {
+        throw new IllegalArgumentException("cache and store are required");
+      }
+      if (replicas < 1 || replicas > cache.config().servers().size()) {
+        throw new IllegalArgumentException("replicas must be between 1 and the number of cache servers, got "
+            + replicas);
+      }
+      if (partitions < 1 || drainThreads < 0 || pinnedBudgetBytes < 0) {
+        throw new IllegalArgumentException("partitions must be positive, drainThreads and pinnedBudgetBytes"
+            + " not negative");
+      }
+      if (storeRetryDeadline.isNegative() || idlePause.isNegative()) {
+        throw new IllegalArgumentException("durations must not be negative");
+      }
+      return new WriteBack(this);
+    }
+  }
+}

@@ -1,0 +1,17 @@
+package io.dendrite.writeback;
+
+import java.time.Duration;
+
+/**
+ * A snapshot of a {@link WriteBack} engine's state, from {@link WriteBack#metrics()}.
+ *
+ * @param pendingWrites documents with a buffered write, over all pending-writes partitions (all processes)
+ * @param oldestPendingAge how long the oldest of them has been waiting, {@link Duration#ZERO} when none is
+ * @param pinnedBytes bytes of buffered writes this engine keeps pinned, every replica counted
+ * @param drained buffered writes this engine applied to the data store and deleted since it started
+ * @param drainRatePerSecond buffered writes drained per second since the previous snapshot (or the start)
+ * @param storeRetries data-store operations retried because the store was unavailable
+ * @param writeThroughFallbacks writes applied directly to the store because pinned memory was exhausted
+ */
+public record WriteBackMetrics(long pendingWrites, Duration oldestPendingAge, long pinnedBytes, long drained,
+    double drainRatePerSecond, long storeRetries, long writeThroughFallbacks) {}

@@ -1,0 +1,41 @@
+package io.dendrite.writeback;
+
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.iq.server.IqServer;
+import io.dendrite.iq.server.IqServerConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** Real IQ servers embedded on loopback ports and one client over them. */
+final class CacheServers implements AutoCloseable {
+  final List<IqServer> servers = new ArrayList<>();
+  final IqClient client;
+
+  CacheServers(int count, long pinnedMemoryBytes) {
+    List<ServerAddress> addresses = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      IqServer server = IqServer.start(IqServerConfig.builder().port(0).pinnedMemoryBytes(pinnedMemoryBytes).build());
+      servers.add(server);
+      addresses.add(new ServerAddress("127.0.0.1", server.port()));
+    }
+    client = IqClient.builder().servers(addresses).requestTimeout(Duration.ofSeconds(2)).build();
+  }
+
+  CacheServers(int count) {
+    this(count, 64L << 20);
+  }
+
+  /** Stops server {@code index} for good, as a crashed cache server; its pinned values are gone. */
+  void lose(int index) {
+    servers.set(index, null).close();
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    servers.stream().filter(Objects::nonNull).forEach(IqServer::close);
+  }
+}

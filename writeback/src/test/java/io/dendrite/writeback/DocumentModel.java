@@ -1,0 +1,31 @@
+package io.dendrite.writeback;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.store.DataStore;
+import io.dendrite.writeback.store.Entity;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** What the data store must hold after every acknowledged write is applied once, by the in-memory semantics. */
+final class DocumentModel {
+  private final Map<EntityKey, Optional<Map<String, Object>>> documents = new LinkedHashMap<>();
+
+  /** Writes through the engine and, once acknowledged, into the model. */
+  void write(WriteBack writeBack, EntityKey key, ChangeSequence changes) {
+    writeBack.write(key, changes);
+    documents.put(key, changes.applyTo(documents.getOrDefault(key, Optional.empty())));
+  }
+
+  Optional<Map<String, Object>> expected(EntityKey key) {
+    return documents.getOrDefault(key, Optional.empty());
+  }
+
+  void assertStoreMatches(DataStore store) {
+    documents.forEach((key, fields) ->
+        assertThat(store.read(key).map(Entity::fields)).as("document %s", key).isEqualTo(fields));
+  }
+}
