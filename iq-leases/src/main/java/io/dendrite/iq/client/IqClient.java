@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -266,6 +267,13 @@ public final class IqClient implements AutoCloseable {
         List<CompletableFuture<Outcome>> pending = ring.serversFor(key, replicas).stream()
                 .map(address -> connections.get(address).send(command.get()).thenApply(Outcome::of))
                 .toList();
+        // Let every replica answer (or time out) before reporting one's failure: a caller that looks
+        // at the replicas after an exception must not overtake requests still in flight to the others.
+        try {
+            CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).join();
+        } catch (CompletionException failed) {
+            // reported below, by the replica that failed
+        }
         return pending.stream().map(ServerConnection::await).toList();
     }
 
