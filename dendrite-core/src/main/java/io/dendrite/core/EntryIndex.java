@@ -127,12 +127,17 @@ final class EntryIndex<K extends Comparable<? super K>> {
     rowCounts.computeIfPresent(key, (k, old) -> rows);
   }
 
-  /** Unregisters an entry; the caller deletes its value afterwards (never before). */
+  /**
+   * Unregisters an entry; the caller deletes its value afterwards (never before). Covered intervals
+   * overlapping it are uncovered too: "covered" promises that every row inside is in a registered
+   * entry, and a concurrent get may be dropping an entry a filler has just registered and covered.
+   */
   void remove(Entry<K> entry) {
     if (entries.unregister(entry.interval(), entry.key())) {
       rowCounts.remove(entry.key());
       log.appendLater(record(LogRecord.Action.DELETE, entry.interval(), null), entry.key());
     }
+    uncoverOverlapping(entry.interval());
   }
 
   /** Marks {@code interval} as completely cached as points. */
