@@ -21,11 +21,4 @@ public interface CacheUpdate<K extends Comparable<? super K>, R> {
    * @param cachedRows the entry's rows before the write, ordered by attribute; do not modify
    */
   List<R> apply(Interval<K> entryInterval, List<R> cachedRows);
-
-  /** For write-around, which deletes impacted entries instead of updating them. */
-  static <K extends Comparable<? super K>, R> CacheUpdate<K, R> none() {
-    return (interval, rows) -> {
-      throw new IllegalStateException("write-through needs a cache update function");
-    };
-  }
 }
