@@ -50,6 +50,11 @@ final class IqServers implements AutoCloseable {
         }
     }
 
+    /** UTF-8 bytes of {@code text}: the values the tests store. */
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
     /** The {@code stats} of one server, read over a plain socket so that the client under test is not involved. */
     static Map<String, String> stats(ServerAddress address) throws IOException {
         try (Socket socket = new Socket(address.host(), address.port())) {

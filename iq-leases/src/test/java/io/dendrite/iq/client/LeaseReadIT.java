@@ -3,11 +3,11 @@ package io.dendrite.iq.client;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.dendrite.iq.client.IqServers.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class LeaseReadIT {
@@ -20,10 +20,6 @@ class LeaseReadIT {
     @AfterEach
     void stop() {
         cluster.close();
-    }
-
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test

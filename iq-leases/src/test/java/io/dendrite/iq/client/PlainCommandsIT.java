@@ -3,7 +3,6 @@ package io.dendrite.iq.client;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import static io.dendrite.iq.client.IqServers.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class PlainCommandsIT {
@@ -23,10 +23,6 @@ class PlainCommandsIT {
     @AfterEach
     void stop() {
         cluster.close();
-    }
-
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test

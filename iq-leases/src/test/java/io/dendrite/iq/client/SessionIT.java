@@ -3,10 +3,10 @@ package io.dendrite.iq.client;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.dendrite.iq.client.IqServers.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class SessionIT {
@@ -17,10 +17,6 @@ class SessionIT {
     @AfterEach
     void stop() {
         cluster.close();
-    }
-
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test

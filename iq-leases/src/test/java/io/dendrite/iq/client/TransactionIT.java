@@ -5,10 +5,10 @@ import io.dendrite.iq.server.IqServerConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
+import static io.dendrite.iq.client.IqServers.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TransactionIT {
@@ -21,10 +21,6 @@ class TransactionIT {
     @AfterEach
     void stop() {
         cluster.close();
-    }
-
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     private static String text(java.util.Optional<CacheValue> value) {
