@@ -39,7 +39,9 @@ import java.util.concurrent.TimeoutException;
  * in PrInT. A write ({@link #insert}, {@link #update}, {@link #delete}) takes an eXclusive lease on
  * the interval it touches, finds every cached entry whose interval overlaps it, and deletes
  * ({@link WritePolicy#WRITE_AROUND}) or updates ({@link WritePolicy#WRITE_THROUGH}) them under Q leases
- * around the data store write.
+ * around the data store write; {@link WritePolicy#WRITE_BACK} updates them and hands the change to a
+ * {@link WriteBuffer} instead of the data store, and a missing get applies the overlapping buffered writes
+ * first.
  *
  * <p>β bounds the data two cached result sets may share, relative to the smaller one: 1 caches each
  * predicate as its own entry; 0 caches result sets as one entry per attribute value (points) that gets
@@ -59,6 +61,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   private final K max;
   private final IqClient cache;
   private final WritePolicy policy;
+  private final WriteBuffer<K> writeBuffer;
   private final double beta;
   private final RowCodec<K, R> rows;
   private final ResultSetCodec<R> resultSets;
@@ -76,6 +79,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     this.max = builder.max;
     this.cache = builder.cache;
     this.policy = builder.policy;
+    this.writeBuffer = builder.writeBuffer;
     this.beta = builder.beta;
     this.rows = builder.rows;
     this.resultSets = new ResultSetCodec<>(rows);
@@ -232,6 +236,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
     IntervalLease<K> shared = leasesEnabled ? acquire(interval, LeaseMode.SHARED) : null;
     try {
+      if (writeBuffer != null) {
+        // Under the Shared lease no overlapping write can be buffered until the query returns.
+        writeBuffer.applyOverlapping(interval);
+      }
       List<R> result = normalize(interval, call(() -> query.query(interval.lo(), interval.hi()), "query"));
       if (!cacheReachable) {
         metrics.cacheUnavailable.increment();
@@ -347,8 +355,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   private <C> void write(K lowerBound, K upperBound, C change, ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate) {
     Interval<K> interval = interval(lowerBound, upperBound);
-    Objects.requireNonNull(apply, "apply");
-    if (policy == WritePolicy.WRITE_THROUGH) {
+    if (writeBuffer != null) {
+      writeBuffer.check(change);
+    } else {
+      Objects.requireNonNull(apply, "apply");
+    }
+    if (policy != WritePolicy.WRITE_AROUND) {
       Objects.requireNonNull(cacheUpdate, "cacheUpdate");
     }
     RoundTrips trips = new RoundTrips();
@@ -450,7 +462,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         }
       }
       try {
-        run(() -> apply.apply(change), "apply");
+        persist(interval, change, apply);
       } catch (RuntimeException failed) {
         if (!transaction.servers().isEmpty()) {
           trips.add(transaction.servers().size());
@@ -474,6 +486,15 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
   }
 
+  /** Write-back hands the change to the buffer; the other policies apply it to the data store now. */
+  private <C> void persist(Interval<K> interval, C change, ChangeApplier<? super C> apply) {
+    if (writeBuffer != null) {
+      writeBuffer.buffer(interval, change);
+    } else {
+      run(() -> apply.apply(change), "apply");
+    }
+  }
+
   /**
    * A transaction whose end did not apply everywhere (a tid record expired, a server restarted or went
    * away) may have left old values behind: drop every entry it touched.
@@ -490,7 +511,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   /** The negative control: the same work without I/Q or interval leases (tests only). */
   private <C> void writeWithoutLeases(Interval<K> interval, C change, ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate, RoundTrips trips) {
-    run(() -> apply.apply(change), "apply");
+    persist(interval, change, apply);
     for (EntryIndex.Entry<K> entry : index.impactedBy(interval)) {
       trips.add(1);
       if (policy == WritePolicy.WRITE_AROUND) {
@@ -592,6 +613,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     private IqClient cache;
     private Coordinator coordinator = new LocalCoordinator();
     private WritePolicy policy = WritePolicy.WRITE_AROUND;
+    private WriteBuffer<K> writeBuffer;
     private double beta = 1.0;
     private int alpha = 16;
     private Duration intervalLeaseLifetime = Duration.ofSeconds(10);
@@ -639,9 +661,19 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       return this;
     }
 
-    /** Write-around (default) or write-through. */
+    /** Write-around (default), write-through, or write-back (which also needs a {@link #writeBuffer}). */
     public Builder<K, R> writePolicy(WritePolicy policy) {
       this.policy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Where {@link WritePolicy#WRITE_BACK} buffers writes (the write-back module's {@code RangeWriteBack}).
+     * With write-back, the {@code change} given to a write is handed to this buffer, which must accept its type,
+     * and the write's {@link ChangeApplier} is not used (it may be null).
+     */
+    public Builder<K, R> writeBuffer(WriteBuffer<K> writeBuffer) {
+      this.writeBuffer = Objects.requireNonNull(writeBuffer, "writeBuffer");
       return this;
     }
 
@@ -691,6 +723,9 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     public Dendrite<K, R> build() {
       if (collection == null || domain == null || cache == null) {
         throw new IllegalStateException("collection, domain and cache are required");
+      }
+      if ((policy == WritePolicy.WRITE_BACK) != (writeBuffer != null)) {
+        throw new IllegalStateException("a write buffer is required by WRITE_BACK and used by nothing else");
       }
       return new Dendrite<>(this);
     }
