@@ -130,9 +130,12 @@ public final class Bench {
         List<String> out = YcsbChild.run(command, raw.resolve(id + ".out"), raw.resolve(id + ".err"),
                 Duration.ofHours(2), s -> progress(id, "", s));
         YcsbResult result = YcsbOutputParser.parse(out);
-        if (result.failedOperations() > 0) {
-            throw new IOException(result.failedOperations() + " inserts failed loading " + alone.database().name()
-                    + "; see " + raw.resolve(id + ".out"));
+        YcsbResult.OperationStats inserts = result.operations().get("INSERT");
+        long loaded = inserts == null ? 0 : inserts.returns().getOrDefault("OK", 0L);
+        if (loaded != plan.records()) {
+            // YCSB exits with 0 even when the binding cannot be loaded at all: count what was inserted.
+            throw new IOException("loaded " + loaded + " of " + plan.records() + " records into " + alone.database().name()
+                    + firstError(raw.resolve(id + ".err")));
         }
     }
 
@@ -154,6 +157,9 @@ public final class Bench {
             }
             List<PinnedSample> pinned = poller == null ? List.of() : poller.stop();
             YcsbResult ycsb = YcsbOutputParser.parse(out);
+            if (ycsb.operations().values().stream().mapToLong(YcsbResult.OperationStats::operations).sum() == 0) {
+                throw new IOException("no operation completed" + firstError(raw.resolve(id + ".err")));
+            }
             Path statsFile = raw.resolve(id + ".stats.properties");
             Optional<BindingStats> stats = Files.exists(statsFile) ? Optional.of(BindingStats.read(statsFile)) : Optional.empty();
             say("  %s on %s: %,.0f ops/s, %d failed%s", config.name(), workload.name(), ycsb.throughput(),
@@ -244,6 +250,14 @@ public final class Bench {
                 dir.resolve("report.md"));
         say("report: %s", dir.resolve("report.md"));
         return new Outcome(rows, List.copyOf(failures), dir);
+    }
+
+    /** The first exception YCSB or the binding printed, so that the console says why a run did nothing. */
+    private static String firstError(Path stderr) throws IOException {
+        try (var lines = Files.lines(stderr)) {
+            return lines.filter(l -> l.contains("Exception") || l.contains("Error")).findFirst()
+                    .map(l -> ": " + l.strip() + " (see " + stderr + ")").orElse("; see " + stderr);
+        }
     }
 
     private static Optional<Configuration> alone(List<Configuration> configurations, String database) {

@@ -70,8 +70,14 @@ public final class BenchMain {
             System.out.printf(USAGE, String.join(", ", names(known)));
             return;
         }
-        Bench.Outcome outcome = Bench.run(plan, System.out);
-        System.exit(outcome.failures().isEmpty() ? 0 : 1);
+        try {
+            Bench.Outcome outcome = Bench.run(plan, System.out);
+            System.exit(outcome.failures().isEmpty() ? 0 : 1);
+        } catch (IOException e) {
+            // A load that fails (database down, binding missing) leaves nothing to compare: say why and stop.
+            System.err.println("dev/bench: " + e.getMessage());
+            System.exit(1);
+        }
     }
 
     /** The plan the options describe, or null for {@code --help}. */
