@@ -38,6 +38,7 @@ public final class WriteBack implements AutoCloseable {
   private final RetryingStore store;
   private final List<PendingWritesPartition> partitions;
   private final PinnedBudget budget;
+  private final int replicas;
   private final Clock clock;
   private final LongAdder drained = new LongAdder();
   private final LongAdder retries = new LongAdder();
@@ -49,6 +50,7 @@ public final class WriteBack implements AutoCloseable {
   private long nanosAtLastSnapshot = System.nanoTime();
 
   private WriteBack(Builder builder) {
+    this.replicas = builder.replicas;
     PinnedReplicas replicas = new PinnedReplicas(builder.cache, builder.replicas);
     this.clock = Clock.systemUTC();
     this.partitions = IntStream.range(0, builder.partitions)
@@ -98,10 +100,28 @@ public final class WriteBack implements AutoCloseable {
    * the result includes every acknowledged write.
    */
   public Optional<Entity> read(EntityKey key) {
+    drain(key);
+    return store.read(key);
+  }
+
+  /**
+   * Applies the document's buffered write, if it has one, to the data store now, as a background thread would:
+   * what a range miss does for each document its interval's buffered writes touch.
+   */
+  void drain(EntityKey key) {
     if (bufferedWrites.isBuffered(key)) {
       untilLeaseKept(() -> bufferedWrites.drain(key));
     }
-    return store.read(key);
+  }
+
+  /** Whether the document has a buffered write right now (a lease-free look at its first reachable replica). */
+  boolean isBuffered(EntityKey key) {
+    return bufferedWrites.isBuffered(key);
+  }
+
+  /** R: the servers each buffered write is pinned on, which range write-back's log records share. */
+  int replicas() {
+    return replicas;
   }
 
   /**
