@@ -128,7 +128,7 @@ final class BufferedIntervalLog {
 
   /**
    * Replaces every partition with the records of {@code live} it holds. Partition 0 also keeps a removed record of
-   * the highest LSN handed out, so that LSNs keep growing across processes even when nothing is live.
+   * a fresh LSN, never given to an entry, so that LSNs keep growing across processes even when nothing is live.
    *
    * @throws IqException when a partition could not be rewritten (those rewritten before stay compacted, which is
    *     as correct as the log they replaced)
@@ -136,7 +136,7 @@ final class BufferedIntervalLog {
   void rewrite(List<BufferedIntervalRecord> live) {
     Map<Integer, StringBuilder> byPartition = new HashMap<>();
     byPartition.computeIfAbsent(0, n -> new StringBuilder())
-        .append(BufferedIntervalRecord.removed(Math.max(1, lastLsn.get())).toLine()).append('\n');
+        .append(BufferedIntervalRecord.removed(nextLsn()).toLine()).append('\n');
     for (BufferedIntervalRecord record : live) {
       byPartition.computeIfAbsent(Math.floorMod(record.lsn(), partitions), n -> new StringBuilder())
           .append(record.toLine()).append('\n');
