@@ -74,6 +74,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
   private final long compactAfterRecords;
   private final boolean applyOnMiss;
   private final ScheduledExecutorService background;
+  private volatile boolean closed;
 
   /** An indexed write: its log record, its documents, and whether buffering them has returned. */
   private static final class IndexedWrite {
@@ -199,6 +200,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
   /** Stops the background pass and logs the queued removals. Does not close the engine or the cache client. */
   @Override
   public void close() {
+    closed = true;
     background.shutdownNow();
     try {
       background.awaitTermination(10, TimeUnit.SECONDS);
@@ -216,7 +218,9 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
         compact();
       }
     } catch (RuntimeException failed) {
-      log.warn("range write-back background pass failed; it runs again", failed);
+      if (!closed) { // closing interrupts a pass waiting for the cache: nothing failed then
+        log.warn("range write-back background pass failed; it runs again", failed);
+      }
     }
   }
 
