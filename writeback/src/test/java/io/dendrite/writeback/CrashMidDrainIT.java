@@ -42,6 +42,8 @@ class CrashMidDrainIT {
   private static final int REPLICAS = 2;
   /** Short, so the lease the killed process held on the document it was draining expires quickly. */
   private static final Duration LEASE_LIFETIME = Duration.ofSeconds(2);
+  /** Generous: seeding inserts all documents in one call, which a loaded FerretDB can take seconds over. */
+  private static final Duration STORE_TIMEOUT = Duration.ofSeconds(30);
 
   private final Deque<AutoCloseable> toClose = new ArrayDeque<>();
 
@@ -154,11 +156,11 @@ class CrashMidDrainIT {
     try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
       statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT, visits INT)");
     }
-    return closeLater(MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10)));
+    return closeLater(MySqlStore.open(database.jdbcUrl(), 4, STORE_TIMEOUT));
   }
 
   private MongoStore mongoStore(MongoTestDatabase database) {
-    return closeLater(MongoStore.open(database.connectionString(), database.name(), Duration.ofSeconds(10)));
+    return closeLater(MongoStore.open(database.connectionString(), database.name(), STORE_TIMEOUT));
   }
 
   private static List<String> mySqlArgs(MySqlTestDatabase database) {

@@ -50,8 +50,8 @@ public final class DrainChild {
     Duration pauseAfter = Duration.ofMillis(Long.parseLong(args[next + 4]));
     boolean naive = args[next + 5].equals("naive");
 
-    DataStore realStore = mongo ? MongoStore.open(args[1], args[2], Duration.ofSeconds(10))
-        : MySqlStore.open(args[1], 4, Duration.ofSeconds(10));
+    Duration timeout = Duration.ofSeconds(30);
+    DataStore realStore = mongo ? MongoStore.open(args[1], args[2], timeout) : MySqlStore.open(args[1], 4, timeout);
     DataStore store = new PausingStore(realStore, pauseBefore, pauseAfter);
     IqClient cache = IqClient.builder().servers(cacheServers.split(",")).requestTimeout(Duration.ofSeconds(2))
         .build();

@@ -97,15 +97,6 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
-  public boolean isAlive() {
-    return process.isAlive();
-  }
-
-  /** The child's process id, e.g. for a message. */
-  public long pid() {
-    return process.pid();
-  }
-
   /**
    * Kills the child with SIGKILL and waits until it is gone and its output is read to the end, so that
    * {@link #lines()} then holds everything it printed.
@@ -113,21 +104,6 @@ public final class ChildJvm implements AutoCloseable {
   public void kill() {
     process.destroyForcibly();
     waitUntilEnded();
-  }
-
-  /** Waits for the child to end by itself; returns its exit code. */
-  public int waitFor(Duration timeout) {
-    try {
-      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new IllegalStateException(name + " still runs after " + timeout + "; its output ended with:\n"
-            + tail());
-      }
-    } catch (InterruptedException interrupted) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for " + name, interrupted);
-    }
-    waitUntilEnded();
-    return process.exitValue();
   }
 
   @Override

@@ -59,6 +59,8 @@ public final class MySqlStore implements DataStore {
     config.setJdbcUrl(jdbcUrl);
     config.setMaximumPoolSize(maxPoolSize);
     config.setConnectionTimeout(timeout.toMillis());
+    // Checking a pooled connection before handing it out waits 5 s by default, past the timeout promised here.
+    config.setValidationTimeout(timeout.toMillis());
     config.setInitializationFailTimeout(-1);
     config.setPoolName("dendrite-mysql-store");
     config.addDataSourceProperty("rewriteBatchedStatements", "true");
