@@ -250,6 +250,9 @@ public abstract class InstrumentedDB extends DB {
       } finally {
         backend.close();
       }
+      // Written even when not checked (0 of 0), so that every stats file has the same keys.
+      extra.put("anomalies", "0");
+      extra.put("rowReadsChecked", "0");
       if (recorder != null) {
         StaleReadChecker.Report report = recorder.check();
         extra.put("anomalies", Integer.toString(report.count()));
