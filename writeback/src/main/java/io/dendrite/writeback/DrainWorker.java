@@ -2,25 +2,25 @@ package io.dendrite.writeback;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A background thread's loop: over its share of the pending-writes partitions, draining every listed document,
- * and resting for {@code idlePause} after a pass that found nothing or failed. A drain that fails (data store down
- * past the retry deadline, a lost lease or cache server) leaves the buffered write listed for a later pass.
+ * A background thread's loop over its share of the drain passes (one per pending-writes partition or session
+ * queue; each drains what it finds and says how much that was), resting for {@code idlePause} after a round that
+ * found nothing or failed. A pass that fails (data store down past the retry deadline, a lost lease or cache
+ * server) leaves its work pending for a later round.
  */
 final class DrainWorker implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(DrainWorker.class);
 
-  private final BufferedWrites bufferedWrites;
-  private final List<PendingWritesPartition> partitions;
+  private final List<IntSupplier> passes;
   private final Duration idlePause;
   private volatile boolean stopped;
 
-  DrainWorker(BufferedWrites bufferedWrites, List<PendingWritesPartition> partitions, Duration idlePause) {
-    this.bufferedWrites = bufferedWrites;
-    this.partitions = partitions;
+  DrainWorker(List<IntSupplier> passes, Duration idlePause) {
+    this.passes = passes;
     this.idlePause = idlePause;
   }
 
@@ -28,12 +28,12 @@ final class DrainWorker implements Runnable {
   public void run() {
     while (!stopped && !Thread.currentThread().isInterrupted()) {
       boolean foundWork = false;
-      for (PendingWritesPartition partition : partitions) {
+      for (IntSupplier pass : passes) {
         try {
-          foundWork |= drainOnce(partition, bufferedWrites) > 0;
+          foundWork |= pass.getAsInt() > 0;
         } catch (RuntimeException failed) {
           // Not counted as work found: an unreachable cache server fails fast, and the pause keeps this from spinning.
-          log.warn("drain pass failed; its buffered writes stay pending", failed);
+          log.warn("drain pass failed; its work stays pending", failed);
         }
       }
       if (!foundWork) {
@@ -46,7 +46,7 @@ final class DrainWorker implements Runnable {
     }
   }
 
-  /** Asks the loop to end after its current drain. */
+  /** Asks the loop to end after its current pass. */
   void stop() {
     stopped = true;
   }

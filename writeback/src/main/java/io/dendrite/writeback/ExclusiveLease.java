@@ -6,6 +6,7 @@ import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.RefreshLease;
 import io.dendrite.iq.client.RefreshResult;
 import io.dendrite.iq.client.Transaction;
+import java.util.function.Supplier;
 
 /**
  * The exclusive Q lease that serializes everyone who changes one replicated value (a buffered write or a
@@ -86,6 +87,29 @@ final class ExclusiveLease implements AutoCloseable {
     } catch (IqConnectionException unreachable) {
       // The server is gone and its leases with it: nothing is left to release.
     }
+  }
+
+  /**
+   * Runs {@code step} again when it lost its lease before a destructive step: nothing was changed then, or only
+   * what is safe to redo (an idempotent form persisted or applied, a session applied exactly once), so a retry is
+   * exact.
+   */
+  static <T> T untilKept(Supplier<T> step) {
+    while (true) {
+      try {
+        return step.get();
+      } catch (LeaseLostException lost) {
+        // Another holder took over meanwhile; start again under a fresh lease.
+      }
+    }
+  }
+
+  /** {@link #untilKept(Supplier)} for a step without a result. */
+  static void untilKept(Runnable step) {
+    untilKept(() -> {
+      step.run();
+      return null;
+    });
   }
 
   /** The lease expired or was lost with its server before a step that needed it; the step was not taken. */

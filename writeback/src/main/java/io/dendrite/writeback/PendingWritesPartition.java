@@ -1,10 +1,8 @@
 package io.dendrite.writeback;
 
 import io.dendrite.iq.client.IqClient;
-import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.writeback.change.EntityKey;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,14 +20,10 @@ import java.util.List;
  * buffered write is listed (a crash between the two steps leaves at most an entry without a buffered write).
  */
 final class PendingWritesPartition {
-  private final IqClient cache;
-  private final PinnedReplicas replicas;
-  private final String key;
+  private final PinnedLines lines;
 
   PendingWritesPartition(IqClient cache, PinnedReplicas replicas, int index) {
-    this.cache = cache;
-    this.replicas = replicas;
-    this.key = "PendingWrites:" + index;
+    this.lines = new PinnedLines(cache, replicas, "PendingWrites:" + index);
   }
 
   /** The partition, of {@code partitionCount}, that lists {@code bufferedWriteKey}. */
@@ -43,7 +37,7 @@ final class PendingWritesPartition {
   /** The listed documents, oldest first (a lease-free snapshot, see the class comment). */
   List<Entry> entries() {
     List<Entry> entries = new ArrayList<>();
-    for (String line : lines()) {
+    for (String line : lines.read()) {
       int space = line.indexOf(' ');
       entries.add(new Entry(BufferedWriteKey.parse(line.substring(0, space)),
           Instant.ofEpochMilli(Long.parseLong(line.substring(space + 1)))));
@@ -57,50 +51,12 @@ final class PendingWritesPartition {
    * @return {@link Outcome#OK}, or the refusal (e.g. {@link Outcome#PINNED_MEMORY_FULL}) of the pinned set
    */
   Outcome add(String bufferedWriteKey, Instant now) {
-    try (ExclusiveLease lease = ExclusiveLease.acquire(cache, key)) {
-      List<String> lines = lines();
-      if (lines.stream().anyMatch(line -> line.startsWith(bufferedWriteKey + " "))) {
-        return Outcome.OK;
-      }
-      lines.add(bufferedWriteKey + " " + now.toEpochMilli());
-      lease.ensureHeld();
-      return replicas.set(key, encode(lines));
-    }
+    return lines.addUnlessPresent(bufferedWriteKey + " " + now.toEpochMilli(),
+        line -> line.startsWith(bufferedWriteKey + " "));
   }
 
   /** Unlists {@code bufferedWriteKey}. */
   void remove(String bufferedWriteKey) {
-    try (ExclusiveLease lease = ExclusiveLease.acquire(cache, key)) {
-      List<String> lines = lines();
-      if (!lines.removeIf(line -> line.startsWith(bufferedWriteKey + " "))) {
-        return;
-      }
-      lease.ensureHeld();
-      if (lines.isEmpty()) {
-        replicas.delete(key);
-        return;
-      }
-      // Shrinking a pinned value frees quota, so only a lost server can refuse it, and that throws.
-      Outcome outcome = replicas.set(key, encode(lines));
-      if (!outcome.isOk()) {
-        throw new IqException("could not rewrite " + key + ": " + outcome);
-      }
-    }
-  }
-
-  private List<String> lines() {
-    List<String> lines = new ArrayList<>();
-    replicas.get(key).ifPresent(value -> {
-      for (String line : new String(value, StandardCharsets.UTF_8).split("\n")) {
-        if (!line.isEmpty()) {
-          lines.add(line);
-        }
-      }
-    });
-    return lines;
-  }
-
-  private static byte[] encode(List<String> lines) {
-    return (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+    lines.removeIf(line -> line.startsWith(bufferedWriteKey + " "));
   }
 }

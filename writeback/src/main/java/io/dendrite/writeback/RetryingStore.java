@@ -53,7 +53,8 @@ final class RetryingStore {
     apply(key, changes.isIdempotent() ? changes : changes.toIdempotent(read(key).map(Entity::fields)));
   }
 
-  private <T> T retry(Supplier<T> operation) {
+  /** Runs {@code operation}, which must be safe to repeat (idempotent or exactly-once), with the retries above. */
+  <T> T retry(Supplier<T> operation) {
     long giveUpAt = System.nanoTime() + deadline.toNanos();
     long delayMillis = FIRST_DELAY.toMillis();
     while (true) {

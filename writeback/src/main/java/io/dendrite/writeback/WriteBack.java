@@ -8,11 +8,10 @@ import io.dendrite.writeback.store.Entity;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
 import java.util.stream.IntStream;
 
 /**
@@ -38,36 +37,22 @@ public final class WriteBack implements AutoCloseable {
   private final RetryingStore store;
   private final List<PendingWritesPartition> partitions;
   private final PinnedBudget budget;
-  private final Clock clock;
-  private final LongAdder drained = new LongAdder();
-  private final LongAdder retries = new LongAdder();
-  private final LongAdder fallbacks = new LongAdder();
-  private final List<DrainWorker> workers = new ArrayList<>();
-  private final List<Thread> threads = new ArrayList<>();
-  private final Object rateLock = new Object();
-  private long drainedAtLastSnapshot;
-  private long nanosAtLastSnapshot = System.nanoTime();
+  private final EngineCounters counters;
+  private final DrainThreads drainThreads;
 
   private WriteBack(Builder builder) {
     PinnedReplicas replicas = new PinnedReplicas(builder.cache, builder.replicas);
-    this.clock = Clock.systemUTC();
+    Clock clock = Clock.systemUTC();
+    this.counters = new EngineCounters(clock);
     this.partitions = IntStream.range(0, builder.partitions)
         .mapToObj(index -> new PendingWritesPartition(builder.cache, replicas, index)).toList();
-    this.store = new RetryingStore(builder.store, builder.storeRetryDeadline, retries);
+    this.store = new RetryingStore(builder.store, builder.storeRetryDeadline, counters.retries);
     this.budget = new PinnedBudget(builder.pinnedBudgetBytes);
-    this.bufferedWrites = new BufferedWrites(builder.cache, replicas, partitions, store, budget, clock, drained,
-        fallbacks);
-    for (int worker = 0; worker < builder.drainThreads; worker++) {
-      int first = worker;
-      List<PendingWritesPartition> share = IntStream.range(0, partitions.size())
-          .filter(index -> index % builder.drainThreads == first).mapToObj(partitions::get).toList();
-      DrainWorker drainWorker = new DrainWorker(bufferedWrites, share, builder.idlePause);
-      Thread thread = new Thread(drainWorker, "writeback-drain-" + worker);
-      thread.setDaemon(true);
-      workers.add(drainWorker);
-      threads.add(thread);
-      thread.start();
-    }
+    this.bufferedWrites = new BufferedWrites(builder.cache, replicas, partitions, store, budget, clock,
+        counters.drained, counters.fallbacks);
+    List<IntSupplier> passes = partitions.stream()
+        .<IntSupplier>map(partition -> () -> DrainWorker.drainOnce(partition, bufferedWrites)).toList();
+    this.drainThreads = new DrainThreads("writeback-drain", builder.drainThreads, passes, builder.idlePause);
   }
 
   /** Starts configuring an engine; {@link Builder#cache} and {@link Builder#store} are required. */
@@ -90,7 +75,7 @@ public final class WriteBack implements AutoCloseable {
   public void write(EntityKey key, ChangeSequence changes) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(changes, "changes");
-    untilLeaseKept(() -> bufferedWrites.write(key, changes));
+    ExclusiveLease.untilKept(() -> bufferedWrites.write(key, changes));
   }
 
   /**
@@ -99,7 +84,7 @@ public final class WriteBack implements AutoCloseable {
    */
   public Optional<Entity> read(EntityKey key) {
     if (bufferedWrites.isBuffered(key)) {
-      untilLeaseKept(() -> bufferedWrites.drain(key));
+      ExclusiveLease.untilKept(() -> bufferedWrites.drain(key));
     }
     return store.read(key);
   }
@@ -126,55 +111,15 @@ public final class WriteBack implements AutoCloseable {
 
   /** The engine's state now; reads every pending-writes partition. */
   public WriteBackMetrics metrics() {
-    long pending = 0;
-    Instant oldest = null;
-    for (PendingWritesPartition partition : partitions) {
-      for (PendingWritesPartition.Entry entry : partition.entries()) {
-        pending++;
-        oldest = oldest == null || entry.since().isBefore(oldest) ? entry.since() : oldest;
-      }
-    }
-    Duration oldestAge = oldest == null ? Duration.ZERO : Duration.between(oldest, clock.instant());
-    long drainedNow = drained.sum();
-    double rate;
-    synchronized (rateLock) {
-      long now = System.nanoTime();
-      rate = (drainedNow - drainedAtLastSnapshot) / Math.max(1e-9, (now - nanosAtLastSnapshot) / 1e9);
-      drainedAtLastSnapshot = drainedNow;
-      nanosAtLastSnapshot = now;
-    }
-    return new WriteBackMetrics(pending, oldestAge.isNegative() ? Duration.ZERO : oldestAge, budget.used(),
-        drainedNow, rate, retries.sum(), fallbacks.sum());
-  }
-
-  /**
-   * Runs {@code step} again when it lost its lease before a destructive step: nothing was changed then, or only
-   * what is safe to redo (an idempotent form persisted or applied), so a retry is exact.
-   */
-  private static void untilLeaseKept(Runnable step) {
-    while (true) {
-      try {
-        step.run();
-        return;
-      } catch (ExclusiveLease.LeaseLostException lost) {
-        // Another holder took over meanwhile; start again under a fresh lease.
-      }
-    }
+    List<Instant> pendingSince = partitions.stream()
+        .flatMap(partition -> partition.entries().stream().map(PendingWritesPartition.Entry::since)).toList();
+    return counters.snapshot(pendingSince, budget.used());
   }
 
   /** Stops the drain threads, waiting for each to finish the document it is draining. */
   @Override
   public void close() {
-    workers.forEach(DrainWorker::stop);
-    threads.forEach(Thread::interrupt);
-    for (Thread thread : threads) {
-      try {
-        thread.join();
-      } catch (InterruptedException interrupted) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    drainThreads.close();
   }
 
   /** Configures a {@link WriteBack}. */
@@ -255,10 +200,7 @@ public final class WriteBack implements AutoCloseable {
       if (cache == null || store == null) {
         throw new IllegalArgumentException("cache and store are required");
       }
-      if (replicas < 1 || replicas > cache.config().servers().size()) {
-        throw new IllegalArgumentException("replicas must be between 1 and the number of cache servers, got "
-            + replicas);
-      }
+      PinnedReplicas.checkCount(cache, replicas);
       if (partitions < 1 || drainThreads < 0 || pinnedBudgetBytes < 0) {
         throw new IllegalArgumentException("partitions must be positive, drainThreads and pinnedBudgetBytes"
             + " not negative");

@@ -117,7 +117,8 @@ class WriteBackMySqlIT {
     DocumentModel model = new DocumentModel();
     try (CacheServers cache = new CacheServers(1); FlakyStore store = new FlakyStore(open(database));
         WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).drainThreads(0)
-            .storeRetryDeadline(Duration.ofMillis(300)).build()) {
+            // Long enough that three failures, their backoff and one real apply fit on a loaded machine.
+            .storeRetryDeadline(Duration.ofSeconds(3)).build()) {
       for (int id = 1; id <= 5; id++) {
         EntityKey key = new EntityKey(USERS, id);
         model.write(writeBack, key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 100))));

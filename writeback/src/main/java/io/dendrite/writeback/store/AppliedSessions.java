@@ -2,10 +2,15 @@ package io.dendrite.writeback.store;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLIntegrityConstraintViolationException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
 
 /**
  * The {@code AppliedSessions} table of the thesis' Design 2: the ids of sessions whose changes were committed,
@@ -56,6 +61,36 @@ final class AppliedSessions {
     try (PreparedStatement delete = connection.prepareStatement(
         "DELETE FROM `" + TABLE + "` WHERE applied_at_ms < ?")) {
       delete.setLong(1, cutoff.toEpochMilli());
+      return delete.executeUpdate();
+    }
+  }
+
+  /** Up to {@code limit} ids applied before {@code cutoff} and greater than {@code afterId}, in id order. */
+  List<String> idsBefore(Connection connection, Instant cutoff, String afterId, int limit) throws SQLException {
+    try (PreparedStatement select = connection.prepareStatement("SELECT session_id FROM `" + TABLE
+        + "` WHERE applied_at_ms < ? AND session_id > ? ORDER BY session_id LIMIT ?")) {
+      select.setLong(1, cutoff.toEpochMilli());
+      select.setString(2, afterId);
+      select.setInt(3, limit);
+      List<String> ids = new ArrayList<>();
+      try (ResultSet rows = select.executeQuery()) {
+        while (rows.next()) {
+          ids.add(rows.getString(1));
+        }
+      }
+      return ids;
+    }
+  }
+
+  /** Deletes the records of {@code sessionIds} in one statement (so pass a page); returns how many existed. */
+  int forget(Connection connection, Collection<String> sessionIds) throws SQLException {
+    String placeholders = String.join(", ", Collections.nCopies(sessionIds.size(), "?"));
+    try (PreparedStatement delete = connection.prepareStatement(
+        "DELETE FROM `" + TABLE + "` WHERE session_id IN (" + placeholders + ")")) {
+      int index = 1;
+      for (String sessionId : sessionIds) {
+        delete.setString(index++, sessionId);
+      }
       return delete.executeUpdate();
     }
   }

@@ -18,6 +18,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +103,41 @@ public final class MySqlStore implements DataStore {
   public int forgetAppliedSessionsBefore(Instant cutoff) {
     ensureAppliedSessionsTable();
     return inTransaction("forget applied sessions", connection -> appliedSessions.forgetBefore(connection, cutoff));
+  }
+
+  /**
+   * Ids of sessions recorded as applied before {@code appliedBefore}, in id order after {@code afterId}, at most
+   * {@code limit}: a page for a compaction that decides per id whether it may be forgotten.
+   */
+  public List<String> appliedSessionIds(Instant appliedBefore, String afterId, int limit) {
+    ensureAppliedSessionsTable();
+    return inTransaction("list applied sessions",
+        connection -> appliedSessions.idsBefore(connection, appliedBefore, afterId, limit));
+  }
+
+  /**
+   * Deletes the records of these sessions. Call it only for sessions that can never be applied again (no copy of
+   * their changes is left to apply), or such a session would apply twice.
+   *
+   * @return how many records were deleted
+   */
+  public int forgetAppliedSessions(Collection<String> sessionIds) {
+    if (sessionIds.isEmpty()) {
+      return 0;
+    }
+    ensureAppliedSessionsTable();
+    return inTransaction("forget applied sessions", connection -> appliedSessions.forget(connection, sessionIds));
+  }
+
+  /**
+   * Checks, before anything is sent, that {@link #apply} could take {@code batch}: every table exists with a
+   * single-column primary key (looked up once per table, then remembered), every change is one a row can take,
+   * and every name is a plain identifier.
+   *
+   * @throws IllegalArgumentException naming the first problem
+   */
+  public void checkAppliable(List<EntityChanges> batch) {
+    rounds(batch);
   }
 
   @Override

@@ -1,0 +1,159 @@
+package io.dendrite.ycsb.bench;
+
+import io.dendrite.ycsb.bench.YcsbResult.OperationStats;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.stream.Collectors;
+
+/** Writes the runs of one invocation as {@code results.csv} and {@code report.md}. */
+public final class ReportWriter {
+
+    private ReportWriter() {
+    }
+
+    /** One line per run; every operation type gets its columns in every line, so the file is rectangular. */
+    public static void writeCsv(List<ReportRow> rows, Path file) throws IOException {
+        List<String> header = new ArrayList<>(List.of("config", "database", "policy", "workload", "scan_percent",
+                "threads", "records", "seconds", "throughput_ops_per_s", "ratio_to_db_alone"));
+        for (String op : BindingStats.OPERATION_TYPES) {
+            String p = op.toLowerCase(Locale.ROOT);
+            header.addAll(List.of(p + "_count", p + "_avg_us", p + "_p95_us", p + "_p99_us",
+                    p + "_cache_trips_per_op", p + "_db_trips_per_op"));
+        }
+        header.addAll(List.of("failed_ops", "anomalies", "rows_checked", "writeback_pending_at_end",
+                "writeback_drained", "peak_pinned_bytes", "raw_output"));
+        List<String> lines = new ArrayList<>();
+        lines.add(String.join(",", header));
+        for (ReportRow row : rows) {
+            RunResult r = row.result();
+            Optional<BindingStats> stats = r.stats();
+            List<String> cells = new ArrayList<>(List.of(r.configuration().name(), r.configuration().database().name(),
+                    r.configuration().policy(), r.workload().name(), number(r.workload().scanPercent()),
+                    String.valueOf(r.threads()), String.valueOf(r.records()), String.valueOf(r.seconds()),
+                    number(r.ycsb().throughput()), number(row.ratioToDatabaseAlone())));
+            for (String op : BindingStats.OPERATION_TYPES) {
+                OperationStats s = r.ycsb().operations().get(op);
+                cells.add(s == null ? "0" : String.valueOf(s.operations()));
+                cells.add(s == null ? "" : number(s.averageLatencyUs()));
+                cells.add(s == null ? "" : number(s.p95LatencyUs()));
+                cells.add(s == null ? "" : number(s.p99LatencyUs()));
+                cells.add(stats.map(b -> number(b.cacheTripsPerOperation(op))).orElse(""));
+                cells.add(stats.map(b -> number(b.dbTripsPerOperation(op))).orElse(""));
+            }
+            cells.add(String.valueOf(r.ycsb().failedOperations()));
+            cells.add(stats.map(b -> String.valueOf(b.anomalies())).orElse(""));
+            cells.add(stats.map(b -> String.valueOf(b.rowReadsChecked())).orElse(""));
+            cells.add(stats.flatMap(b -> b.writebackPendingAtEnd().isPresent()
+                    ? Optional.of(String.valueOf(b.writebackPendingAtEnd().getAsLong())) : Optional.empty()).orElse(""));
+            cells.add(stats.flatMap(b -> b.writebackDrained().isPresent()
+                    ? Optional.of(String.valueOf(b.writebackDrained().getAsLong())) : Optional.empty()).orElse(""));
+            cells.add(r.configuration().writeBack() ? String.valueOf(r.peakPinnedBytes()) : "");
+            cells.add(r.rawOutput());
+            lines.add(cells.stream().map(ReportWriter::csvCell).collect(Collectors.joining(",")));
+        }
+        Files.write(file, lines);
+    }
+
+    /** What the markdown report says besides the table. */
+    public record Header(String command, List<String> machineFacts, List<String> plots, List<String> failures) {
+    }
+
+    /** A table per workload, in the order the runs were made: throughput, ratio, latencies, round trips, anomalies. */
+    public static void writeMarkdown(List<ReportRow> rows, Header header, Path file) throws IOException {
+        StringBuilder md = new StringBuilder("# YCSB: Dendrite next to the databases alone\n\n");
+        md.append("Command:\n\n```sh\n").append(header.command()).append("\n```\n\n");
+        md.append("Machine:\n\n");
+        header.machineFacts().forEach(f -> md.append("* ").append(f).append('\n'));
+        if (!rows.isEmpty()) {
+            RunResult first = rows.get(0).result();
+            md.append("\n").append(first.records()).append(" records, ").append(first.threads())
+                    .append(" YCSB threads, ").append(first.seconds()).append(" s per run.\n");
+        }
+        md.append("""
+
+                Columns: throughput in operations/s; **× alone** = throughput ÷ the database alone's on the same
+                workload in this run; latencies p95/p99 in µs per operation type; round trips = cache/database
+                calls per operation as counted by the binding; anomalies = stale reads found by the checker
+                / rows it checked.
+                """);
+        Map<String, List<ReportRow>> byWorkload = new LinkedHashMap<>();
+        rows.forEach(r -> byWorkload.computeIfAbsent(r.result().workload().name(), w -> new ArrayList<>()).add(r));
+        byWorkload.forEach((workload, workloadRows) -> {
+            Workload w = workloadRows.get(0).result().workload();
+            md.append("\n### ").append(workload).append(" (").append(number(w.scanPercent())).append(" % scan")
+                    .append(w.shape().isEmpty() ? "" : ", " + w.shape()).append(")\n\n");
+            md.append("| config | ops/s | × alone | p95/p99 µs | round trips cache/db per op | failed | anomalies / rows checked |\n");
+            md.append("|---|---:|---:|---|---|---:|---:|\n");
+            for (ReportRow row : workloadRows) {
+                RunResult r = row.result();
+                md.append("| ").append(r.configuration().name())
+                        .append(" | ").append(String.format(Locale.ROOT, "%,.0f", r.ycsb().throughput()))
+                        .append(" | ").append(row.ratioToDatabaseAlone().isPresent()
+                                ? String.format(Locale.ROOT, "%.2f", row.ratioToDatabaseAlone().getAsDouble()) : "–")
+                        .append(" | ").append(latencies(r))
+                        .append(" | ").append(roundTrips(r))
+                        .append(" | ").append(r.ycsb().failedOperations())
+                        .append(" | ").append(r.stats().map(s -> s.anomalies() + " / " + s.rowReadsChecked()).orElse("–"))
+                        .append(" |\n");
+            }
+        });
+        if (!header.plots().isEmpty()) {
+            md.append("\n## Plots\n\n");
+            header.plots().forEach(p -> md.append("![").append(p).append("](").append(p).append(")\n\n"));
+        }
+        if (!header.failures().isEmpty()) {
+            md.append("\n## Runs that did not finish\n\n");
+            header.failures().forEach(f -> md.append("* ").append(f).append('\n'));
+        }
+        Files.writeString(file, md);
+    }
+
+    private static String latencies(RunResult r) {
+        return BindingStats.OPERATION_TYPES.stream()
+                .filter(op -> r.ycsb().operations().containsKey(op) && r.ycsb().operations().get(op).operations() > 0)
+                .map(op -> {
+                    OperationStats s = r.ycsb().operations().get(op);
+                    return op + " " + integer(s.p95LatencyUs()) + "/" + integer(s.p99LatencyUs());
+                })
+                .collect(Collectors.joining("; "));
+    }
+
+    private static String roundTrips(RunResult r) {
+        if (r.stats().isEmpty()) {
+            return "–";
+        }
+        BindingStats s = r.stats().get();
+        return BindingStats.OPERATION_TYPES.stream()
+                .filter(op -> s.operations().getOrDefault(op, 0L) > 0)
+                .map(op -> String.format(Locale.ROOT, "%s %.2f/%.2f", op, s.cacheTripsPerOperation(op),
+                        s.dbTripsPerOperation(op)))
+                .collect(Collectors.joining("; "));
+    }
+
+    private static String integer(double v) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.0f", v);
+    }
+
+    private static String number(OptionalDouble v) {
+        return v.isPresent() ? number(v.getAsDouble()) : "";
+    }
+
+    private static String number(double v) {
+        if (Double.isNaN(v)) {
+            return "";
+        }
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.4f", v);
+    }
+
+    private static String csvCell(String s) {
+        return s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
+    }
+}

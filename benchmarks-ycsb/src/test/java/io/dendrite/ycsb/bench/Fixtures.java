@@ -1,0 +1,40 @@
+package io.dendrite.ycsb.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Runs and configurations made up for the report tests. */
+final class Fixtures {
+
+    static final Database MYSQL = Database.withoutReset("mysql");
+    static final Configuration ALONE = config("mysql", Configuration.ALONE, Configuration.Cache.NONE);
+    static final Configuration WRITE_BACK = config("mysql-write-back", "write-back", Configuration.Cache.IQ_SERVERS);
+    static final Configuration WRITE_THROUGH = config("mysql-write-through", "write-through", Configuration.Cache.IQ_SERVERS);
+
+    private Fixtures() {
+    }
+
+    static Configuration config(String name, String policy, Configuration.Cache cache) {
+        return new Configuration(name, MYSQL, policy, "site.ycsb.BasicDB", Map.of(), cache);
+    }
+
+    static Workload cpr(int scanPercent) {
+        return new Workload("cpr-star-" + scanPercent, Path.of("cpr-star-" + scanPercent), scanPercent, false, Workload.ALL_FIELDS);
+    }
+
+    static RunResult run(Configuration c, Workload w, double throughput, Optional<BindingStats> stats) {
+        YcsbResult ycsb = new YcsbResult(20_000, throughput, Map.of(
+                "SCAN", new YcsbResult.OperationStats(900, 1500, 2000, 5000, Map.of("OK", 900L)),
+                "UPDATE", new YcsbResult.OperationStats(100, 800, 1200, 3000, Map.of("OK", 99L, "ERROR", 1L))));
+        List<PinnedSample> pinned = c.writeBack() ? List.of(new PinnedSample(0, 0, 0), new PinnedSample(1, 4096, 9000)) : List.of();
+        return new RunResult(c, w, 4, 20_000, 20, ycsb, stats, pinned, "raw/" + c.name() + "__" + w.name() + ".out");
+    }
+
+    static BindingStats stats(long anomalies) {
+        return new BindingStats("dendrite", Map.of("SCAN", 900L, "UPDATE", 100L), Map.of("SCAN", 900L, "UPDATE", 400L),
+                Map.of("SCAN", 90L, "UPDATE", 0L), anomalies, 4500, java.util.OptionalLong.of(3),
+                java.util.OptionalLong.of(97));
+    }
+}

@@ -1,0 +1,45 @@
+package io.dendrite.ycsb.bench;
+
+import static io.dendrite.ycsb.bench.Fixtures.ALONE;
+import static io.dendrite.ycsb.bench.Fixtures.WRITE_BACK;
+import static io.dendrite.ycsb.bench.Fixtures.cpr;
+import static io.dendrite.ycsb.bench.Fixtures.run;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ReportRowTest {
+
+    @Test
+    void ratioDividesByTheDatabaseAloneOnTheSameWorkload() {
+        List<ReportRow> rows = ReportRow.of(List.of(
+                run(ALONE, cpr(10), 1000, Optional.empty()),
+                run(ALONE, cpr(99), 4000, Optional.empty()),
+                run(WRITE_BACK, cpr(10), 4500, Optional.empty()),
+                run(WRITE_BACK, cpr(99), 2000, Optional.empty())));
+
+        assertThat(rows.get(0).ratioToDatabaseAlone()).hasValue(1.0);
+        assertThat(rows.get(2).ratioToDatabaseAlone()).hasValue(4.5);
+        assertThat(rows.get(2).improvementPercent().getAsDouble()).isCloseTo(350, within(1e-9));
+        assertThat(rows.get(3).ratioToDatabaseAlone()).hasValue(0.5);
+        assertThat(rows.get(3).improvementPercent().getAsDouble()).isCloseTo(-50, within(1e-9));
+    }
+
+    @Test
+    void noRatioWithoutTheDatabaseAloneOnThatWorkloadOrWhenItDidNothing() {
+        Configuration otherDatabase = new Configuration("mongodb", Database.withoutReset("mongodb"), Configuration.ALONE,
+                "site.ycsb.BasicDB", java.util.Map.of(), Configuration.Cache.NONE);
+        List<ReportRow> rows = ReportRow.of(List.of(
+                run(ALONE, cpr(10), 0, Optional.empty()),
+                run(otherDatabase, cpr(99), 4000, Optional.empty()),
+                run(WRITE_BACK, cpr(10), 4500, Optional.empty()),
+                run(WRITE_BACK, cpr(99), 2000, Optional.empty())));
+
+        assertThat(rows.get(2).ratioToDatabaseAlone()).isEmpty();
+        assertThat(rows.get(3).ratioToDatabaseAlone()).isEmpty();
+        assertThat(rows.get(1).ratioToDatabaseAlone()).hasValue(1.0);
+    }
+}

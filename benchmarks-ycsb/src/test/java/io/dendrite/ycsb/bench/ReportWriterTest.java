@@ -1,0 +1,74 @@
+package io.dendrite.ycsb.bench;
+
+import static io.dendrite.ycsb.bench.Fixtures.ALONE;
+import static io.dendrite.ycsb.bench.Fixtures.WRITE_BACK;
+import static io.dendrite.ycsb.bench.Fixtures.cpr;
+import static io.dendrite.ycsb.bench.Fixtures.run;
+import static io.dendrite.ycsb.bench.Fixtures.stats;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportWriterTest {
+
+    @TempDir
+    Path dir;
+
+    private final List<ReportRow> rows = ReportRow.of(List.of(
+            run(ALONE, cpr(10), 1000, Optional.empty()),
+            run(WRITE_BACK, cpr(10), 4500, Optional.of(stats(0)))));
+
+    @Test
+    void csvHasAHeaderAndOneRectangularLinePerRun() throws IOException {
+        Path csv = dir.resolve("results.csv");
+        ReportWriter.writeCsv(rows, csv);
+
+        List<String> lines = Files.readAllLines(csv);
+        assertThat(lines).hasSize(3);
+        List<String> header = Arrays.asList(lines.get(0).split(","));
+        assertThat(header).startsWith("config", "database", "policy", "workload", "scan_percent", "threads", "records",
+                "seconds", "throughput_ops_per_s", "ratio_to_db_alone");
+        assertThat(header).contains("scan_p95_us", "update_p99_us", "scan_cache_trips_per_op", "update_db_trips_per_op",
+                "anomalies", "rows_checked", "peak_pinned_bytes");
+        for (String line : lines) {
+            assertThat(line.split(",", -1)).hasSameSizeAs(header.toArray());
+        }
+        List<String> wb = Arrays.asList(lines.get(2).split(",", -1));
+        assertThat(wb.get(header.indexOf("config"))).isEqualTo("mysql-write-back");
+        assertThat(wb.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("4.5000");
+        assertThat(wb.get(header.indexOf("throughput_ops_per_s"))).isEqualTo("4500");
+        assertThat(wb.get(header.indexOf("scan_count"))).isEqualTo("900");
+        assertThat(wb.get(header.indexOf("scan_p95_us"))).isEqualTo("2000");
+        assertThat(wb.get(header.indexOf("update_cache_trips_per_op"))).isEqualTo("4");
+        assertThat(wb.get(header.indexOf("scan_db_trips_per_op"))).isEqualTo("0.1000");
+        assertThat(wb.get(header.indexOf("failed_ops"))).isEqualTo("1");
+        assertThat(wb.get(header.indexOf("anomalies"))).isEqualTo("0");
+        assertThat(wb.get(header.indexOf("rows_checked"))).isEqualTo("4500");
+        assertThat(wb.get(header.indexOf("writeback_pending_at_end"))).isEqualTo("3");
+        assertThat(wb.get(header.indexOf("peak_pinned_bytes"))).isEqualTo("4096");
+        List<String> alone = Arrays.asList(lines.get(1).split(",", -1));
+        assertThat(alone.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("1");
+        assertThat(alone.get(header.indexOf("anomalies"))).isEmpty();
+    }
+
+    @Test
+    void markdownHasTheCommandMachineAndATableRowPerRun() throws IOException {
+        Path md = dir.resolve("report.md");
+        ReportWriter.writeMarkdown(rows, new ReportWriter.Header("dev/bench --quick", List.of("CPU: test"),
+                List.of("pinned-memory.png"), List.of("mysql-write-through on A: YCSB exited with 1")), md);
+
+        String text = Files.readString(md);
+        assertThat(text).contains("dev/bench --quick", "* CPU: test", "### cpr-star-10 (10 % scan, YCSB*)",
+                "| config | ops/s | × alone |",
+                "| mysql | 1,000 | 1.00 | SCAN 2000/5000; UPDATE 1200/3000 | – | 1 | – |",
+                "| mysql-write-back | 4,500 | 4.50 | SCAN 2000/5000; UPDATE 1200/3000 | SCAN 1.00/0.10; UPDATE 4.00/0.00 | 1 | 0 / 4500 |",
+                "![pinned-memory.png](pinned-memory.png)", "mysql-write-through on A: YCSB exited with 1");
+    }
+}

@@ -1,0 +1,157 @@
+package io.dendrite.writeback;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes a write-back engine's {@link WriteBackMetrics} as Micrometer meters, every one tagged {@code
+ * engine=documents} ({@link WriteBack}) or {@code engine=sessions} ({@link SessionWriteBack}) plus the caller's tags:
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>value</th></tr>
+ *   <tr><td>{@code dendrite.writeback.pending}</td><td>gauge</td><td>buffered writes (documents) or sessions
+ *       waiting to be applied, all processes</td></tr>
+ *   <tr><td>{@code dendrite.writeback.oldest.pending}</td><td>time gauge</td><td>age of the oldest of them</td></tr>
+ *   <tr><td>{@code dendrite.writeback.pinned}</td><td>gauge, bytes</td><td>pinned by this engine, every replica
+ *       counted</td></tr>
+ *   <tr><td>{@code dendrite.writeback.drain.rate}</td><td>gauge, per second</td><td>drained per second between
+ *       the last two snapshots</td></tr>
+ *   <tr><td>{@code dendrite.writeback.drained}</td><td>function counter</td><td>drained by this engine</td></tr>
+ *   <tr><td>{@code dendrite.writeback.store.retries}</td><td>function counter</td><td>data-store operations
+ *       retried</td></tr>
+ *   <tr><td>{@code dendrite.writeback.fallbacks}</td><td>function counter</td><td>writes that fell back to
+ *       write-through</td></tr>
+ * </table>
+ *
+ * <p>A snapshot reads every pending-writes partition or queue from the cache, so the meters share one snapshot
+ * for {@code maxSnapshotAge} (default 1 s) instead of taking one per meter. When a snapshot cannot be taken (a
+ * cache server down), gauges report NaN and counters keep their last value. Micrometer is an optional dependency
+ * of this module: add {@code io.micrometer:micrometer-core} to use this class.
+ */
+public final class WriteBackMeters implements MeterBinder {
+  private static final Logger log = LoggerFactory.getLogger(WriteBackMeters.class);
+  private static final String PREFIX = "dendrite.writeback.";
+
+  private final Supplier<WriteBackMetrics> source;
+  private final Tags tags;
+  private final long maxSnapshotAgeNanos;
+  private final DrainRate drainRate = new DrainRate();
+  private WriteBackMetrics snapshot;
+  private boolean snapshotFailed;
+  private boolean taken;
+  private double rate;
+  private long snapshotNanos;
+
+  /**
+   * Meters over any source of snapshots.
+   *
+   * @param engine the {@code engine} tag's value
+   * @param source takes a snapshot, e.g. {@code writeBack::metrics}
+   * @param maxSnapshotAge how long one snapshot serves every meter
+   * @param tags more tags for every meter
+   */
+  public WriteBackMeters(String engine, Supplier<WriteBackMetrics> source, Duration maxSnapshotAge,
+      Iterable<Tag> tags) {
+    if (engine == null || source == null || maxSnapshotAge == null || maxSnapshotAge.isNegative()
+        || tags == null) {
+      throw new IllegalArgumentException("engine, source, a non-negative maxSnapshotAge and tags are required");
+    }
+    this.source = source;
+    this.tags = Tags.of(tags).and("engine", engine);
+    this.maxSnapshotAgeNanos = maxSnapshotAge.toNanos();
+  }
+
+  /** Meters for a document-level engine, tagged {@code engine=documents} and {@code tags}. */
+  public static WriteBackMeters of(WriteBack engine, Tag... tags) {
+    return new WriteBackMeters("documents", Objects.requireNonNull(engine, "engine")::metrics, Duration.ofSeconds(1),
+        Tags.of(tags));
+  }
+
+  /** Meters for a session engine, tagged {@code engine=sessions} and {@code tags}. */
+  public static WriteBackMeters of(SessionWriteBack engine, Tag... tags) {
+    return new WriteBackMeters("sessions", Objects.requireNonNull(engine, "engine")::metrics, Duration.ofSeconds(1),
+        Tags.of(tags));
+  }
+
+  /**
+   * Registers the meters. The gauges hold this binder strongly (Micrometer's default is a weak reference), so the
+   * registry keeps it, and the function counters that share it, alive.
+   */
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    gauge(registry, "pending", "buffered writes or sessions waiting to be applied", null,
+        metrics -> metrics.pendingWrites());
+    TimeGauge.builder(PREFIX + "oldest.pending", this,
+            TimeUnit.SECONDS, meters -> meters.gaugeValue(metrics -> metrics.oldestPendingAge().toNanos() / 1e9))
+        .description("age of the oldest pending buffered write or session").tags(tags).strongReference(true)
+        .register(registry);
+    gauge(registry, "pinned", "bytes pinned by this engine, every replica counted", "bytes",
+        metrics -> metrics.pinnedBytes());
+    Gauge.builder(PREFIX + "drain.rate", this, meters -> meters.rate())
+        .description("buffered writes or sessions drained per second between the last two snapshots")
+        .baseUnit("per_second").tags(tags).strongReference(true).register(registry);
+    counter(registry, "drained", "buffered writes or sessions drained by this engine", metrics -> metrics.drained());
+    counter(registry, "store.retries", "data-store operations retried while the store was unavailable",
+        metrics -> metrics.storeRetries());
+    counter(registry, "fallbacks", "writes that fell back to write-through",
+        metrics -> metrics.writeThroughFallbacks());
+  }
+
+  private void gauge(MeterRegistry registry, String name, String description, String unit,
+      ToDoubleFunction<WriteBackMetrics> value) {
+    Gauge.builder(PREFIX + name, this, meters -> meters.gaugeValue(value)).description(description)
+        .baseUnit(unit).tags(tags).strongReference(true).register(registry);
+  }
+
+  private void counter(MeterRegistry registry, String name, String description,
+      ToDoubleFunction<WriteBackMetrics> value) {
+    FunctionCounter.builder(PREFIX + name, this, meters -> meters.counterValue(value)).description(description)
+        .tags(tags).register(registry);
+  }
+
+  private synchronized double gaugeValue(ToDoubleFunction<WriteBackMetrics> value) {
+    refresh();
+    return snapshotFailed ? Double.NaN : value.applyAsDouble(snapshot);
+  }
+
+  private synchronized double counterValue(ToDoubleFunction<WriteBackMetrics> value) {
+    refresh();
+    return snapshot == null ? 0 : value.applyAsDouble(snapshot);
+  }
+
+  private synchronized double rate() {
+    refresh();
+    return snapshotFailed ? Double.NaN : rate;
+  }
+
+  /** Takes a new snapshot when the last one (or the last failed attempt) is older than allowed. */
+  private void refresh() {
+    long now = System.nanoTime();
+    if (taken && now - snapshotNanos < maxSnapshotAgeNanos) {
+      return;
+    }
+    try {
+      snapshot = source.get();
+      snapshotFailed = false;
+      rate = drainRate.observe(snapshot.drained());
+    } catch (RuntimeException failed) {
+      snapshotFailed = true;
+      log.debug("could not take a write-back metrics snapshot", failed);
+    }
+    taken = true;
+    snapshotNanos = now;
+  }
+}
