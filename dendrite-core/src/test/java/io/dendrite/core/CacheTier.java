@@ -4,6 +4,7 @@ import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.ServerAddress;
 import io.dendrite.iq.server.IqServer;
 import io.dendrite.iq.server.IqServerConfig;
+import io.dendrite.testsupport.faults.CuttableProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

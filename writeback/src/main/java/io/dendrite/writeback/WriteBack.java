@@ -39,8 +39,10 @@ public final class WriteBack implements AutoCloseable {
   private final PinnedBudget budget;
   private final EngineCounters counters;
   private final DrainThreads drainThreads;
+  private final int replicas;
 
   private WriteBack(Builder builder) {
+    this.replicas = builder.replicas;
     PinnedReplicas replicas = new PinnedReplicas(builder.cache, builder.replicas);
     Clock clock = Clock.systemUTC();
     this.counters = new EngineCounters(clock);
@@ -83,10 +85,28 @@ public final class WriteBack implements AutoCloseable {
    * the result includes every acknowledged write.
    */
   public Optional<Entity> read(EntityKey key) {
+    drain(key);
+    return store.read(key);
+  }
+
+  /**
+   * Applies the document's buffered write, if it has one, to the data store now, as a background thread would:
+   * what a range miss does for each document its interval's buffered writes touch.
+   */
+  void drain(EntityKey key) {
     if (bufferedWrites.isBuffered(key)) {
       ExclusiveLease.untilKept(() -> bufferedWrites.drain(key));
     }
-    return store.read(key);
+  }
+
+  /** Whether the document has a buffered write right now (a lease-free look at its first reachable replica). */
+  boolean isBuffered(EntityKey key) {
+    return bufferedWrites.isBuffered(key);
+  }
+
+  /** R: the servers each buffered write is pinned on, which range write-back's log records share. */
+  int replicas() {
+    return replicas;
   }
 
   /**

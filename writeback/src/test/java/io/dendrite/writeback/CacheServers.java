@@ -15,9 +15,15 @@ final class CacheServers implements AutoCloseable {
   final IqClient client;
 
   CacheServers(int count, long pinnedMemoryBytes) {
+    this(count, pinnedMemoryBytes, Duration.ofSeconds(10));
+  }
+
+  /** With a lease lifetime short enough that a test outlives the leases a killed process left behind. */
+  CacheServers(int count, long pinnedMemoryBytes, Duration leaseLifetime) {
     List<ServerAddress> addresses = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      IqServer server = IqServer.start(IqServerConfig.builder().port(0).pinnedMemoryBytes(pinnedMemoryBytes).build());
+      IqServer server = IqServer.start(IqServerConfig.builder().port(0).pinnedMemoryBytes(pinnedMemoryBytes)
+          .leaseMillis(leaseLifetime.toMillis()).build());
       servers.add(server);
       addresses.add(new ServerAddress("127.0.0.1", server.port()));
     }
@@ -26,6 +32,11 @@ final class CacheServers implements AutoCloseable {
 
   CacheServers(int count) {
     this(count, 64L << 20);
+  }
+
+  /** The servers as {@code host:port,host:port}, for a child process to connect to. */
+  String addresses() {
+    return String.join(",", client.config().servers().stream().map(a -> a.host() + ":" + a.port()).toList());
   }
 
   /** Stops server {@code index} for good, as a crashed cache server; its pinned values are gone. */

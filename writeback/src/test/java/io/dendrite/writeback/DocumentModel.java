@@ -17,14 +17,19 @@ final class DocumentModel {
   /** Writes through the engine and, once acknowledged, into the model. */
   void write(WriteBack writeBack, EntityKey key, ChangeSequence changes) {
     writeBack.write(key, changes);
+    record(key, changes);
+  }
+
+  /** Records a write acknowledged elsewhere (another thread or process), in the order it was acknowledged. */
+  synchronized void record(EntityKey key, ChangeSequence changes) {
     documents.put(key, changes.applyTo(documents.getOrDefault(key, Optional.empty())));
   }
 
-  Optional<Map<String, Object>> expected(EntityKey key) {
+  synchronized Optional<Map<String, Object>> expected(EntityKey key) {
     return documents.getOrDefault(key, Optional.empty());
   }
 
-  void assertStoreMatches(DataStore store) {
+  synchronized void assertStoreMatches(DataStore store) {
     documents.forEach((key, fields) ->
         assertThat(store.read(key).map(Entity::fields)).as("document %s", key).isEqualTo(fields));
   }

@@ -1,5 +1,6 @@
 package io.dendrite.core.interval;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -65,6 +66,19 @@ public final class BufferedWriteIndex<K extends Comparable<? super K>, W> {
       lock.readLock().unlock();
     }
     return found.stream().map(IntervalTree.Entry::value).sorted(SERIAL_ORDER).toList();
+  }
+
+  /** Returns every indexed write, oldest first (to compact the log that rebuilds the index, for example). */
+  public List<Entry<K, W>> entries() {
+    List<Entry<K, W>> all = new ArrayList<>();
+    lock.readLock().lock();
+    try {
+      tree.iterator().forEachRemaining(found -> all.add(found.value()));
+    } finally {
+      lock.readLock().unlock();
+    }
+    all.sort(SERIAL_ORDER);
+    return all;
   }
 
   /**

@@ -29,6 +29,17 @@ class BufferedWriteIndexTest {
   }
 
   @Test
+  void everyEntryComesBackInSerialOrderUntilRemoved() {
+    BufferedWriteIndex.Entry<Integer, String> first = index.append(Interval.of(8, 9), "first");
+    index.append(Interval.of(1, 2), "second");
+    index.append(Interval.of(5, 5), "third");
+
+    assertThat(index.entries()).extracting(BufferedWriteIndex.Entry::write).containsExactly("first", "second", "third");
+    index.remove(first);
+    assertThat(index.entries()).extracting(BufferedWriteIndex.Entry::write).containsExactly("second", "third");
+  }
+
+  @Test
   void anAppliedWriteIsRemovedOnce() {
     BufferedWriteIndex.Entry<Integer, String> first = index.append(Interval.point(3), "w");
     BufferedWriteIndex.Entry<Integer, String> second = index.append(Interval.point(3), "w");

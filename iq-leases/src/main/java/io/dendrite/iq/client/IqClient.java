@@ -254,6 +254,39 @@ public final class IqClient implements AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * Appends several values to a key on each of its {@code replicas} servers (a pinned {@code mappend},
+     * Dendrite's server only), creating it where absent; for logs that must survive one server's loss.
+     * Replicas may hold the appended values in different orders.
+     *
+     * @return the worst outcome over the replicas
+     */
+    public Outcome appendReplicated(String key, List<byte[]> values, int replicas) {
+        if (values.isEmpty()) {
+            throw new IllegalArgumentException("nothing to append");
+        }
+        return onReplicas(key, replicas, () -> Command.mappend(key, true, values)).stream()
+                .reduce(Outcome.OK, Outcome::worst);
+    }
+
+    /**
+     * Reads a replicated key from each of its servers, for values that must be merged rather than taken
+     * from one replica (an appended log whose replica on a restarted server holds only recent appends).
+     *
+     * @return the values found, in the order of {@link #serversFor}; unreachable servers and misses left out
+     */
+    public List<CacheValue> getEachReplica(String key, int replicas) {
+        List<CacheValue> found = new ArrayList<>();
+        for (ServerAddress address : ring.serversFor(key, replicas)) {
+            try {
+                ServerConnection.await(getFrom(connections.get(address), key)).ifPresent(found::add);
+            } catch (IqConnectionException unreachable) {
+                // that replica is lost; the others hold what was acknowledged
+            }
+        }
+        return found;
+    }
+
     /** Deletes every replica of a key; {@link Outcome#OK} if at least one was deleted and none failed. */
     public Outcome deleteReplicated(String key, int replicas) {
         List<Outcome> outcomes = onReplicas(key, replicas, () -> Command.delete(key));

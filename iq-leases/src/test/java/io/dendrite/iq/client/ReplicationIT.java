@@ -5,8 +5,10 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ReplicationIT {
 
@@ -35,6 +37,29 @@ class ReplicationIT {
         assertThat(client.getReplicated("bw:1", 2).orElseThrow().text()).isEqualTo("buffered");
         assertThat(client.deleteReplicated("bw:1", 2)).isEqualTo(Outcome.OK);
         assertThat(client.getReplicated("bw:1", 2)).isEmpty();
+    }
+
+    @Test
+    void replicatedAppendsLandPinnedOnEveryReplicaAndEachReplicaCanBeRead() throws Exception {
+        List<ServerAddress> replicas = client.serversFor("log:1", 2);
+        assertThat(client.appendReplicated("log:1", List.of(IqServers.bytes("a\n"), IqServers.bytes("b\n")), 2)).isEqualTo(Outcome.OK);
+        assertThat(client.appendReplicated("log:1", List.of(IqServers.bytes("c\n")), 2)).isEqualTo(Outcome.OK);
+
+        for (ServerAddress server : cluster.addresses()) {
+            try (IqClient direct = IqClient.builder().servers(server.toString()).build()) {
+                boolean expected = replicas.contains(server);
+                assertThat(direct.get("log:1").map(CacheValue::text)).as("copy on %s", server)
+                    .isEqualTo(expected ? Optional.of("a\nb\nc\n") : Optional.empty());
+                assertThat(IqServers.stats(server).get("pinned_items")).isEqualTo(expected ? "1" : "0");
+            }
+        }
+        try (IqClient direct = IqClient.builder().servers(replicas.get(0).toString()).build()) {
+            direct.delete("log:1"); // as a restarted server that lost its copy
+        }
+        assertThat(client.appendReplicated("log:1", List.of(IqServers.bytes("d\n")), 2)).isEqualTo(Outcome.OK);
+        assertThat(client.getEachReplica("log:1", 2)).extracting(CacheValue::text).containsExactly("d\n", "a\nb\nc\nd\n");
+        assertThatThrownBy(() -> client.appendReplicated("log:1", List.of(), 2))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nothing to append");
     }
 
     @Test

@@ -62,18 +62,20 @@ public final class MongoStore implements DataStore {
   /**
    * Connects to {@code databaseName} on the servers of {@code connectionString}.
    *
-   * @param connectTimeout how long to wait for a server (connection and server selection) before an operation
-   *     fails with {@link DataStoreUnavailableException}
+   * @param timeout how long to wait for a server (connection and server selection), and then for each reply,
+   *     before an operation fails with {@link DataStoreUnavailableException}. The reply limit is what ends a call
+   *     into a network that silently drops packets; the driver's default waits forever.
    */
-  public static MongoStore open(String connectionString, String databaseName, Duration connectTimeout) {
+  public static MongoStore open(String connectionString, String databaseName, Duration timeout) {
     if (databaseName == null || databaseName.isBlank()) {
       throw new IllegalArgumentException("database name must be non-blank, got " + databaseName);
     }
-    long millis = connectTimeout.toMillis();
+    int millis = Math.toIntExact(timeout.toMillis());
     MongoClientSettings settings = MongoClientSettings.builder()
         .applyConnectionString(new ConnectionString(connectionString))
         .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(millis, TimeUnit.MILLISECONDS))
-        .applyToSocketSettings(socket -> socket.connectTimeout((int) millis, TimeUnit.MILLISECONDS))
+        .applyToSocketSettings(socket -> socket.connectTimeout(millis, TimeUnit.MILLISECONDS)
+            .readTimeout(millis, TimeUnit.MILLISECONDS))
         .build();
     return new MongoStore(MongoClients.create(settings), databaseName);
   }

@@ -50,18 +50,23 @@ public final class MySqlStore implements DataStore {
    * opened while the database is down.
    *
    * @param maxPoolSize the most connections held at once
-   * @param connectTimeout how long an operation waits for a connection before failing with
-   *     {@link DataStoreUnavailableException} (at least 250 ms, HikariCP's minimum)
+   * @param timeout how long an operation waits for a connection, and then for each reply of the database,
+   *     before failing with {@link DataStoreUnavailableException} (at least 250 ms, HikariCP's minimum). The
+   *     reply limit is what ends a call into a network that silently drops packets; without it the call (and the
+   *     lease its caller holds) would wait for the operating system's TCP timeout, many minutes.
    */
-  public static MySqlStore open(String jdbcUrl, int maxPoolSize, Duration connectTimeout) {
+  public static MySqlStore open(String jdbcUrl, int maxPoolSize, Duration timeout) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
     config.setMaximumPoolSize(maxPoolSize);
-    config.setConnectionTimeout(connectTimeout.toMillis());
+    config.setConnectionTimeout(timeout.toMillis());
+    // Checking a pooled connection before handing it out waits 5 s by default, past the timeout promised here.
+    config.setValidationTimeout(timeout.toMillis());
     config.setInitializationFailTimeout(-1);
     config.setPoolName("dendrite-mysql-store");
     config.addDataSourceProperty("rewriteBatchedStatements", "true");
-    config.addDataSourceProperty("connectTimeout", String.valueOf(connectTimeout.toMillis()));
+    config.addDataSourceProperty("connectTimeout", String.valueOf(timeout.toMillis()));
+    config.addDataSourceProperty("socketTimeout", String.valueOf(timeout.toMillis()));
     return new MySqlStore(new HikariDataSource(config));
   }
 

@@ -1,0 +1,154 @@
+package io.dendrite.testsupport.faults;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A {@code main} class run in a JVM of its own, on this JVM's Java and class path, so a test can kill it with
+ * SIGKILL ({@link #kill()}): a crash that runs no shutdown hook and closes no connection politely. Its standard
+ * output and error are merged and collected line by line for {@link #awaitLine}. Close it in a {@code finally}
+ * or {@code @AfterEach}: {@link #close()} kills it if it is still running.
+ */
+public final class ChildJvm implements AutoCloseable {
+  private static final int TAIL_LINES = 40;
+
+  private final String name;
+  private final Process process;
+  private final List<String> lines = new ArrayList<>();
+  private volatile boolean outputEnded;
+
+  private ChildJvm(String name, Process process) {
+    this.name = name;
+    this.process = process;
+    Thread reader = new Thread(this::collectOutput, "child-output-" + name);
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /**
+   * Starts {@code mainClass} with {@code args}.
+   *
+   * @param jvmOptions options for the child JVM, e.g. {@code -Dkey=value} or {@code -Xmx64m}
+   */
+  public static ChildJvm start(String mainClass, List<String> jvmOptions, List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(mainClass);
+    command.addAll(args);
+    try {
+      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+      return new ChildJvm(mainClass.substring(mainClass.lastIndexOf('.') + 1), process);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not start a JVM for " + mainClass, e);
+    }
+  }
+
+  /**
+   * Waits for the first line of output, from the start, that {@code matches}.
+   *
+   * @throws IllegalStateException when the child ends or {@code timeout} passes first; the message holds the
+   *     output's last lines
+   */
+  public String awaitLine(Predicate<String> matches, Duration timeout) {
+    return awaitLines(matches, 1, timeout).get(0);
+  }
+
+  /** Waits until {@code count} lines of output match; returns them. See {@link #awaitLine}. */
+  public List<String> awaitLines(Predicate<String> matches, int count, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (lines) {
+      while (true) {
+        List<String> found = lines.stream().filter(matches).limit(count).toList();
+        if (found.size() == count) {
+          return found;
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || (!process.isAlive() && outputEnded)) {
+          throw new IllegalStateException(name + (process.isAlive() ? " did not print the expected line in "
+              + timeout : " ended (exit " + process.exitValue() + ")") + " before " + count
+              + " matching lines; its output ended with:\n" + tail());
+        }
+        try {
+          lines.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting for " + name, interrupted);
+        }
+      }
+    }
+  }
+
+  /** Every line printed so far. */
+  public List<String> lines() {
+    synchronized (lines) {
+      return List.copyOf(lines);
+    }
+  }
+
+  /**
+   * Kills the child with SIGKILL and waits until it is gone and its output is read to the end, so that
+   * {@link #lines()} then holds everything it printed.
+   */
+  public void kill() {
+    process.destroyForcibly();
+    waitUntilEnded();
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      kill();
+    }
+  }
+
+  private void waitUntilEnded() {
+    try {
+      process.waitFor();
+      synchronized (lines) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!outputEnded && System.nanoTime() < deadline) {
+          lines.wait(100);
+        }
+      }
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void collectOutput() {
+    try (BufferedReader reader =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line; (line = reader.readLine()) != null; ) {
+        synchronized (lines) {
+          lines.add(line);
+          lines.notifyAll();
+        }
+      }
+    } catch (IOException ended) {
+      // the process is gone
+    } finally {
+      synchronized (lines) {
+        outputEnded = true;
+        lines.notifyAll();
+      }
+    }
+  }
+
+  private String tail() {
+    synchronized (lines) {
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - TAIL_LINES), lines.size()));
+    }
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * Faults for integration tests: {@link io.dendrite.testsupport.faults.CuttableProxy} cuts or black-holes the
+ * network to a real server that stays up, {@link io.dendrite.testsupport.faults.ChildJvm} runs code in a process
+ * a test can kill with SIGKILL.
+ */
+package io.dendrite.testsupport.faults;

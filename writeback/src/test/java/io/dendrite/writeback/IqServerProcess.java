@@ -1,0 +1,55 @@
+package io.dendrite.writeback;
+
+import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.testsupport.faults.ChildJvm;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * An IQ server in a process of its own ({@code IqServerMain} on the test class path), so that a test can lose it
+ * the way a machine is lost: SIGKILL, no goodbye on its connections, its pinned values gone.
+ */
+final class IqServerProcess implements AutoCloseable {
+  private static final Pattern LISTENING = Pattern.compile("IQ server listening on [^ ]+:(\\d+) ");
+
+  private final ChildJvm jvm;
+  private final ServerAddress address;
+
+  private IqServerProcess(ChildJvm jvm, ServerAddress address) {
+    this.jvm = jvm;
+    this.address = address;
+  }
+
+  /** Starts a server on an ephemeral loopback port and waits until it listens. */
+  static IqServerProcess start(long leaseMillis) {
+    ChildJvm jvm = ChildJvm.start("io.dendrite.iq.server.IqServerMain",
+        // The test resources log at WARN; the server's INFO line is how the child reports its port.
+        List.of("-Xmx128m", "-Dorg.slf4j.simpleLogger.log.io.dendrite.iq.server.IqServer=info"),
+        List.of("--port", "0", "--pinned-memory", "64m", "--lease-ms", String.valueOf(leaseMillis)));
+    try {
+      Matcher listening = LISTENING.matcher(jvm.awaitLine(line -> LISTENING.matcher(line).find(),
+          Duration.ofSeconds(30)));
+      listening.find();
+      return new IqServerProcess(jvm, new ServerAddress("127.0.0.1", Integer.parseInt(listening.group(1))));
+    } catch (RuntimeException failed) {
+      jvm.close();
+      throw failed;
+    }
+  }
+
+  ServerAddress address() {
+    return address;
+  }
+
+  /** SIGKILL: the server and every value it held are gone. */
+  void kill() {
+    jvm.kill();
+  }
+
+  @Override
+  public void close() {
+    jvm.close();
+  }
+}

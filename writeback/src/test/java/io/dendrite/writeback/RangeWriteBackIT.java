@@ -1,0 +1,261 @@
+package io.dendrite.writeback;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dendrite.iq.client.CacheValue;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.testsupport.MySqlTestDatabase;
+import io.dendrite.testsupport.RealServers;
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.store.MySqlStore;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(RealServers.class)
+class RangeWriteBackIT {
+
+  @Test
+  void aMissAppliesTheOverlappingBufferedUpdatesInsertsAndDeletesBeforeItQueries(MySqlTestDatabase database)
+      throws SQLException {
+    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
+        RangeStack stack = new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0))) {
+      seed(store, 0, 9);
+      stack.update(new RangeRow(3, 33));
+      stack.insert(new RangeRow(12, 120));
+      stack.delete(5);
+      stack.update(new RangeRow(3, 34));
+      assertThat(stack.buffer.bufferedEntries()).isEqualTo(4);
+      assertThat(RangeRow.readRange(store, 0, 20)).as("nothing drained yet")
+          .contains(new RangeRow(3, 0), new RangeRow(5, 0)).doesNotContain(new RangeRow(12, 120));
+
+      assertThat(stack.get(0, 9)).containsExactly(row(0), row(1), row(2), new RangeRow(3, 34), row(4), row(6),
+          row(7), row(8), row(9));
+      assertThat(stack.buffer.bufferedEntries()).as("the insert at 12 does not overlap [0, 9]").isEqualTo(1);
+      assertThat(RangeRow.readRange(store, 10, 20)).as("still buffered").isEmpty();
+
+      assertThat(stack.get(10, 20)).containsExactly(new RangeRow(12, 120));
+      assertThat(stack.buffer.bufferedEntries()).isZero();
+      assertThat(stack.writeBack.metrics().pendingWrites()).isZero();
+
+      stack.update(new RangeRow(12, 121));
+      assertThat(stack.get(10, 20)).as("a hit, refreshed by the write").containsExactly(new RangeRow(12, 121));
+      assertThat(stack.dendrite.metrics().snapshot().hits()).isPositive();
+      assertThat(RangeRow.readRange(store, 12, 12)).as("buffered behind the hit").containsExactly(new RangeRow(12, 120));
+    }
+  }
+
+  @Test
+  void randomWritesDrainToTheModelAndDrainedEntriesLeaveTheIndex(MySqlTestDatabase database) throws Exception {
+    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
+        RangeStack stack = new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0),
+            range -> range.reapInterval(Duration.ofMillis(20)), settings -> settings)) {
+      TreeMap<Long, Long> model = new TreeMap<>();
+      Random random = new Random(7);
+      for (int i = 0; i < 300; i++) {
+        long id = random.nextInt(60);
+        long val = 1000 + i;
+        if (!model.containsKey(id)) {
+          stack.insert(new RangeRow(id, val));
+          model.put(id, val);
+        } else if (random.nextInt(4) == 0) {
+          stack.delete(id);
+          model.remove(id);
+        } else {
+          stack.update(new RangeRow(id, val));
+          model.put(id, val);
+        }
+        if (i % 25 == 0) {
+          long lowerBound = random.nextInt(60);
+          long upperBound = lowerBound + random.nextInt(10);
+          assertThat(stack.get(lowerBound, upperBound)).isEqualTo(rows(model.subMap(lowerBound, true, upperBound, true)));
+        }
+      }
+      assertThat(stack.buffer.bufferedEntries()).isPositive();
+
+      stack.writeBack.drainNow();
+
+      assertThat(RangeRow.readRange(store, 0, RangeStack.MAX_ID)).isEqualTo(rows(model));
+      awaitNoEntries(stack.buffer);
+    }
+  }
+
+  @Test
+  void aNewProcessRebuildsTheBufferedWritesIntervalsFromTheLog(MySqlTestDatabase database) throws SQLException {
+    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database)) {
+      seed(store, 0, 9);
+      try (RangeStack first = new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0))) {
+        first.update(new RangeRow(3, 33));
+        first.insert(new RangeRow(12, 120));
+        first.delete(5);
+        assertThat(first.get(3, 3)).containsExactly(new RangeRow(3, 33));
+        assertThat(first.buffer.bufferedEntries()).isEqualTo(2);
+      }
+      try (IqClient client = clientOf(cache);
+          RangeStack second = new RangeStack(client, store, engine -> engine.replicas(2).drainThreads(0))) {
+        assertThat(second.buffer.bufferedEntries()).as("the insert at 12 and the delete at 5").isEqualTo(2);
+        assertThat(logLines(client, 2)).as("compacted on rebuild: two entries and the LSN mark, on 2 replicas")
+            .hasSize(6);
+
+        assertThat(second.get(0, 20)).extracting(RangeRow::id)
+            .containsExactly(0L, 1L, 2L, 3L, 4L, 6L, 7L, 8L, 9L, 12L);
+        assertThat(second.buffer.bufferedEntries()).isZero();
+        second.buffer.compact();
+        assertThat(logLines(client, 2)).as("only the LSN mark is left").hasSize(2);
+        second.update(new RangeRow(7, 77));
+      }
+      try (IqClient client = clientOf(cache);
+          RangeStack third = new RangeStack(client, store, engine -> engine.replicas(2).drainThreads(0))) {
+        assertThat(third.buffer.bufferedEntries()).isEqualTo(1);
+        assertThat(logLines(client, 2)).as("LSNs keep growing across processes (the first one's were 1 to 3)")
+            .anyMatch(line -> line.startsWith("i:") && Long.parseLong(line.split(":")[1]) > 3);
+        assertThat(third.get(7, 7)).containsExactly(new RangeRow(7, 77));
+      }
+    }
+  }
+
+  @Test
+  void aChangeOfAnotherTypeIsRefusedWithNothingChanged(MySqlTestDatabase database) throws SQLException {
+    try (CacheServers cache = new CacheServers(1); MySqlStore store = open(database);
+        RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0))) {
+      seed(store, 0, 4);
+      assertThat(stack.get(0, 4)).hasSize(5);
+      RangeRow changed = new RangeRow(2, 22);
+
+      assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, "val = 22", null, changed.putting()))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("EntityChanges or a List<EntityChanges>, got java.lang.String");
+      assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, List.of(changed.update(), "val = 22"), null,
+          changed.putting())).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("every element of the change list must be an EntityChanges");
+      assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, List.of(), null, changed.putting()))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+      EntityChanges otherTable = new EntityChanges(new io.dendrite.writeback.change.EntityKey("users", 2L),
+          ChangeSequence.of(io.dendrite.writeback.change.Change.set("val", 22)));
+      assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, otherTable, null, changed.putting()))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("collection t");
+
+      assertThat(stack.buffer.bufferedEntries()).isZero();
+      assertThat(stack.writeBack.metrics().pendingWrites()).isZero();
+      assertThat(stack.get(0, 4)).as("the cached entry is unchanged").contains(row(2));
+      assertThat(stack.dendrite.metrics().snapshot().writes()).isZero();
+
+      stack.dendrite.update(2L, 2L, List.of(changed.update(), new RangeRow(3, 33).update()), null,
+          (interval, cached) -> cached.stream().map(row -> row.id() == 2 ? changed
+              : row.id() == 3 ? new RangeRow(3, 33) : row).toList());
+      assertThat(stack.buffer.bufferedEntries()).as("a list is one write").isEqualTo(1);
+      assertThat(stack.get(1, 3)).containsExactly(row(1), changed, new RangeRow(3, 33));
+    }
+  }
+
+  @Test
+  void overThePinnedBudgetWritesFallBackToWriteThroughAndRangesStayRight(MySqlTestDatabase database)
+      throws SQLException {
+    try (CacheServers cache = new CacheServers(1); MySqlStore store = open(database);
+        RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0)
+            .pinnedBudgetBytes(300))) {
+      TreeMap<Long, Long> model = new TreeMap<>();
+      for (int round = 0; round < 6; round++) {
+        for (long id = 0; id < 10; id++) {
+          RangeRow row = new RangeRow(id, round * 100 + id);
+          if (round == 0) {
+            stack.insert(row);
+          } else {
+            stack.update(row);
+          }
+          model.put(id, row.val());
+        }
+        assertThat(stack.get(round, round + 4)).isEqualTo(rows(model.subMap((long) round, true, round + 4L, true)));
+      }
+      assertThat(stack.writeBack.metrics().writeThroughFallbacks()).isPositive();
+      assertThat(stack.get(0, 9)).isEqualTo(rows(model));
+      stack.writeBack.drainNow();
+      assertThat(RangeRow.readRange(store, 0, 9)).isEqualTo(rows(model));
+    }
+  }
+
+  @Test
+  void whenPinnedMemoryRefusesTheLogWritesGoThroughAtOnce(MySqlTestDatabase database) throws SQLException {
+    try (CacheServers cache = new CacheServers(1, 64 * 1024); MySqlStore store = open(database);
+        RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0))) {
+      seed(store, 0, 4);
+      assertThat(stack.get(0, 4)).hasSize(5);
+      int filler = 0;
+      for (int size = 1024; size >= 1; size /= 4) {
+        while (cache.client.setPinned("filler:" + filler, new byte[size]) == Outcome.OK) {
+          filler++;
+        }
+      }
+
+      stack.update(new RangeRow(1, 11));
+      stack.insert(new RangeRow(7, 70));
+      stack.delete(2);
+
+      assertThat(logLines(cache.client, 1)).as("no interval could be logged").noneMatch(line -> line.startsWith("i:"));
+      assertThat(stack.buffer.bufferedEntries()).isZero();
+      assertThat(stack.writeBack.metrics().pendingWrites()).isZero();
+      assertThat(RangeRow.readRange(store, 0, 9)).as("in the store before the writes returned")
+          .containsExactly(row(0), new RangeRow(1, 11), row(3), row(4), new RangeRow(7, 70));
+      assertThat(stack.get(0, 9)).isEqualTo(RangeRow.readRange(store, 0, 9));
+    }
+  }
+
+  private static RangeRow row(long id) {
+    return new RangeRow(id, 0);
+  }
+
+  private static List<RangeRow> rows(Map<Long, Long> model) {
+    return model.entrySet().stream().map(entry -> new RangeRow(entry.getKey(), entry.getValue())).toList();
+  }
+
+  static void awaitNoEntries(RangeWriteBack<Long> buffer) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (buffer.bufferedEntries() > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(buffer.bufferedEntries()).as("entries of drained writes left the index").isZero();
+  }
+
+  /** Every line of every replica of the range's log partitions. */
+  private static List<String> logLines(IqClient client, int replicas) {
+    return java.util.stream.IntStream.range(0, 16)
+        .mapToObj(n -> client.getEachReplica("bl:t:pos:" + n, replicas))
+        .flatMap(List::stream)
+        .map(CacheValue::data)
+        .flatMap(data -> new String(data, StandardCharsets.UTF_8).lines())
+        .toList();
+  }
+
+  private static IqClient clientOf(CacheServers cache) {
+    return IqClient.builder().servers(cache.servers.stream().map(server -> new ServerAddress("127.0.0.1",
+        server.port())).toList()).requestTimeout(Duration.ofSeconds(2)).build();
+  }
+
+  static void createTable(MySqlTestDatabase database) throws SQLException {
+    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, pos BIGINT NOT NULL, val BIGINT NOT NULL, KEY (pos))");
+    }
+  }
+
+  /** Rows {@code from..to} with val 0, straight into the store. */
+  static void seed(io.dendrite.writeback.store.DataStore store, long from, long to) {
+    store.apply(java.util.stream.LongStream.rangeClosed(from, to).mapToObj(id -> row(id).insert()).toList());
+  }
+
+  private static MySqlStore open(MySqlTestDatabase database) throws SQLException {
+    createTable(database);
+    return MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));
+  }
+}
