@@ -6,6 +6,9 @@ import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.RangeWriteBack;
+import io.dendrite.writeback.WriteBack;
+import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.EntityChanges;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,11 +21,15 @@ import java.util.function.Supplier;
 /**
  * Records through a {@link Dendrite} over the record number: a read is the point interval [n, n], a scan the range
  * predicate [first, last], and a write goes through Dendrite's write path with the row change as write-back buffers
- * it ({@link EntityChanges}) and a {@link CacheUpdate} that applies it to the cached rows.
+ * it ({@link EntityChanges}) and a {@link CacheUpdate} that applies it to the cached rows. Write-back buffers the
+ * change with a {@link RangeWriteBack} over a {@link WriteBack} engine whose drain threads apply it later; what is
+ * still buffered at the end stays in the cache servers (reported as {@code writeback.pendingAtEnd}).
  *
- * <p>Cache round trips are Dendrite's own count for the calling thread
- * ({@link DendriteMetrics#roundTripsOfCurrentThread()}); database round trips are the queries and applies Dendrite
- * called back.
+ * <p>Cache round trips are the requests the calling thread sent through the cache client during the operation
+ * ({@link IqClient#requestsOfCurrentThread()}): Dendrite's, and under write-back the buffer's (pinned replicas,
+ * interval log). Database round trips are the queries and applies Dendrite called back; under write-back, buffered
+ * writes reach the database through the drain threads ({@code writeback.drained}) and through misses that apply
+ * the buffered writes they overlap, which are not counted.
  */
 final class DendriteBackend implements RecordBackend {
   /** {@code dendrite.db}: mysql (default) or mongodb. */
@@ -40,11 +47,16 @@ final class DendriteBackend implements RecordBackend {
 
   private final RecordStore store;
   private final IqClient cache;
+  private final WriteBack engine;
+  private final RangeWriteBack<Long> buffer;
   private final Dendrite<Long, YcsbRecord> dendrite;
 
-  private DendriteBackend(RecordStore store, IqClient cache, Dendrite<Long, YcsbRecord> dendrite) {
+  private DendriteBackend(RecordStore store, IqClient cache, WriteBack engine, RangeWriteBack<Long> buffer,
+      Dendrite<Long, YcsbRecord> dendrite) {
     this.store = store;
     this.cache = cache;
+    this.engine = engine;
+    this.buffer = buffer;
     this.dendrite = dendrite;
   }
 
@@ -62,24 +74,26 @@ final class DendriteBackend implements RecordBackend {
     String[] servers = properties.optional(SERVERS)
         .orElseThrow(() -> new IllegalArgumentException("set " + SERVERS + " to the IQ servers, host:port,..."))
         .split("\\s*,\\s*");
-    properties.integer(DRAIN_THREADS, 2, 0);
-    properties.integer(REPLICAS, 1, 1);
-    if (policy == WritePolicy.WRITE_BACK) {
-      throw new IllegalStateException(POLICY + "=write-back is not available in this build: the range write-back"
-          + " buffer (io.dendrite.writeback.RangeWriteBack) has not landed yet");
-    }
+    int drainThreads = properties.integer(DRAIN_THREADS, 2, 0);
+    int replicas = properties.integer(REPLICAS, 1, 1);
     RecordStore store = RecordStore.open(kind, properties, table);
     IqClient cache = null;
+    WriteBack engine = null;
+    RangeWriteBack<Long> buffer = null;
     try {
       cache = IqClient.builder().servers(servers).build();
-      Dendrite<Long, YcsbRecord> dendrite = Dendrite.builder(DomainType.LONG, new RecordCodec())
-          .collection(table.name()).domain(RecordTable.NUMBER).cache(cache).writePolicy(policy).beta(beta).build();
-      return new DendriteBackend(store, cache, dendrite);
-    } catch (RuntimeException e) {
-      if (cache != null) {
-        cache.close();
+      Dendrite.Builder<Long, YcsbRecord> builder = Dendrite.builder(DomainType.LONG, new RecordCodec())
+          .collection(table.name()).domain(RecordTable.NUMBER).cache(cache).writePolicy(policy).beta(beta);
+      if (policy == WritePolicy.WRITE_BACK) {
+        engine = WriteBack.builder().cache(cache).store(store.dataStore()).replicas(replicas)
+            .drainThreads(drainThreads).build();
+        buffer = RangeWriteBack.builder(DomainType.LONG).cache(cache).writeBack(engine).collection(table.name())
+            .domain(RecordTable.NUMBER).build();
+        builder.writeBuffer(buffer);
       }
-      store.close();
+      return new DendriteBackend(store, cache, engine, buffer, builder.build());
+    } catch (RuntimeException e) {
+      closeAll(buffer, engine, cache, store);
       throw e;
     }
   }
@@ -128,9 +142,11 @@ final class DendriteBackend implements RecordBackend {
         (entry, rows) -> rows.stream().filter(row -> !row.key().equals(key)).toList());
   }
 
+  /** Dendrite's insert, update and delete are one write path; the cache update says what the write does. */
   private void write(long number, EntityChanges change, TripCount trips, CacheUpdate<Long, YcsbRecord> cacheUpdate) {
     counted(trips, () -> {
-      dendrite.update(number, number, change, applied -> {
+      // Under write-back the change goes to the buffer and the applier is not used.
+      dendrite.update(number, number, change, engine != null ? null : applied -> {
         trips.database(1);
         store.apply(applied);
       }, cacheUpdate);
@@ -140,11 +156,11 @@ final class DendriteBackend implements RecordBackend {
 
   /** Runs a Dendrite call and adds the cache round trips it made on this thread. */
   private <T> T counted(TripCount trips, Supplier<T> call) {
-    long before = dendrite.metrics().roundTripsOfCurrentThread();
+    long before = cache.requestsOfCurrentThread();
     try {
       return call.get();
     } finally {
-      trips.cache((int) (dendrite.metrics().roundTripsOfCurrentThread() - before));
+      trips.cache((int) (cache.requestsOfCurrentThread() - before));
     }
   }
 
@@ -157,19 +173,42 @@ final class DendriteBackend implements RecordBackend {
     stats.put("dendrite.cacheUnavailable", Long.toString(metrics.cacheUnavailable()));
     stats.put("dendrite.entriesInvalidated", Long.toString(metrics.entriesInvalidated()));
     stats.put("dendrite.entriesRefreshed", Long.toString(metrics.entriesRefreshed()));
+    if (engine != null) {
+      WriteBackMetrics writeBack = engine.metrics();
+      stats.put("writeback.pendingAtEnd", Long.toString(writeBack.pendingWrites()));
+      stats.put("writeback.drained", Long.toString(writeBack.drained()));
+      stats.put("writeback.bufferedIntervalsAtEnd", Integer.toString(buffer.bufferedEntries()));
+      stats.put("writeback.pinnedBytesAtEnd", Long.toString(writeBack.pinnedBytes()));
+      stats.put("writeback.writeThroughFallbacks", Long.toString(writeBack.writeThroughFallbacks()));
+      stats.put("writeback.storeRetries", Long.toString(writeBack.storeRetries()));
+    }
     return stats;
   }
 
+  /** Closes the Dendrite, then range write-back, the engine, the cache client and the store. */
   @Override
   public void close() {
-    try {
-      dendrite.close();
-    } finally {
+    closeAll(dendrite, buffer, engine, cache, store);
+  }
+
+  /** Closes each of {@code resources} (nulls skipped) in order, even when one fails. */
+  private static void closeAll(AutoCloseable... resources) {
+    RuntimeException failure = null;
+    for (AutoCloseable resource : resources) {
       try {
-        cache.close();
-      } finally {
-        store.close();
+        if (resource != null) {
+          resource.close();
+        }
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = new IllegalStateException("closing the Dendrite backend failed: " + e.getMessage(), e);
+        } else {
+          failure.addSuppressed(e);
+        }
       }
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 }

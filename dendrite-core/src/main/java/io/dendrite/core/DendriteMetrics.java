@@ -44,8 +44,6 @@ public final class DendriteMetrics {
   final LongAdder entriesRefreshed = new LongAdder();
   private final LongAdder[] roundTrips = new LongAdder[Operation.values().length];
   private final LongAdder[] operations = new LongAdder[Operation.values().length];
-  // Per thread, so a caller sharing the Dendrite across threads can attribute round trips to its own operations.
-  private final ThreadLocal<long[]> roundTripsOfThread = ThreadLocal.withInitial(() -> new long[1]);
 
   DendriteMetrics() {
     for (int i = 0; i < roundTrips.length; i++) {
@@ -57,16 +55,6 @@ public final class DendriteMetrics {
   void completed(Operation operation, int cacheRoundTrips) {
     operations[operation.ordinal()].increment();
     roundTrips[operation.ordinal()].add(cacheRoundTrips);
-    roundTripsOfThread.get()[0] += cacheRoundTrips;
-  }
-
-  /**
-   * The cache round trips of every operation the calling thread has completed on this Dendrite so far. The
-   * difference across one call is that call's round trips, even while other threads use the same Dendrite (a
-   * benchmark binding counts round trips per operation type this way).
-   */
-  public long roundTripsOfCurrentThread() {
-    return roundTripsOfThread.get()[0];
   }
 
   /** The counts so far. */
