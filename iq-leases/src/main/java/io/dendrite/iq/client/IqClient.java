@@ -58,6 +58,9 @@ public final class IqClient implements AutoCloseable {
     private final EventLoopGroup eventLoops;
     private final Map<ServerAddress, ServerConnection> connections = new LinkedHashMap<>();
     private final HashRing ring;
+    // Per sending thread, so that a caller sharing the client across threads can attribute round trips to its own
+    // operations (a benchmark binding counts cache round trips per operation type this way).
+    private final ThreadLocal<long[]> requestsOfThread = ThreadLocal.withInitial(() -> new long[1]);
 
     private IqClient(IqClientConfig config) {
         this.config = config;
@@ -69,7 +72,7 @@ public final class IqClient implements AutoCloseable {
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis());
         for (ServerAddress server : config.servers()) {
             connections.put(server, new ServerConnection(server, bootstrap, config.connectionsPerServer(),
-                    config.requestTimeout()));
+                    config.requestTimeout(), requestsOfThread));
         }
         this.ring = new HashRing(config.servers(), config.pointsPerServer());
     }
@@ -87,6 +90,15 @@ public final class IqClient implements AutoCloseable {
     /** The configuration this client runs with. */
     public IqClientConfig config() {
         return config;
+    }
+
+    /**
+     * How many requests the calling thread has sent to the servers through this client so far, each one round trip
+     * (a multi-get counts once per server it asks; a retried read once per attempt). The difference across a call
+     * is that call's round trips, even while other threads use the same client.
+     */
+    public long requestsOfCurrentThread() {
+        return requestsOfThread.get()[0];
     }
 
     // ---------------------------------------------------------------- plain memcached commands

@@ -30,12 +30,16 @@ final class ServerConnection {
     private final AtomicReferenceArray<CompletableFuture<PipelinedChannel>> slots;
     private final AtomicInteger nextSlot = new AtomicInteger();
     private final AtomicLong epoch = new AtomicLong();
+    private final ThreadLocal<long[]> requestsOfThread;
 
-    ServerConnection(ServerAddress address, Bootstrap bootstrap, int connections, Duration requestTimeout) {
+    /** {@code requestsOfThread}: the sending thread's request count, shared by the client's connections. */
+    ServerConnection(ServerAddress address, Bootstrap bootstrap, int connections, Duration requestTimeout,
+                     ThreadLocal<long[]> requestsOfThread) {
         this.address = address;
         this.bootstrap = bootstrap;
         this.requestTimeout = requestTimeout;
         this.slots = new AtomicReferenceArray<>(connections);
+        this.requestsOfThread = requestsOfThread;
     }
 
     ServerAddress address() {
@@ -52,6 +56,7 @@ final class ServerConnection {
      * if the connection is lost, including when the server stops answering for the request timeout.
      */
     CompletableFuture<Reply> send(Command command) {
+        requestsOfThread.get()[0]++;
         CompletableFuture<PipelinedChannel> connection = connection(Math.floorMod(nextSlot.getAndIncrement(), slots.length()));
         PipelinedChannel ready = connection.isDone() && !connection.isCompletedExceptionally() ? connection.join() : null;
         if (ready != null) {

@@ -45,6 +45,27 @@ class PlainCommandsIT {
     }
 
     @Test
+    void countsTheRequestsEachThreadSent() throws Exception {
+        long before = client.requestsOfCurrentThread();
+        client.set(cluster.keyOn(0, "count"), bytes("1"));
+        client.get(cluster.keyOn(0, "count"));
+        client.getAll(List.of(cluster.keyOn(0, "count"), cluster.keyOn(1, "count"), cluster.keyOn(2, "count")));
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            assertThat(other.submit(() -> {
+                long start = client.requestsOfCurrentThread();
+                client.delete("elsewhere");
+                return client.requestsOfCurrentThread() - start;
+            }).get()).isEqualTo(1);
+        } finally {
+            other.shutdown();
+        }
+
+        assertThat(client.requestsOfCurrentThread() - before).as("set, get, and a multi-get asking three servers")
+                .isEqualTo(5);
+    }
+
+    @Test
     void multiGetGroupsKeysByServerAndReturnsOnlyHits() {
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < 300; i++) {

@@ -1,0 +1,214 @@
+package io.dendrite.ycsb;
+
+import io.dendrite.core.CacheUpdate;
+import io.dendrite.core.Dendrite;
+import io.dendrite.core.DendriteMetrics;
+import io.dendrite.core.DomainType;
+import io.dendrite.core.WritePolicy;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.RangeWriteBack;
+import io.dendrite.writeback.WriteBack;
+import io.dendrite.writeback.WriteBackMetrics;
+import io.dendrite.writeback.change.EntityChanges;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Records through a {@link Dendrite} over the record number: a read is the point interval [n, n], a scan the range
+ * predicate [first, last], and a write goes through Dendrite's write path with the row change as write-back buffers
+ * it ({@link EntityChanges}) and a {@link CacheUpdate} that applies it to the cached rows. Write-back buffers the
+ * change with a {@link RangeWriteBack} over a {@link WriteBack} engine whose drain threads apply it later; what is
+ * still buffered at the end stays in the cache servers (reported as {@code writeback.pendingAtEnd}).
+ *
+ * <p>Cache round trips are the requests the calling thread sent through the cache client during the operation
+ * ({@link IqClient#requestsOfCurrentThread()}): Dendrite's, and under write-back the buffer's (pinned replicas,
+ * interval log). Database round trips are the queries and applies Dendrite called back; under write-back, buffered
+ * writes reach the database through the drain threads ({@code writeback.drained}) and through misses that apply
+ * the buffered writes they overlap, which are not counted.
+ */
+final class DendriteBackend implements RecordBackend {
+  /** {@code dendrite.db}: mysql (default) or mongodb. */
+  static final String DB = "dendrite.db";
+  /** {@code dendrite.policy}: write-around (default), write-through or write-back. */
+  static final String POLICY = "dendrite.policy";
+  /** {@code dendrite.beta}: β in [0, 1] (default 1). */
+  static final String BETA = "dendrite.beta";
+  /** {@code dendrite.servers}: the IQ servers, {@code host:port,host:port...}. Required. */
+  static final String SERVERS = "dendrite.servers";
+  /** {@code dendrite.drainthreads}: write-back drain threads (default 2). */
+  static final String DRAIN_THREADS = "dendrite.drainthreads";
+  /** {@code dendrite.replicas}: servers each buffered write is pinned on (default 1). */
+  static final String REPLICAS = "dendrite.replicas";
+
+  private final RecordStore store;
+  private final IqClient cache;
+  private final WriteBack engine;
+  private final RangeWriteBack<Long> buffer;
+  private final Dendrite<Long, YcsbRecord> dendrite;
+
+  private DendriteBackend(RecordStore store, IqClient cache, WriteBack engine, RangeWriteBack<Long> buffer,
+      Dendrite<Long, YcsbRecord> dendrite) {
+    this.store = store;
+    this.cache = cache;
+    this.engine = engine;
+    this.buffer = buffer;
+    this.dendrite = dendrite;
+  }
+
+  static DendriteBackend open(BindingProperties properties, RecordTable table) {
+    RecordStore.Kind kind = switch (properties.string(DB, "mysql").toLowerCase(Locale.ROOT)) {
+      case "mysql" -> RecordStore.Kind.MYSQL;
+      case "mongodb" -> RecordStore.Kind.MONGODB;
+      default -> throw new IllegalArgumentException(DB + " must be mysql or mongodb, got " + properties.string(DB, ""));
+    };
+    WritePolicy policy = policy(properties.string(POLICY, "write-around"));
+    double beta = properties.real(BETA, 1.0);
+    if (!(beta >= 0 && beta <= 1)) {
+      throw new IllegalArgumentException(BETA + " must be in [0, 1], got " + beta);
+    }
+    String[] servers = properties.optional(SERVERS)
+        .orElseThrow(() -> new IllegalArgumentException("set " + SERVERS + " to the IQ servers, host:port,..."))
+        .split("\\s*,\\s*");
+    int drainThreads = properties.integer(DRAIN_THREADS, 2, 0);
+    int replicas = properties.integer(REPLICAS, 1, 1);
+    RecordStore store = RecordStore.open(kind, properties, table);
+    IqClient cache = null;
+    WriteBack engine = null;
+    RangeWriteBack<Long> buffer = null;
+    try {
+      cache = IqClient.builder().servers(servers).build();
+      Dendrite.Builder<Long, YcsbRecord> builder = Dendrite.builder(DomainType.LONG, new RecordCodec())
+          .collection(table.name()).domain(RecordTable.NUMBER).cache(cache).writePolicy(policy).beta(beta);
+      if (policy == WritePolicy.WRITE_BACK) {
+        engine = WriteBack.builder().cache(cache).store(store.dataStore()).replicas(replicas)
+            .drainThreads(drainThreads).build();
+        buffer = RangeWriteBack.builder(DomainType.LONG).cache(cache).writeBack(engine).collection(table.name())
+            .domain(RecordTable.NUMBER).build();
+        builder.writeBuffer(buffer);
+      }
+      return new DendriteBackend(store, cache, engine, buffer, builder.build());
+    } catch (RuntimeException e) {
+      closeAll(buffer, engine, cache, store);
+      throw e;
+    }
+  }
+
+  private static WritePolicy policy(String name) {
+    return switch (name.toLowerCase(Locale.ROOT)) {
+      case "write-around" -> WritePolicy.WRITE_AROUND;
+      case "write-through" -> WritePolicy.WRITE_THROUGH;
+      case "write-back" -> WritePolicy.WRITE_BACK;
+      default -> throw new IllegalArgumentException(POLICY + " must be write-around, write-through or write-back, got "
+          + name);
+    };
+  }
+
+  @Override
+  public Optional<YcsbRecord> read(String key, long number, TripCount trips) {
+    return scan(number, number, trips).stream().filter(record -> record.key().equals(key)).findFirst();
+  }
+
+  @Override
+  public List<YcsbRecord> scan(long first, long last, TripCount trips) {
+    return counted(trips, () -> dendrite.get(first, last, (lower, upper) -> {
+      trips.database(1);
+      return store.scan(lower, upper);
+    }));
+  }
+
+  @Override
+  public void update(String key, long number, Map<String, String> values, TripCount trips) {
+    write(number, store.table().update(key, values), trips,
+        (entry, rows) -> rows.stream().map(row -> row.key().equals(key) ? row.with(values) : row).toList());
+  }
+
+  @Override
+  public void insert(YcsbRecord record, TripCount trips) {
+    write(record.number(), store.table().insert(record), trips, (entry, rows) -> {
+      List<YcsbRecord> after = new ArrayList<>(rows.stream().filter(row -> !row.key().equals(record.key())).toList());
+      after.add(record);
+      return after;
+    });
+  }
+
+  @Override
+  public void delete(String key, long number, TripCount trips) {
+    write(number, store.table().delete(key), trips,
+        (entry, rows) -> rows.stream().filter(row -> !row.key().equals(key)).toList());
+  }
+
+  /** Dendrite's insert, update and delete are one write path; the cache update says what the write does. */
+  private void write(long number, EntityChanges change, TripCount trips, CacheUpdate<Long, YcsbRecord> cacheUpdate) {
+    counted(trips, () -> {
+      // Under write-back the change goes to the buffer and the applier is not used.
+      dendrite.update(number, number, change, engine != null ? null : applied -> {
+        trips.database(1);
+        store.apply(applied);
+      }, cacheUpdate);
+      return null;
+    });
+  }
+
+  /** Runs a Dendrite call and adds the cache round trips it made on this thread. */
+  private <T> T counted(TripCount trips, Supplier<T> call) {
+    long before = cache.requestsOfCurrentThread();
+    try {
+      return call.get();
+    } finally {
+      trips.cache((int) (cache.requestsOfCurrentThread() - before));
+    }
+  }
+
+  @Override
+  public Map<String, String> finalStats() {
+    DendriteMetrics.Snapshot metrics = dendrite.metrics().snapshot();
+    Map<String, String> stats = new LinkedHashMap<>();
+    stats.put("dendrite.hits", Long.toString(metrics.hits()));
+    stats.put("dendrite.misses", Long.toString(metrics.misses()));
+    stats.put("dendrite.cacheUnavailable", Long.toString(metrics.cacheUnavailable()));
+    stats.put("dendrite.entriesInvalidated", Long.toString(metrics.entriesInvalidated()));
+    stats.put("dendrite.entriesRefreshed", Long.toString(metrics.entriesRefreshed()));
+    if (engine != null) {
+      WriteBackMetrics writeBack = engine.metrics();
+      stats.put("writeback.pendingAtEnd", Long.toString(writeBack.pendingWrites()));
+      stats.put("writeback.drained", Long.toString(writeBack.drained()));
+      stats.put("writeback.bufferedIntervalsAtEnd", Integer.toString(buffer.bufferedEntries()));
+      stats.put("writeback.pinnedBytesAtEnd", Long.toString(writeBack.pinnedBytes()));
+      stats.put("writeback.writeThroughFallbacks", Long.toString(writeBack.writeThroughFallbacks()));
+      stats.put("writeback.storeRetries", Long.toString(writeBack.storeRetries()));
+    }
+    return stats;
+  }
+
+  /** Closes the Dendrite, then range write-back, the engine, the cache client and the store. */
+  @Override
+  public void close() {
+    closeAll(dendrite, buffer, engine, cache, store);
+  }
+
+  /** Closes each of {@code resources} (nulls skipped) in order, even when one fails. */
+  private static void closeAll(AutoCloseable... resources) {
+    RuntimeException failure = null;
+    for (AutoCloseable resource : resources) {
+      try {
+        if (resource != null) {
+          resource.close();
+        }
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = new IllegalStateException("closing the Dendrite backend failed: " + e.getMessage(), e);
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package io.dendrite.ycsb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One run of YCSB's own {@code site.ycsb.Client} in a child JVM with this module's test classpath ({@code Client}
+ * ends with {@code System.exit}), and what it reported: YCSB's status counts and the binding's stats file.
+ */
+final class YcsbRun {
+  private static final Pattern COUNT = Pattern.compile("^\\[(\\w+)], (Return=\\w+|Operations|Throughput)\\S*, (\\d+)",
+      Pattern.MULTILINE);
+
+  /** YCSB's counts: "READ Return=OK" → n, "READ Operations" → n. */
+  final Map<String, Long> counts;
+  /** The binding's stats file. */
+  final Properties stats;
+  final String output;
+
+  private YcsbRun(Map<String, Long> counts, Properties stats, String output) {
+    this.counts = counts;
+    this.stats = stats;
+    this.output = output;
+  }
+
+  /**
+   * Runs YCSB's load phase ({@code load}) or transaction phase, {@code binding} as the DB, with
+   * {@code properties} as {@code -p} options and a fresh stats file in {@code directory}.
+   */
+  static YcsbRun run(Path directory, boolean load, Class<?> binding, int threads, Map<String, String> properties)
+      throws IOException, InterruptedException {
+    Path statsFile = Files.createTempFile(directory, binding.getSimpleName(), ".properties");
+    Files.delete(statsFile);
+    Map<String, String> all = new LinkedHashMap<>();
+    all.put("workload", "site.ycsb.workloads.CoreWorkload");
+    all.put("insertorder", "ordered");
+    all.put(InstrumentedDB.STATS_FILE, statsFile.toString());
+    all.putAll(properties);
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx384m", "-cp", System.getProperty("java.class.path"), "site.ycsb.Client", load ? "-load" : "-t",
+        "-db", binding.getName(), "-threads", Integer.toString(threads)));
+    all.forEach((name, value) -> {
+      command.add("-p");
+      command.add(name + "=" + value);
+    });
+    Path log = Files.createTempFile(directory, "ycsb", ".log");
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    if (!process.waitFor(180, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("YCSB did not finish within 180 s:\n" + Files.readString(log));
+    }
+    String output = Files.readString(log, StandardCharsets.UTF_8);
+    assertThat(process.exitValue()).as("YCSB's exit status; its output:\n%s", output).isZero();
+    assertThat(statsFile).as("the stats file; YCSB's output:\n%s", output).exists();
+    Properties stats = new Properties();
+    try (Reader reader = Files.newBufferedReader(statsFile)) {
+      stats.load(reader);
+    }
+    Map<String, Long> counts = new HashMap<>();
+    Matcher matcher = COUNT.matcher(output);
+    while (matcher.find()) {
+      counts.put(matcher.group(1) + " " + matcher.group(2), Long.parseLong(matcher.group(3)));
+    }
+    return new YcsbRun(counts, stats, output);
+  }
+
+  long count(String operation, String what) {
+    return counts.getOrDefault(operation + " " + what, 0L);
+  }
+
+  long stat(String name) {
+    String value = stats.getProperty(name);
+    assertThat(value).as("stats entry %s in %s", name, stats).isNotNull();
+    return Long.parseLong(value);
+  }
+
+  /** Every status YCSB counted is OK (NOT_FOUND too for reads, when {@code notFoundAllowed}). */
+  void assertOnlyOk(boolean notFoundAllowed) {
+    counts.forEach((key, count) -> {
+      if (key.contains("Return=") && !key.endsWith("Return=OK")
+          && !(notFoundAllowed && key.endsWith("Return=NOT_FOUND"))) {
+        throw new AssertionError("YCSB counted " + count + " " + key + "; output:\n" + output);
+      }
+    });
+  }
+}
