@@ -44,6 +44,7 @@ final class DendriteBackend implements RecordBackend {
   static final String DRAIN_THREADS = "dendrite.drainthreads";
   /** {@code dendrite.replicas}: servers each buffered write is pinned on (default 1). */
   static final String REPLICAS = "dendrite.replicas";
+  static final String PARTITIONS = "dendrite.partitions";
 
   private final RecordStore store;
   private final IqClient cache;
@@ -76,6 +77,9 @@ final class DendriteBackend implements RecordBackend {
         .split("\\s*,\\s*");
     int drainThreads = properties.integer(DRAIN_THREADS, 2, 0);
     int replicas = properties.integer(REPLICAS, 1, 1);
+    // A pending-writes partition is rewritten whole on every change, so its cost grows with the backlog it lists:
+    // many partitions keep each one short under a write-heavy run.
+    int partitions = properties.integer(PARTITIONS, 64, 1);
     RecordStore store = RecordStore.open(kind, properties, table);
     IqClient cache = null;
     WriteBack engine = null;
@@ -86,7 +90,7 @@ final class DendriteBackend implements RecordBackend {
           .collection(table.name()).domain(RecordTable.NUMBER).cache(cache).writePolicy(policy).beta(beta);
       if (policy == WritePolicy.WRITE_BACK) {
         engine = WriteBack.builder().cache(cache).store(store.dataStore()).replicas(replicas)
-            .drainThreads(drainThreads).build();
+            .partitions(partitions).drainThreads(drainThreads).build();
         buffer = RangeWriteBack.builder(DomainType.LONG).cache(cache).writeBack(engine).collection(table.name())
             .domain(RecordTable.NUMBER).build();
         builder.writeBuffer(buffer);
