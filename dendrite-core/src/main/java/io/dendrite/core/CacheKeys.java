@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
-import java.util.regex.Pattern;
 
 /**
  * Names of a range's cache entries: {@code dd:<collection>:<domain>:<lb>:<ub>} for the result set of
@@ -14,7 +13,6 @@ import java.util.regex.Pattern;
  */
 final class CacheKeys<K extends Comparable<? super K>> {
   static final int MAX_KEY_BYTES = 250;
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,64}");
 
   private final DomainType<K> type;
   private final String prefix;
@@ -22,15 +20,9 @@ final class CacheKeys<K extends Comparable<? super K>> {
 
   CacheKeys(String collection, String domain, DomainType<K> type) {
     this.type = type;
-    this.prefix = "dd:" + checkName("collection", collection) + ":" + checkName("domain", domain) + ":";
+    this.prefix = "dd:" + RangeNames.check("collection", collection) + ":"
+        + RangeNames.check("domain", domain) + ":";
     this.logPrefix = "dl:" + collection + ":" + domain + ":";
-  }
-
-  static String checkName(String what, String name) {
-    if (name == null || !NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException(what + " name must be 1-64 characters of [A-Za-z0-9_.-], got " + name);
-    }
-    return name;
   }
 
   /** The key of the result set of {@code interval}. */

@@ -627,13 +627,13 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
 
     /** The table (SQL) or collection (MongoDB) the predicates read. Required. */
     public Builder<K, R> collection(String name) {
-      this.collection = CacheKeys.checkName("collection", name);
+      this.collection = RangeNames.check("collection", name);
       return this;
     }
 
     /** The attribute the predicates range over. Required. */
     public Builder<K, R> domain(String name) {
-      this.domain = CacheKeys.checkName("domain", name);
+      this.domain = RangeNames.check("domain", name);
       return this;
     }
 

@@ -1,6 +1,7 @@
 package io.dendrite.writeback;
 
 import io.dendrite.core.DomainType;
+import io.dendrite.core.RangeNames;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.interval.BufferedWriteIndex;
 import io.dendrite.core.interval.Interval;
@@ -20,7 +21,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,7 +62,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RangeWriteBack<K extends Comparable<? super K>> implements WriteBuffer<K>, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RangeWriteBack.class);
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
   private final DomainType<K> type;
   private final WriteBack writeBack;
@@ -151,20 +150,16 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
     } finally {
       logLock.readLock().unlock();
     }
-    if (write == null) {
-      try {
-        changes.forEach(one -> writeBack.write(one.key(), one.changes()));
-      } finally {
-        // Unindexed, a buffered write would be invisible to range misses: it must not outlive the Exclusive lease.
-        documents.forEach(writeBack::drain);
-      }
-      return;
-    }
     try {
       changes.forEach(one -> writeBack.write(one.key(), one.changes()));
     } finally {
-      // Also when buffering failed: the entry stays until its documents have nothing buffered.
-      write.settled = true;
+      if (write == null) {
+        // Unindexed, a buffered write would be invisible to range misses: it must not outlive the Exclusive lease.
+        documents.forEach(writeBack::drain);
+      } else {
+        // Also when buffering failed: the entry stays until its documents have nothing buffered.
+        write.settled = true;
+      }
     }
   }
 
@@ -322,13 +317,13 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
 
     /** The Dendrite's collection (table); every buffered change must be to one of its documents. Required. */
     public Builder<K> collection(String name) {
-      this.collection = checkName("collection", name);
+      this.collection = RangeNames.check("collection", name);
       return this;
     }
 
     /** The Dendrite's range attribute. Required. */
     public Builder<K> domain(String name) {
-      this.domain = checkName("domain", name);
+      this.domain = RangeNames.check("domain", name);
       return this;
     }
 
@@ -388,13 +383,6 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
         throw new IllegalStateException("cache, writeBack, collection and domain are required");
       }
       return new RangeWriteBack<>(this);
-    }
-
-    private static String checkName(String what, String name) {
-      if (name == null || !NAME.matcher(name).matches()) {
-        throw new IllegalArgumentException(what + " name must be 1-64 characters of [A-Za-z0-9_.-], got " + name);
-      }
-      return name;
     }
 
     private static int atLeastOne(String what, int value) {
