@@ -1,5 +1,6 @@
 package io.dendrite.ycsb;
 
+import static io.dendrite.ycsb.YcsbRun.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.iq.server.IqServer;
@@ -8,7 +9,6 @@ import io.dendrite.testsupport.MemcachedAddress;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -65,14 +65,5 @@ class StaleReadsIT {
     return Map.of("operationcount", "2000", "readproportion", "0.5",
         "updateproportion", "0.5", "scanproportion", "0", "insertproportion", "0", "requestdistribution", "uniform",
         "writeallfields", "true");
-  }
-
-  @SafeVarargs
-  private static Map<String, String> with(Map<String, String>... parts) {
-    Map<String, String> all = new LinkedHashMap<>();
-    for (Map<String, String> part : parts) {
-      all.putAll(part);
-    }
-    return all;
   }
 }

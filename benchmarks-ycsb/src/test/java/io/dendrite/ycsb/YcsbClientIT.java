@@ -1,5 +1,6 @@
 package io.dendrite.ycsb;
 
+import static io.dendrite.ycsb.YcsbRun.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.iq.server.IqServer;
@@ -9,7 +10,6 @@ import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -31,7 +31,7 @@ class YcsbClientIT {
       throws Exception {
     Map<String, String> mysql = Map.of(RecordStore.MYSQL_URL, database.jdbcUrl());
     YcsbRun load = YcsbRun.run(directory, true, MySqlClient.class, 4, with(mysql, Map.of("recordcount", "" + RECORDS)));
-    assertThat(load.count("INSERT", "Return=OK")).isEqualTo(RECORDS);
+    assertThat(load.returned("INSERT", "OK")).isEqualTo(RECORDS);
     assertThat(load.stat("ops.INSERT")).isEqualTo(RECORDS);
     load.assertOnlyOk(false);
 
@@ -57,7 +57,7 @@ class YcsbClientIT {
     Map<String, String> mongo = Map.of(RecordStore.MONGODB_URL, database.connectionString(),
         RecordStore.MONGODB_DATABASE, database.name());
     YcsbRun load = YcsbRun.run(directory, true, MongoDbClient.class, 4, with(mongo, Map.of("recordcount", "" + RECORDS)));
-    assertThat(load.count("INSERT", "Return=OK")).isEqualTo(RECORDS);
+    assertThat(load.returned("INSERT", "OK")).isEqualTo(RECORDS);
     load.assertOnlyOk(false);
 
     assertMixRan(YcsbRun.run(directory, false, MongoDbClient.class, 4, with(mongo, mix(400))), false);
@@ -84,10 +84,10 @@ class YcsbClientIT {
   private static void assertMixRan(YcsbRun run, boolean caches) {
     run.assertOnlyOk(false);
     for (String operation : new String[] {"READ", "UPDATE", "SCAN", "INSERT"}) {
-      assertThat(run.count(operation, "Return=OK")).as("%s OK in YCSB's output:\n%s", operation, run.output)
+      assertThat(run.returned(operation, "OK")).as("%s OK in YCSB's output:\n%s", operation, run.output)
           .isPositive();
       assertThat(run.stat("ops." + operation)).as("the binding counted what YCSB counted, %s", operation)
-          .isEqualTo(run.count(operation, "Operations"));
+          .isEqualTo(run.operations(operation));
       assertThat(run.stat("errors." + operation)).isZero();
       assertThat(run.stat("dbTrips." + operation) + run.stat("cacheTrips." + operation)).isPositive();
     }
@@ -102,16 +102,7 @@ class YcsbClientIT {
       assertThat(run.stat("dbTrips.READ")).isEqualTo(run.stat("ops.READ"));
     }
     assertThat(run.stat("rowReadsChecked")).as("reads checked for staleness; stats %s", run.stats).isPositive();
-    System.out.printf("%s: %s ops/s, %s row reads checked, %s stale%n", run.stats.getProperty("binding"),
-        run.count("OVERALL", "Throughput"), run.stat("rowReadsChecked"), run.stat("anomalies"));
-  }
-
-  @SafeVarargs
-  private static Map<String, String> with(Map<String, String>... parts) {
-    Map<String, String> all = new LinkedHashMap<>();
-    for (Map<String, String> part : parts) {
-      all.putAll(part);
-    }
-    return all;
+    System.out.printf("%s: %.0f ops/s, %s row reads checked, %s stale%n", run.stats.getProperty("binding"),
+        run.result.throughput(), run.stat("rowReadsChecked"), run.stat("anomalies"));
   }
 }

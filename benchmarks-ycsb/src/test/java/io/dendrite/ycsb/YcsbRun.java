@@ -2,37 +2,33 @@ package io.dendrite.ycsb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dendrite.ycsb.bench.YcsbOutputParser;
+import io.dendrite.ycsb.bench.YcsbResult;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * One run of YCSB's own {@code site.ycsb.Client} in a child JVM with this module's test classpath ({@code Client}
  * ends with {@code System.exit}), and what it reported: YCSB's status counts and the binding's stats file.
  */
 final class YcsbRun {
-  private static final Pattern COUNT = Pattern.compile("^\\[(\\w+)], (Return=\\w+|Operations|Throughput)\\S*, (\\d+)",
-      Pattern.MULTILINE);
-
-  /** YCSB's counts: "READ Return=OK" → n, "READ Operations" → n. */
-  final Map<String, Long> counts;
+  /** YCSB's final measurements, read by the runner's parser. */
+  final YcsbResult result;
   /** The binding's stats file. */
   final Properties stats;
   final String output;
 
-  private YcsbRun(Map<String, Long> counts, Properties stats, String output) {
-    this.counts = counts;
+  private YcsbRun(YcsbResult result, Properties stats, String output) {
+    this.result = result;
     this.stats = stats;
     this.output = output;
   }
@@ -70,16 +66,23 @@ final class YcsbRun {
     try (Reader reader = Files.newBufferedReader(statsFile)) {
       stats.load(reader);
     }
-    Map<String, Long> counts = new HashMap<>();
-    Matcher matcher = COUNT.matcher(output);
-    while (matcher.find()) {
-      counts.put(matcher.group(1) + " " + matcher.group(2), Long.parseLong(matcher.group(3)));
+    try {
+      return new YcsbRun(YcsbOutputParser.parse(output.lines().toList()), stats, output);
+    } catch (IllegalArgumentException unfinished) {
+      throw new AssertionError(unfinished.getMessage() + "; YCSB's output:\n" + output, unfinished);
     }
-    return new YcsbRun(counts, stats, output);
   }
 
-  long count(String operation, String what) {
-    return counts.getOrDefault(operation + " " + what, 0L);
+  /** How many {@code operation}s returned {@code status} ("OK", "NOT_FOUND", ...). */
+  long returned(String operation, String status) {
+    YcsbResult.OperationStats stats = result.operations().get(operation);
+    return stats == null ? 0 : stats.returns().getOrDefault(status, 0L);
+  }
+
+  /** How many {@code operation}s YCSB ran. */
+  long operations(String operation) {
+    YcsbResult.OperationStats stats = result.operations().get(operation);
+    return stats == null ? 0 : stats.operations();
   }
 
   long stat(String name) {
@@ -90,11 +93,21 @@ final class YcsbRun {
 
   /** Every status YCSB counted is OK (NOT_FOUND too for reads, when {@code notFoundAllowed}). */
   void assertOnlyOk(boolean notFoundAllowed) {
-    counts.forEach((key, count) -> {
-      if (key.contains("Return=") && !key.endsWith("Return=OK")
-          && !(notFoundAllowed && key.endsWith("Return=NOT_FOUND"))) {
-        throw new AssertionError("YCSB counted " + count + " " + key + "; output:\n" + output);
+    result.operations().forEach((operation, stats) -> stats.returns().forEach((status, count) -> {
+      if (!status.equals("OK") && !(notFoundAllowed && status.equals("NOT_FOUND"))) {
+        throw new AssertionError("YCSB counted " + count + " " + operation + " Return=" + status + "; output:\n"
+            + output);
       }
-    });
+    }));
+  }
+
+  /** The union of {@code parts}, later ones overriding earlier ones: a run's {@code -p} properties. */
+  @SafeVarargs
+  static Map<String, String> with(Map<String, String>... parts) {
+    Map<String, String> all = new LinkedHashMap<>();
+    for (Map<String, String> part : parts) {
+      all.putAll(part);
+    }
+    return all;
   }
 }
