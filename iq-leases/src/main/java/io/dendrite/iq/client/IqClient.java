@@ -299,9 +299,90 @@ public final class IqClient implements AutoCloseable {
         return found;
     }
 
+    /**
+     * Reads many replicated keys at once: every server that holds a replica of some key gets one pipelined
+     * {@code gets} (split every {@value #KEYS_PER_GET} keys), all in flight together, and each key's value is taken
+     * from the first of its servers, in {@link #serversFor} order, that has it, as {@link #getReplicated} would.
+     *
+     * @return the hits; a key that no reachable replica holds is absent
+     * @throws IqConnectionException when every server of some key is unreachable
+     */
+    public Map<String, CacheValue> getAllReplicated(Collection<String> keys, int replicas) {
+        Map<String, List<ServerAddress>> serversOf = new LinkedHashMap<>();
+        Map<ServerAddress, List<String>> byServer = new LinkedHashMap<>();
+        for (String key : keys) {
+            List<ServerAddress> servers = ring.serversFor(key, replicas);
+            serversOf.put(key, servers);
+            servers.forEach(address -> byServer.computeIfAbsent(address, a -> new ArrayList<>()).add(key));
+        }
+        Map<ServerAddress, List<CompletableFuture<Reply>>> sent = new LinkedHashMap<>();
+        byServer.forEach((address, serverKeys) -> {
+            List<CompletableFuture<Reply>> replies = new ArrayList<>();
+            for (int from = 0; from < serverKeys.size(); from += KEYS_PER_GET) {
+                replies.add(connections.get(address).send(
+                        Command.gets(serverKeys.subList(from, Math.min(serverKeys.size(), from + KEYS_PER_GET)))));
+            }
+            sent.put(address, replies);
+        });
+        Map<ServerAddress, Map<String, CacheValue>> found = new HashMap<>();
+        IqConnectionException unreachable = null;
+        for (Map.Entry<ServerAddress, List<CompletableFuture<Reply>>> server : sent.entrySet()) {
+            Map<String, CacheValue> hits = new HashMap<>();
+            try {
+                for (CompletableFuture<Reply> reply : server.getValue()) {
+                    for (Reply.Entry entry : entries(ServerConnection.await(reply))) {
+                        if (entry instanceof Reply.Value value) {
+                            hits.put(value.key(), cacheValue(value.key(), value));
+                        }
+                    }
+                }
+                found.put(server.getKey(), hits);
+            } catch (IqConnectionException lost) {
+                unreachable = lost; // that server's replicas are lost; the others hold what was acknowledged
+            }
+        }
+        Map<String, CacheValue> values = new HashMap<>();
+        for (Map.Entry<String, List<ServerAddress>> key : serversOf.entrySet()) {
+            boolean reached = false;
+            for (ServerAddress address : key.getValue()) {
+                Map<String, CacheValue> hits = found.get(address);
+                if (hits == null) {
+                    continue;
+                }
+                reached = true;
+                CacheValue value = hits.get(key.getKey());
+                if (value != null) {
+                    values.put(key.getKey(), value);
+                    break;
+                }
+            }
+            if (!reached) {
+                throw unreachable;
+            }
+        }
+        return values;
+    }
+
+    /**
+     * Async {@link #deleteReplicated}: sends the deletes and returns at once, so that the deletes of many keys are
+     * in flight together.
+     */
+    public CompletableFuture<Outcome> deleteReplicatedAsync(String key, int replicas) {
+        List<CompletableFuture<Outcome>> pending = ring.serversFor(key, replicas).stream()
+                .map(address -> connections.get(address).send(Command.delete(key)).thenApply(Outcome::of))
+                .toList();
+        // Completes once every replica answered or failed, so a caller that then looks at the replicas does not
+        // overtake a delete still in flight; the first failure is the result's.
+        return CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0]))
+                .handle((done, failed) -> deleteOutcome(pending.stream().map(ServerConnection::await).toList()));
+    }
+
     /** Deletes every replica of a key; {@link Outcome#OK} if at least one was deleted and none failed. */
     public Outcome deleteReplicated(String key, int replicas) {
-        List<Outcome> outcomes = onReplicas(key, replicas, () -> Command.delete(key));
+        return deleteOutcome(onReplicas(key, replicas, () -> Command.delete(key)));
+    }
+
+    private static Outcome deleteOutcome(List<Outcome> outcomes) {
         Outcome worst = outcomes.stream().filter(outcome -> outcome != Outcome.NOT_FOUND)
                 .reduce(Outcome.OK, Outcome::worst);
         return worst != Outcome.OK || outcomes.contains(Outcome.OK) ? worst : Outcome.NOT_FOUND;

@@ -63,6 +63,50 @@ class ReplicationIT {
     }
 
     @Test
+    void batchReadsTakeEachKeyFromItsFirstReplicaThatHasItAndBatchDeletesReachEveryReplica() {
+        List<String> keys = List.of("bw:a", "bw:b", "bw:c", "bw:d");
+        for (String key : keys.subList(0, 3)) {
+            assertThat(client.setReplicated(key, IqServers.bytes(key), 2)).isEqualTo(Outcome.OK);
+        }
+        try (IqClient direct = IqClient.builder().servers(client.serversFor("bw:b", 2).get(0).toString()).build()) {
+            direct.delete("bw:b"); // as a restarted first replica that lost its copy
+        }
+
+        assertThat(client.getAllReplicated(keys, 2)).containsOnlyKeys("bw:a", "bw:b", "bw:c")
+            .allSatisfy((key, value) -> assertThat(value.text()).isEqualTo(key));
+
+        List<java.util.concurrent.CompletableFuture<Outcome>> deletes =
+            keys.stream().map(key -> client.deleteReplicatedAsync(key, 2)).toList();
+        assertThat(deletes).extracting(java.util.concurrent.CompletableFuture::join)
+            .containsExactly(Outcome.OK, Outcome.OK, Outcome.OK, Outcome.NOT_FOUND);
+        assertThat(client.getAllReplicated(keys, 2)).isEmpty();
+        for (ServerAddress server : cluster.addresses()) {
+            assertThat(uncheckedStats(server).get("pinned_items")).as("pinned on %s", server).isEqualTo("0");
+        }
+    }
+
+    @Test
+    void batchReadsSurviveALostServerButNotTheLossOfEveryReplicaOfAKey() {
+        String onLost = cluster.keyOn(0, "bw:lost");
+        String elsewhere = cluster.keyOn(1, "bw:kept");
+        assertThat(client.setReplicated(onLost, IqServers.bytes("one"), 2)).isEqualTo(Outcome.OK);
+        assertThat(client.setReplicated(elsewhere, IqServers.bytes("two"), 1)).isEqualTo(Outcome.OK);
+        cluster.servers.remove(0).close();
+
+        assertThat(client.getAllReplicated(List.of(onLost), 2).get(onLost).text()).isEqualTo("one");
+        assertThatThrownBy(() -> client.getAllReplicated(List.of(onLost, elsewhere), 1))
+            .isInstanceOf(IqConnectionException.class);
+    }
+
+    private static java.util.Map<String, String> uncheckedStats(ServerAddress server) {
+        try {
+            return IqServers.stats(server);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
     void pinnedWritesReportAFullQuotaAndUnpinFreesIt() {
         byte[] chunk = new byte[16 * 1024];
         try (IqClient direct = IqClient.builder().servers(cluster.addresses().get(0).toString()).build()) {
