@@ -44,7 +44,10 @@ final class DendriteBackend implements RecordBackend {
   static final String DRAIN_THREADS = "dendrite.drainthreads";
   /** {@code dendrite.replicas}: servers each buffered write is pinned on (default 1). */
   static final String REPLICAS = "dendrite.replicas";
+  /** {@code dendrite.partitions}: write-back pending-writes partitions (default 64). */
   static final String PARTITIONS = "dendrite.partitions";
+  /** {@code dendrite.drainbatch}: documents a write-back drain applies in one database transaction (default 64). */
+  static final String DRAIN_BATCH = "dendrite.drainbatch";
 
   private final RecordStore store;
   private final IqClient cache;
@@ -77,9 +80,8 @@ final class DendriteBackend implements RecordBackend {
         .split("\\s*,\\s*");
     int drainThreads = properties.integer(DRAIN_THREADS, 2, 0);
     int replicas = properties.integer(REPLICAS, 1, 1);
-    // A pending-writes partition is rewritten whole on every change, so its cost grows with the backlog it lists:
-    // many partitions keep each one short under a write-heavy run.
     int partitions = properties.integer(PARTITIONS, 64, 1);
+    int drainBatch = properties.integer(DRAIN_BATCH, 64, 1);
     RecordStore store = RecordStore.open(kind, properties, table);
     IqClient cache = null;
     WriteBack engine = null;
@@ -90,7 +92,9 @@ final class DendriteBackend implements RecordBackend {
           .collection(table.name()).domain(RecordTable.NUMBER).cache(cache).writePolicy(policy).beta(beta);
       if (policy == WritePolicy.WRITE_BACK) {
         engine = WriteBack.builder().cache(cache).store(store.dataStore()).replicas(replicas)
-            .partitions(partitions).drainThreads(drainThreads).build();
+            .partitions(partitions).drainThreads(drainThreads).drainBatch(drainBatch)
+            // One backend per JVM, and this JVM owns the range (the Dendrite's coordinator is local).
+            .singleProcess(true).build();
         buffer = RangeWriteBack.builder(DomainType.LONG).cache(cache).writeBack(engine).collection(table.name())
             .domain(RecordTable.NUMBER).build();
         builder.writeBuffer(buffer);

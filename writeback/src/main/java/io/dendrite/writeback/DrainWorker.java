@@ -50,13 +50,4 @@ final class DrainWorker implements Runnable {
   void stop() {
     stopped = true;
   }
-
-  /** Drains every document {@code partition} lists now; returns how many it found. */
-  static int drainOnce(PendingWritesPartition partition, BufferedWrites bufferedWrites) {
-    List<PendingWritesPartition.Entry> entries = partition.entries();
-    for (PendingWritesPartition.Entry entry : entries) {
-      bufferedWrites.drain(entry.key());
-    }
-    return entries.size();
-  }
 }

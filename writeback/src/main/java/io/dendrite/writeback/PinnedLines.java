@@ -31,6 +31,11 @@ final class PinnedLines {
 
   /** The lines now, in order (a lease-free snapshot). */
   List<String> read() {
+    return read(replicas, key);
+  }
+
+  /** The non-empty lines of the replicated value at {@code key} now (a lock-free snapshot; none if it is absent). */
+  static List<String> read(PinnedReplicas replicas, String key) {
     List<String> lines = new ArrayList<>();
     replicas.get(key).ifPresent(value -> {
       for (String line : new String(value, StandardCharsets.UTF_8).split("\n")) {

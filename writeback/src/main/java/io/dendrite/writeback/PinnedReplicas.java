@@ -5,8 +5,16 @@ import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Values pinned on R distinct cache servers, so that a buffered write and the list that finds it survive the loss
@@ -57,6 +65,53 @@ final class PinnedReplicas {
         return Outcome.OK;
       }
       throw unreachable;
+    }
+  }
+
+  /** The values of those of {@code keys} that have one, each from its first reachable replica that has it. */
+  Map<String, byte[]> getAll(Collection<String> keys) {
+    Map<String, byte[]> values = new HashMap<>();
+    cache.getAllReplicated(keys, count).forEach((key, value) -> values.put(key, value.data()));
+    return values;
+  }
+
+  /**
+   * Appends {@code lines} to every replica (pinned, creating it where absent), by the holder of the key's lock, so
+   * nothing else is appended meanwhile: after a lost server the append counts when the first reachable replica
+   * ends with the appended lines.
+   *
+   * @return {@link Outcome#OK}, or the worst refusal, e.g. {@link Outcome#PINNED_MEMORY_FULL}
+   */
+  Outcome append(String key, List<String> lines) {
+    List<byte[]> values = lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
+    try {
+      return cache.appendReplicated(key, values, count);
+    } catch (IqConnectionException unreachable) {
+      String appended = String.join("\n", lines) + "\n";
+      if (get(key).filter(found -> new String(found, StandardCharsets.UTF_8).endsWith(appended)).isPresent()) {
+        return Outcome.OK;
+      }
+      throw unreachable;
+    }
+  }
+
+  /** Deletes every replica of every key, all in flight at once. */
+  void deleteAll(Collection<String> keys) {
+    List<CompletableFuture<Outcome>> pending = keys.stream()
+        .map(key -> cache.deleteReplicatedAsync(key, count)).toList();
+    Iterator<String> names = keys.iterator();
+    for (CompletableFuture<Outcome> deleted : pending) {
+      String key = names.next();
+      Outcome outcome;
+      try {
+        outcome = deleted.join();
+      } catch (CompletionException failed) {
+        delete(key); // the one-key path, which tolerates a lost replica
+        continue;
+      }
+      if (outcome != Outcome.OK && outcome != Outcome.NOT_FOUND) {
+        throw new IqException("could not delete " + key + ": " + outcome);
+      }
     }
   }
 

@@ -10,10 +10,7 @@ import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executors;
@@ -21,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -155,7 +153,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
     } finally {
       if (write == null) {
         // Unindexed, a buffered write would be invisible to range misses: it must not outlive the Exclusive lease.
-        documents.forEach(writeBack::drain);
+        writeBack.drainAll(documents);
       } else {
         // Also when buffering failed: the entry stays until its documents have nothing buffered.
         write.settled = true;
@@ -174,13 +172,9 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
     }
     List<BufferedWriteIndex.Entry<K, IndexedWrite>> overlapping = index.overlapping(interval);
     List<Boolean> settled = overlapping.stream().map(entry -> entry.write().settled).toList();
-    Set<EntityKey> drained = new HashSet<>();
+    // One batched drain: documents' changes commute, and each document's reach the store in their serial order.
+    writeBack.drainAll(overlapping.stream().flatMap(entry -> entry.write().documents.stream()).distinct().toList());
     for (int i = 0; i < overlapping.size(); i++) {
-      for (EntityKey document : overlapping.get(i).write().documents) {
-        if (drained.add(document)) {
-          writeBack.drain(document);
-        }
-      }
       if (settled.get(i)) {
         remove(overlapping.get(i));
       }
@@ -226,10 +220,10 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
   void removeApplied() {
     List<BufferedWriteIndex.Entry<K, IndexedWrite>> entries = index.entries();
     List<Boolean> settled = entries.stream().map(entry -> entry.write().settled).toList();
-    Map<EntityKey, Boolean> buffered = new HashMap<>();
+    Set<EntityKey> buffered = writeBack.bufferedAmong(
+        entries.stream().flatMap(entry -> entry.write().documents.stream()).collect(Collectors.toSet()));
     for (int i = 0; i < entries.size(); i++) {
-      if (settled.get(i) && entries.get(i).write().documents.stream()
-          .noneMatch(document -> buffered.computeIfAbsent(document, writeBack::isBuffered))) {
+      if (settled.get(i) && entries.get(i).write().documents.stream().noneMatch(buffered::contains)) {
         remove(entries.get(i));
       }
     }
@@ -357,7 +351,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
 
     /**
      * How often the background pass looks for entries the engine's drain threads applied (default 100 ms); each
-     * pass reads one buffered-write key per indexed document.
+     * pass reads the buffered-write keys of every indexed document in one batched read.
      */
     public Builder<K> reapInterval(Duration interval) {
       if (interval == null || interval.isNegative() || interval.isZero()) {

@@ -48,6 +48,14 @@ final class RetryingStore {
     });
   }
 
+  /** Applies a batch of idempotent sequences in one store round. */
+  void apply(List<EntityChanges> idempotent) {
+    retry(() -> {
+      store.apply(idempotent);
+      return null;
+    });
+  }
+
   /** Applies any sequence exactly once in effect: converted against the current state first, so it may be retried. */
   void applyConverted(EntityKey key, ChangeSequence changes) {
     apply(key, changes.isIdempotent() ? changes : changes.toIdempotent(read(key).map(Entity::fields)));

@@ -39,6 +39,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(RealServers.class)
 class CrashMidDrainIT {
   private static final int DOCUMENTS = 200;
+  /** The drain's batch applies after which the before-apply kill lands: about half the documents are applied. */
+  private static final int HALF_THE_BATCHES = DOCUMENTS / DrainChild.DRAIN_BATCH / 2;
   private static final int REPLICAS = 2;
   /** Short, so the lease the killed process held on the document it was draining expires quickly. */
   private static final Duration LEASE_LIFETIME = Duration.ofSeconds(2);
@@ -64,7 +66,7 @@ class CrashMidDrainIT {
   @Test
   void mariaDbKilledBeforeAnApplyAfterItsIdempotentFormIsPinned(MySqlTestDatabase database) throws SQLException {
     MySqlStore store = mySqlStore(database);
-    Crash crash = crashWhileDraining(store, mySqlArgs(database), 20, 0, "applying ", DOCUMENTS / 2, false);
+    Crash crash = crashWhileDraining(store, mySqlArgs(database), 20, 0, "applying ", HALF_THE_BATCHES, false);
     crash.recover(store).assertStoreMatches(store);
   }
 
@@ -78,7 +80,7 @@ class CrashMidDrainIT {
   @Test
   void ferretDbKilledBeforeAnApplyAfterItsIdempotentFormIsPinned(MongoTestDatabase database) {
     MongoStore store = mongoStore(database);
-    Crash crash = crashWhileDraining(store, mongoArgs(database), 20, 0, "applying ", DOCUMENTS / 2, false);
+    Crash crash = crashWhileDraining(store, mongoArgs(database), 20, 0, "applying ", HALF_THE_BATCHES, false);
     crash.recover(store).assertStoreMatches(store);
   }
 

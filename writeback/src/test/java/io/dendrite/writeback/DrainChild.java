@@ -36,6 +36,8 @@ import java.util.concurrent.Future;
 public final class DrainChild {
   static final String COLLECTION = "users";
   static final int ROUNDS = 3;
+  /** Documents per drain batch: small, so that a drain makes many applies for the parent to kill between. */
+  static final int DRAIN_BATCH = 4;
   private static final int WRITERS = 4;
 
   private DrainChild() {}
@@ -56,7 +58,7 @@ public final class DrainChild {
     IqClient cache = IqClient.builder().servers(cacheServers.split(",")).requestTimeout(Duration.ofSeconds(2))
         .build();
     try (WriteBack writeBack = WriteBack.builder().cache(cache).store(store).replicas(replicas).partitions(4)
-        .drainThreads(0).storeRetryDeadline(Duration.ofMillis(500)).build()) {
+        .drainThreads(0).drainBatch(DRAIN_BATCH).storeRetryDeadline(Duration.ofMillis(500)).build()) {
       bufferWrites(writeBack, documents, mongo);
       System.out.println("buffered");
       if (naive) {

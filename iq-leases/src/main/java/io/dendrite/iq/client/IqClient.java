@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -304,8 +305,8 @@ public final class IqClient implements AutoCloseable {
      * {@code gets} (split every {@value #KEYS_PER_GET} keys), all in flight together, and each key's value is taken
      * from the first of its servers, in {@link #serversFor} order, that has it, as {@link #getReplicated} would.
      *
-     * @return the hits; a key that no reachable replica holds is absent
-     * @throws IqConnectionException when every server of some key is unreachable
+     * @return the hits; a key that no reachable replica holds is absent, also when none of its servers is
+     *     reachable (as with {@link #getReplicated}: a lost server is taken to have lost its values)
      */
     public Map<String, CacheValue> getAllReplicated(Collection<String> keys, int replicas) {
         Map<String, List<ServerAddress>> serversOf = new LinkedHashMap<>();
@@ -325,7 +326,6 @@ public final class IqClient implements AutoCloseable {
             sent.put(address, replies);
         });
         Map<ServerAddress, Map<String, CacheValue>> found = new HashMap<>();
-        IqConnectionException unreachable = null;
         for (Map.Entry<ServerAddress, List<CompletableFuture<Reply>>> server : sent.entrySet()) {
             Map<String, CacheValue> hits = new HashMap<>();
             try {
@@ -338,27 +338,13 @@ public final class IqClient implements AutoCloseable {
                 }
                 found.put(server.getKey(), hits);
             } catch (IqConnectionException lost) {
-                unreachable = lost; // that server's replicas are lost; the others hold what was acknowledged
+                // that server's replicas are lost; the others hold what was acknowledged
             }
         }
         Map<String, CacheValue> values = new HashMap<>();
         for (Map.Entry<String, List<ServerAddress>> key : serversOf.entrySet()) {
-            boolean reached = false;
-            for (ServerAddress address : key.getValue()) {
-                Map<String, CacheValue> hits = found.get(address);
-                if (hits == null) {
-                    continue;
-                }
-                reached = true;
-                CacheValue value = hits.get(key.getKey());
-                if (value != null) {
-                    values.put(key.getKey(), value);
-                    break;
-                }
-            }
-            if (!reached) {
-                throw unreachable;
-            }
+            key.getValue().stream().map(address -> found.getOrDefault(address, Map.of()).get(key.getKey()))
+                    .filter(Objects::nonNull).findFirst().ifPresent(value -> values.put(key.getKey(), value));
         }
         return values;
     }
