@@ -50,6 +50,22 @@ final class PendingWritesPartition {
   /** A document with a buffered write and when that buffered write was first registered. */
   record Entry(EntityKey key, Instant since) {}
 
+  /**
+   * The documents listed in each of {@code partitions}, partition by partition, read in one batch (a lock-free
+   * snapshot, see the class comment).
+   */
+  static List<Entry> entries(PinnedReplicas replicas, List<PendingWritesPartition> partitions) {
+    Map<String, byte[]> logs = replicas.getAll(partitions.stream().map(partition -> partition.key).toList());
+    List<Entry> entries = new ArrayList<>();
+    for (PendingWritesPartition partition : partitions) {
+      byte[] log = logs.get(partition.key);
+      if (log != null) {
+        entries.addAll(fold(PinnedLines.lines(log)).values());
+      }
+    }
+    return entries;
+  }
+
   /** The listed documents, oldest first (a lock-free snapshot, see the class comment). */
   List<Entry> entries() {
     return new ArrayList<>(fold(readLines()).values());

@@ -36,14 +36,17 @@ final class PinnedLines {
 
   /** The non-empty lines of the replicated value at {@code key} now (a lock-free snapshot; none if it is absent). */
   static List<String> read(PinnedReplicas replicas, String key) {
+    return replicas.get(key).map(PinnedLines::lines).orElseGet(ArrayList::new);
+  }
+
+  /** The non-empty lines of {@code value}, a mutable list. */
+  static List<String> lines(byte[] value) {
     List<String> lines = new ArrayList<>();
-    replicas.get(key).ifPresent(value -> {
-      for (String line : new String(value, StandardCharsets.UTF_8).split("\n")) {
-        if (!line.isEmpty()) {
-          lines.add(line);
-        }
+    for (String line : new String(value, StandardCharsets.UTF_8).split("\n")) {
+      if (!line.isEmpty()) {
+        lines.add(line);
       }
-    });
+    }
     return lines;
   }
 

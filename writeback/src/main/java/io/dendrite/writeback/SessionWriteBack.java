@@ -99,7 +99,7 @@ public final class SessionWriteBack implements AutoCloseable {
       return 0;
     });
     this.drainThreads = new DrainThreads("session-writeback-drain", builder.drainThreads, passes,
-        builder.idlePause);
+        builder.idlePause, 1);
   }
 
   /** Starts configuring an engine; {@link Builder#cache} and {@link Builder#store} are required. */

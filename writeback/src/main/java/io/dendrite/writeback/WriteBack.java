@@ -62,9 +62,15 @@ public final class WriteBack implements AutoCloseable {
     this.budget = new PinnedBudget(builder.pinnedBudgetBytes);
     this.bufferedWrites = new BufferedWrites(documentLocks, replicas, partitions, store, budget, clock,
         builder.drainBatch, counters.drained, counters.fallbacks);
-    List<IntSupplier> passes = partitions.stream()
-        .<IntSupplier>map(partition -> () -> drainOnce(partition)).toList();
-    this.drainThreads = new DrainThreads("writeback-drain", builder.drainThreads, passes, builder.idlePause);
+    // One pass per drain thread over its share of the partitions, so one batch may span partitions.
+    int threads = Math.max(1, builder.drainThreads);
+    List<IntSupplier> passes = IntStream.range(0, threads).<IntSupplier>mapToObj(thread -> {
+      List<PendingWritesPartition> share = IntStream.range(0, partitions.size()).filter(i -> i % threads == thread)
+          .mapToObj(partitions::get).toList();
+      return () -> drainRound(replicas, share);
+    }).toList();
+    this.drainThreads = new DrainThreads("writeback-drain", builder.drainThreads, passes, builder.idlePause,
+        builder.drainBatch);
   }
 
   /** Starts configuring an engine; {@link Builder#cache} and {@link Builder#store} are required. */
@@ -147,6 +153,14 @@ public final class WriteBack implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** Drains every document {@code share} lists now, in batches across its partitions; returns how many it found. */
+  private int drainRound(PinnedReplicas replicas, List<PendingWritesPartition> share) {
+    List<EntityKey> listed = PendingWritesPartition.entries(replicas, share).stream()
+        .map(PendingWritesPartition.Entry::key).toList();
+    bufferedWrites.drainAll(listed);
+    return listed.size();
   }
 
   /** Drains every document {@code partition} lists now, in batches; returns how many it found. */
@@ -234,7 +248,10 @@ public final class WriteBack implements AutoCloseable {
       return this;
     }
 
-    /** How long a drain thread rests after a pass that found nothing (default 50 ms). */
+    /**
+     * How long a drain thread rests after a round that found less than one {@link #drainBatch} of documents
+     * (default 50 ms): the longer, the fuller each batch, and the longer a write waits before it is drained.
+     */
     public Builder idlePause(Duration idlePause) {
       this.idlePause = idlePause;
       return this;

@@ -65,6 +65,13 @@ public final class MySqlStore implements DataStore {
     config.setInitializationFailTimeout(-1);
     config.setPoolName("dendrite-mysql-store");
     config.addDataSourceProperty("rewriteBatchedStatements", "true");
+    // Without these the driver sends SET autocommit and COMMIT round trips even when nothing changed, and parses
+    // every statement again: a drain applies many small transactions of a few statement shapes.
+    config.addDataSourceProperty("useLocalSessionState", "true");
+    config.addDataSourceProperty("useLocalTransactionState", "true");
+    config.addDataSourceProperty("cachePrepStmts", "true");
+    config.addDataSourceProperty("prepStmtCacheSize", "256");
+    config.addDataSourceProperty("prepStmtCacheSqlLimit", "4096");
     config.addDataSourceProperty("connectTimeout", String.valueOf(timeout.toMillis()));
     config.addDataSourceProperty("socketTimeout", String.valueOf(timeout.toMillis()));
     return new MySqlStore(new HikariDataSource(config));
@@ -176,8 +183,11 @@ public final class MySqlStore implements DataStore {
   private List<List<RowStatement>> rounds(List<EntityChanges> batch) {
     List<List<RowStatement>> rounds = new ArrayList<>();
     for (EntityChanges entity : batch) {
-      String keyColumn = inTransaction("read the primary key of " + entity.key().collection(),
-          connection -> keyColumn(connection, entity.key().collection()));
+      String table = entity.key().collection();
+      String known = keyColumns.get(table);
+      // A pooled connection and a transaction only the first time a table is seen.
+      String keyColumn = known != null ? known
+          : inTransaction("read the primary key of " + table, connection -> keyColumn(connection, table));
       List<ChangeSequence> steps = entity.changes().steps();
       for (int i = 0; i < steps.size(); i++) {
         if (rounds.size() == i) {
