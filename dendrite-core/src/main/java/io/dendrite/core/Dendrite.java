@@ -15,6 +15,7 @@ import io.dendrite.iq.client.ReadResult;
 import io.dendrite.iq.client.RefreshLease;
 import io.dendrite.iq.client.RefreshResult;
 import io.dendrite.iq.client.Transaction;
+import io.dendrite.iq.client.WriteOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,7 +27,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Caches the result sets of range predicates on one attribute of one collection ({@code WHERE attr
@@ -429,19 +433,17 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     } else if (!point) {
       index.uncoverOverlapping(interval);
     }
-    try (Transaction transaction = cache.beginTransaction()) {
-      Map<EntryIndex.Entry<K>, List<R>> refreshed = new LinkedHashMap<>();
+    LeasedTargets leased = leaseTargets(cache.beginTransaction(), targets, trips);
+    try (Transaction transaction = leased.transaction()) {
+      Map<EntryIndex.Entry<K>, List<R>> staged = new LinkedHashMap<>();
+      Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps = new LinkedHashMap<>();
+      List<CompletableFuture<Outcome>> stagedDeletes = new ArrayList<>();
       List<EntryIndex.Entry<K>> emptied = new ArrayList<>();
-      for (EntryIndex.Entry<K> entry : targets) {
-        RefreshResult result;
-        try {
-          trips.add(1);
-          result = transaction.readForUpdate(entry.key());
-        } catch (IqConnectionException unreachable) {
-          metrics.cacheUnavailable.increment();
-          index.remove(entry);
-          outage.owe(entry.key());
-          continue;
+      for (int i = 0; i < targets.size(); i++) {
+        EntryIndex.Entry<K> entry = targets.get(i);
+        RefreshResult result = leased.results().get(i);
+        if (result == null) {
+          continue; // its server is unreachable: dropped and owed a delete
         }
         if (!(result instanceof RefreshResult.Granted granted)) {
           throw new DendriteBusyException("another process holds the Q lease of " + entry.key(), null);
@@ -455,12 +457,21 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         boolean isPoint = entry.interval().lo().compareTo(entry.interval().hi()) == 0;
         trips.add(1);
         if (after.isEmpty() && isPoint) {
-          lease.swap(new byte[0]); // stages a delete: a point without rows has no entry
+          // stages a delete: a point without rows has no entry
+          stagedDeletes.add(lease.swapAsync(new byte[0], WriteOptions.DEFAULT));
           emptied.add(entry);
-        } else if (lease.swap(resultSets.encode(after)) == Outcome.OK) {
-          refreshed.put(entry, after);
+        } else {
+          staged.put(entry, after);
+          swaps.put(entry, lease.swapAsync(resultSets.encode(after), WriteOptions.DEFAULT));
         }
       }
+      stagedDeletes.forEach(Dendrite::await);
+      Map<EntryIndex.Entry<K>, List<R>> refreshed = new LinkedHashMap<>();
+      swaps.forEach((entry, swap) -> {
+        if (await(swap) == Outcome.OK) {
+          refreshed.put(entry, staged.get(entry));
+        }
+      });
       try {
         persist(interval, change, apply);
       } catch (RuntimeException failed) {
@@ -483,6 +494,74 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         }
       }
       metrics.entriesRefreshed.add(refreshed.size());
+    }
+  }
+
+  /** The transaction holding the targets' Q-refresh leases, and each target's result (null: server unreachable). */
+  private record LeasedTargets(Transaction transaction, List<RefreshResult> results) {}
+
+  /**
+   * Takes the Q-refresh lease of every target with all the {@code qaread}s in flight at once, so a write pays one
+   * round trip of latency for them however many cached results it refreshes. When another writer holds one of them,
+   * the leases got are given back and a fresh transaction takes them one at a time, in the index's order, waiting
+   * with backoff: two writers that each got part of the other's keys at once would otherwise wait for each other.
+   * A target whose server is unreachable is dropped, owed a delete, and has a null result.
+   */
+  private LeasedTargets leaseTargets(Transaction transaction, List<EntryIndex.Entry<K>> targets, RoundTrips trips) {
+    try {
+      List<CompletableFuture<RefreshResult>> requests = new ArrayList<>();
+      for (EntryIndex.Entry<K> entry : targets) {
+        trips.add(1);
+        requests.add(transaction.readForUpdateOnce(entry.key()));
+      }
+      List<RefreshResult> results = new ArrayList<>();
+      boolean busy = false;
+      for (int i = 0; i < targets.size(); i++) {
+        CompletableFuture<RefreshResult> request = requests.get(i);
+        RefreshResult result = unlessUnreachable(targets.get(i), () -> await(request));
+        busy |= result instanceof ReadResult.Busy;
+        results.add(result);
+      }
+      if (!busy) {
+        return new LeasedTargets(transaction, results);
+      }
+    } catch (RuntimeException failed) {
+      transaction.close();
+      throw failed;
+    }
+    transaction.release();
+    Transaction oneByOne = cache.beginTransaction();
+    try {
+      List<RefreshResult> results = new ArrayList<>();
+      for (EntryIndex.Entry<K> entry : targets) {
+        trips.add(1);
+        results.add(unlessUnreachable(entry, () -> oneByOne.readForUpdate(entry.key())));
+      }
+      return new LeasedTargets(oneByOne, results);
+    } catch (RuntimeException failed) {
+      oneByOne.close();
+      throw failed;
+    }
+  }
+
+  /** The lease request's result, or null after dropping the entry when its server cannot be reached. */
+  private RefreshResult unlessUnreachable(EntryIndex.Entry<K> entry, Supplier<RefreshResult> request) {
+    try {
+      return request.get();
+    } catch (IqConnectionException unreachable) {
+      metrics.cacheUnavailable.increment();
+      index.remove(entry);
+      outage.owe(entry.key());
+      return null;
+    }
+  }
+
+  /** The reply to a pipelined request, its failure unwrapped (a lost server is an {@link IqConnectionException}). */
+  private static <T> T await(CompletableFuture<T> reply) {
+    try {
+      return reply.join();
+    } catch (CompletionException failed) {
+      throw failed.getCause() instanceof IqException iq ? iq : failed;
     }
   }
 

@@ -1,6 +1,7 @@
 package io.dendrite.iq.client;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A Q-refresh lease taken by {@link Transaction#readForUpdate}: the key is quarantined, readers keep
@@ -58,10 +59,15 @@ public final class RefreshLease {
      *         {@link Outcome#PINNED_MEMORY_FULL}; {@link Outcome#STATE_LOST} if the server restarted
      */
     public Outcome swap(byte[] value, WriteOptions options) {
+        return ServerConnection.await(swapAsync(value, options));
+    }
+
+    /** {@link #swap(byte[], WriteOptions)} without waiting for the reply, so that many swaps are in flight together. */
+    public CompletableFuture<Outcome> swapAsync(byte[] value, WriteOptions options) {
         if (server.epoch() != epoch) {
-            return Outcome.STATE_LOST;
+            return CompletableFuture.completedFuture(Outcome.STATE_LOST);
         }
-        return Outcome.of(server.call(Command.swap(key, value, options, token)));
+        return server.send(Command.swap(key, value, options, token)).thenApply(Outcome::of);
     }
 
     @Override

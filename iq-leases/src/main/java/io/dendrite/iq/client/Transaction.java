@@ -4,6 +4,7 @@ import io.dendrite.iq.protocol.Reply;
 
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -63,13 +64,25 @@ public final class Transaction implements AutoCloseable {
      */
     public RefreshResult readForUpdate(String key) {
         ensureOpen();
+        return client.backoff().retry(() -> ServerConnection.await(readForUpdateOnce(key)),
+                ReadResult.Busy.class::isInstance, ReadResult.Busy::new);
+    }
+
+    /**
+     * One {@code qaread} of the key, without waiting for its reply, so that a writer can have the leases of many
+     * keys in flight together; no retry: {@link ReadResult.Busy} when another writer holds a Q lease on it (then
+     * {@link #readForUpdate} waits with backoff). The future fails with {@link IqConnectionException} when the
+     * key's server cannot be reached.
+     */
+    public CompletableFuture<RefreshResult> readForUpdateOnce(String key) {
+        ensureOpen();
         ServerConnection server = client.connectionFor(key);
-        return client.backoff().retry(() -> {
-            long epoch = server.epoch();
-            touched.touch(server);
+        long epoch = server.epoch();
+        touched.touch(server);
+        return server.send(Command.qaread(key, id)).thenApply(reply -> {
             long token = -1;
             CacheValue current = null;
-            for (Reply.Entry entry : IqClient.entries(server.call(Command.qaread(key, id)))) {
+            for (Reply.Entry entry : IqClient.entries(reply)) {
                 if (entry instanceof Reply.Lease granted) {
                     if (granted.refused()) {
                         return new ReadResult.Busy(Duration.ZERO);
@@ -83,7 +96,7 @@ public final class Transaction implements AutoCloseable {
                 throw new IqException("qaread of " + key + " returned no lease");
             }
             return new RefreshResult.Granted(new RefreshLease(server, key, token, epoch, current));
-        }, ReadResult.Busy.class::isInstance, ReadResult.Busy::new);
+        });
     }
 
     /** Stages an append to the key's value under a Q-incremental lease ({@code iqappend}); {@link Outcome#ABORTED} if another transaction holds a Q lease on it. */

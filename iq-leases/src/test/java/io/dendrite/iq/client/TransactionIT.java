@@ -45,6 +45,34 @@ class TransactionIT {
     }
 
     @Test
+    void pipelinedRefreshesAreRefusedAtOnceWhenHeldAndStageUntilCommit() {
+        List<String> keys = List.of(cluster.keyOn(0, "p"), cluster.keyOn(1, "p"), cluster.keyOn(2, "p"));
+        keys.forEach(key -> client.set(key, bytes("old " + key)));
+        try (Transaction holder = client.beginTransaction()) {
+            assertThat(holder.readForUpdate(keys.get(2))).isInstanceOf(RefreshResult.Granted.class);
+            try (Transaction probe = client.beginTransaction()) {
+                assertThat(probe.readForUpdateOnce(keys.get(2)).join()).as("held by another writer: refused at once")
+                        .isInstanceOf(ReadResult.Busy.class);
+            }
+            try (Transaction tx = client.beginTransaction()) {
+                List<RefreshResult> results = keys.subList(0, 2).stream().map(tx::readForUpdateOnce).toList().stream()
+                        .map(java.util.concurrent.CompletableFuture::join).toList();
+                assertThat(results).allSatisfy(result -> assertThat(result).isInstanceOf(RefreshResult.Granted.class));
+
+                List<java.util.concurrent.CompletableFuture<Outcome>> swaps = results.stream()
+                        .map(result -> ((RefreshResult.Granted) result).lease())
+                        .map(lease -> lease.swapAsync(bytes("new " + lease.key()), WriteOptions.DEFAULT)).toList();
+                assertThat(swaps).extracting(java.util.concurrent.CompletableFuture::join).containsOnly(Outcome.OK);
+                assertThat(text(client.get(keys.get(0)))).as("staged, not visible").isEqualTo("old " + keys.get(0));
+                assertThat(tx.commit()).isEqualTo(Outcome.OK);
+            }
+        }
+        assertThat(text(client.get(keys.get(0)))).isEqualTo("new " + keys.get(0));
+        assertThat(text(client.get(keys.get(1)))).isEqualTo("new " + keys.get(1));
+        assertThat(text(client.get(keys.get(2)))).isEqualTo("old " + keys.get(2));
+    }
+
+    @Test
     void refreshStagesTheNewValueUntilCommit() {
         client.set("r1", bytes("one"));
         try (Transaction tx = client.beginTransaction()) {
