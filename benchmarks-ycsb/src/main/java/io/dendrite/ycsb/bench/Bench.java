@@ -13,6 +13,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * Runs every configuration on every workload in one invocation and writes the report: loads each
@@ -92,7 +94,8 @@ public final class Bench {
         for (Configuration alone : databases.values()) {
             load(alone);
             if (plan.warmupSeconds() > 0) {
-                measureOrWarm(alone, plan.workloads().get(0), List.of(), plan.warmupSeconds(), "warmup-" + alone.name(), false);
+                measureOrWarm(alone, plan.workloads().get(0), List.of(), plan.warmupSeconds(), "warmup-" + alone.name(),
+                        false, ignored -> { });
             }
         }
         Set<String> insertedInto = new HashSet<>();
@@ -144,12 +147,14 @@ public final class Bench {
         List<ServerProcess> servers = startCache(config, id);
         try {
             if (config.cache() != Configuration.Cache.NONE && plan.warmupSeconds() > 0) {
-                measureOrWarm(config, workload, servers, plan.warmupSeconds(), id + ".warmup", false);
+                measureOrWarm(config, workload, servers, plan.warmupSeconds(), id + ".warmup", false, ignored -> { });
             }
             PinnedMemoryPoller poller = config.writeBack() ? new PinnedMemoryPoller(servers) : null;
+            // Added to by YcsbChild's stderr thread, read here once the child is gone.
+            List<YcsbOutputParser.Status> statuses = new CopyOnWriteArrayList<>();
             List<String> out;
             try {
-                out = measureOrWarm(config, workload, servers, plan.seconds(), id, true);
+                out = measureOrWarm(config, workload, servers, plan.seconds(), id, true, statuses::add);
             } finally {
                 if (poller != null) {
                     poller.stop();
@@ -165,14 +170,16 @@ public final class Bench {
             say("  %s on %s: %,.0f ops/s, %d failed%s", config.name(), workload.name(), ycsb.throughput(),
                     ycsb.failedOperations(), stats.map(s -> ", " + s.anomalies() + " anomalies in " + s.rowReadsChecked() + " rows").orElse(""));
             return Optional.of(new RunResult(config, workload, plan.threads(), plan.records(), plan.seconds(), ycsb, stats,
-                    pinned, plan.outputDir().relativize(raw.resolve(id + ".out")).toString()));
+                    pinned, statuses, plan.outputDir().relativize(raw.resolve(id + ".out")).toString()));
         } finally {
             servers.forEach(ServerProcess::close);
         }
     }
 
+    /** Runs YCSB; its status lines go to the console and to {@code onStatus}. */
     private List<String> measureOrWarm(Configuration config, Workload workload, List<ServerProcess> servers, int seconds,
-                                       String id, boolean measured) throws IOException, InterruptedException {
+                                       String id, boolean measured, Consumer<YcsbOutputParser.Status> onStatus)
+            throws IOException, InterruptedException {
         Map<String, String> props = props(config, servers);
         props.put("maxexecutiontime", String.valueOf(seconds));
         props.put("dendrite.checkanomalies", String.valueOf(measured));
@@ -182,7 +189,10 @@ public final class Bench {
         List<String> command = command(config, "-t", workload.file(), props);
         String label = measured ? config.name() : config.name() + " (warm-up)";
         return YcsbChild.run(command, raw.resolve(id + ".out"), raw.resolve(id + ".err"),
-                Duration.ofSeconds(seconds + 600L), s -> progress(label, workload.name(), s));
+                Duration.ofSeconds(seconds + 600L), s -> {
+                    progress(label, workload.name(), s);
+                    onStatus.accept(s);
+                });
     }
 
     private List<ServerProcess> startCache(Configuration config, String id) throws IOException, InterruptedException {

@@ -22,7 +22,8 @@ public final class ReportWriter {
     /** One line per run; every operation type gets its columns in every line, so the file is rectangular. */
     public static void writeCsv(List<ReportRow> rows, Path file) throws IOException {
         List<String> header = new ArrayList<>(List.of("config", "database", "policy", "workload", "scan_percent",
-                "threads", "records", "seconds", "throughput_ops_per_s", "ratio_to_db_alone"));
+                "threads", "records", "seconds", "throughput_ops_per_s", "ratio_to_db_alone", "steady_ops_per_s",
+                "steady_ratio_to_db_alone"));
         for (String op : BindingStats.OPERATION_TYPES) {
             String p = op.toLowerCase(Locale.ROOT);
             header.addAll(List.of(p + "_count", p + "_avg_us", p + "_p95_us", p + "_p99_us",
@@ -38,7 +39,8 @@ public final class ReportWriter {
             List<String> cells = new ArrayList<>(List.of(r.configuration().name(), r.configuration().database().name(),
                     r.configuration().policy(), r.workload().name(), number(r.workload().scanPercent()),
                     String.valueOf(r.threads()), String.valueOf(r.records()), String.valueOf(r.seconds()),
-                    number(r.ycsb().throughput()), number(row.ratioToDatabaseAlone())));
+                    number(r.ycsb().throughput()), number(row.ratioToDatabaseAlone()), number(r.steadyThroughput()),
+                    number(row.steadyRatioToDatabaseAlone())));
             for (String op : BindingStats.OPERATION_TYPES) {
                 OperationStats s = r.ycsb().operations().get(op);
                 cells.add(s == null ? "0" : String.valueOf(s.operations()));
@@ -80,9 +82,13 @@ public final class ReportWriter {
         md.append("""
 
                 Columns: throughput in operations/s; **× alone** = throughput ÷ the database alone's on the same
-                workload in this run; latencies p95/p99 in µs per operation type; round trips = cache/database
-                calls per operation as counted by the binding; anomalies = stale reads found by the checker
-                / rows it checked.
+                workload in this run; **steady** = the same over the second half of the run; latencies p95/p99 in
+                µs per operation type; round trips = cache/database calls per operation as counted by the binding;
+                anomalies = stale reads found by the checker / rows it checked.
+
+                Steady throughput counts the operations between the first YCSB status line at or after half the run
+                and the last one within it, leaving out the JIT warm-up and cold cache of each run's fresh JVM
+                (– when the run was too short for two such lines).
                 """);
         Map<String, List<ReportRow>> byWorkload = new LinkedHashMap<>();
         rows.forEach(r -> byWorkload.computeIfAbsent(r.result().workload().name(), w -> new ArrayList<>()).add(r));
@@ -90,14 +96,16 @@ public final class ReportWriter {
             Workload w = workloadRows.get(0).result().workload();
             md.append("\n### ").append(workload).append(" (").append(number(w.scanPercent())).append(" % scan")
                     .append(w.shape().isEmpty() ? "" : ", " + w.shape()).append(")\n\n");
-            md.append("| config | ops/s | × alone | p95/p99 µs | round trips cache/db per op | failed | anomalies / rows checked |\n");
-            md.append("|---|---:|---:|---|---|---:|---:|\n");
+            md.append("| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs"
+                    + " | round trips cache/db per op | failed | anomalies / rows checked |\n");
+            md.append("|---|---:|---:|---:|---:|---|---|---:|---:|\n");
             for (ReportRow row : workloadRows) {
                 RunResult r = row.result();
                 md.append("| ").append(r.configuration().name())
-                        .append(" | ").append(String.format(Locale.ROOT, "%,.0f", r.ycsb().throughput()))
-                        .append(" | ").append(row.ratioToDatabaseAlone().isPresent()
-                                ? String.format(Locale.ROOT, "%.2f", row.ratioToDatabaseAlone().getAsDouble()) : "–")
+                        .append(" | ").append(throughput(OptionalDouble.of(r.ycsb().throughput())))
+                        .append(" | ").append(ratio(row.ratioToDatabaseAlone()))
+                        .append(" | ").append(throughput(r.steadyThroughput()))
+                        .append(" | ").append(ratio(row.steadyRatioToDatabaseAlone()))
                         .append(" | ").append(latencies(r))
                         .append(" | ").append(roundTrips(r))
                         .append(" | ").append(r.ycsb().failedOperations())
@@ -136,6 +144,14 @@ public final class ReportWriter {
                 .map(op -> String.format(Locale.ROOT, "%s %.2f/%.2f", op, s.cacheTripsPerOperation(op),
                         s.dbTripsPerOperation(op)))
                 .collect(Collectors.joining("; "));
+    }
+
+    private static String throughput(OptionalDouble v) {
+        return v.isPresent() ? String.format(Locale.ROOT, "%,.0f", v.getAsDouble()) : "–";
+    }
+
+    private static String ratio(OptionalDouble v) {
+        return v.isPresent() ? String.format(Locale.ROOT, "%.2f", v.getAsDouble()) : "–";
     }
 
     private static String integer(double v) {

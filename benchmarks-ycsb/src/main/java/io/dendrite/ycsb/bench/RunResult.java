@@ -2,20 +2,28 @@ package io.dendrite.ycsb.bench;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
- * One measured run of a configuration on a workload: what YCSB printed, what the binding counted
- * (absent when the binding writes no stats file, as YCSB's {@code BasicDB}), and the pinned memory polled
- * during it (empty unless write-back).
+ * One measured run of a configuration on a workload: what YCSB printed (its final measurements and the
+ * {@code -s} status lines), what the binding counted (absent when the binding writes no stats file, as
+ * YCSB's {@code BasicDB}), and the pinned memory polled during it (empty unless write-back).
  */
 public record RunResult(Configuration configuration, Workload workload, int threads, long records, int seconds,
-                        YcsbResult ycsb, Optional<BindingStats> stats, List<PinnedSample> pinned, String rawOutput) {
+                        YcsbResult ycsb, Optional<BindingStats> stats, List<PinnedSample> pinned,
+                        List<YcsbOutputParser.Status> statuses, String rawOutput) {
 
     public RunResult {
         pinned = List.copyOf(pinned);
+        statuses = List.copyOf(statuses);
     }
 
     public long peakPinnedBytes() {
         return pinned.stream().mapToLong(PinnedSample::pinnedBytes).max().orElse(0);
+    }
+
+    /** Operations/s over the second half of the run; empty when the run was too short for its status lines. */
+    public OptionalDouble steadyThroughput() {
+        return SteadyThroughput.of(statuses, seconds);
     }
 }

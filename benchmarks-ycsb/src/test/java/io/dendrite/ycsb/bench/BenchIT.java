@@ -54,14 +54,19 @@ class BenchIT {
             assertThat(r.result().pinned()).isNotEmpty();
         });
         assertThat(outcome.rows()).allSatisfy(r -> assertThat(r.result().ycsb().failedOperations()).isZero());
+        // 3 s runs with a status line every second: the second half has the lines at 2 s and 3 s.
+        assertThat(outcome.rows()).allSatisfy(r -> assertThat(r.result().steadyThroughput())
+                .as("steady throughput from %s", r.result().statuses()).isPresent());
 
         List<String> csv = Files.readAllLines(out.resolve("results.csv"));
         assertThat(csv).hasSize(7);
+        assertThat(csv.get(0)).contains(",ratio_to_db_alone,steady_ops_per_s,steady_ratio_to_db_alone,");
         assertThat(csv.subList(1, 7)).extracting(l -> l.substring(0, l.indexOf(',', l.indexOf(',') + 1)))
                 .containsExactly("basicdb,basicdb", "basicdb,basicdb", "basicdb-write-back,basicdb", "basicdb-write-back,basicdb",
                         "basicdb-lookaside,basicdb", "basicdb-lookaside,basicdb");
         String report = Files.readString(out.resolve("report.md"));
         assertThat(report).contains("### cpr-star-10", "### cpr-star-99", "| basicdb-write-back |",
+                "| steady ops/s (2nd half) | × alone (steady) |",
                 "improvement-basicdb-all-fields.png", "pinned-memory.png");
         assertThat(out.resolve("improvement-basicdb-all-fields.png")).isNotEmptyFile();
         assertThat(out.resolve("pinned-memory.png")).isNotEmptyFile();

@@ -24,12 +24,35 @@ final class Fixtures {
         return new Workload("cpr-star-" + scanPercent, Path.of("cpr-star-" + scanPercent), scanPercent, false, Workload.ALL_FIELDS);
     }
 
+    /** A 20 s run whose second half is 1.2 times as fast as the whole run, as a JVM warming up makes it. */
     static RunResult run(Configuration c, Workload w, double throughput, Optional<BindingStats> stats) {
+        return run(c, w, throughput, throughput * 1.2, stats);
+    }
+
+    static RunResult run(Configuration c, Workload w, double throughput, double steadyThroughput,
+                         Optional<BindingStats> stats) {
+        long atHalf = Math.round(throughput * 20 - steadyThroughput * 10);
+        long atEnd = Math.round(throughput * 20);
+        List<YcsbOutputParser.Status> statuses = List.of(new YcsbOutputParser.Status(0, 0, 0),
+                new YcsbOutputParser.Status(10, atHalf, atHalf / 10.0),
+                new YcsbOutputParser.Status(20, atEnd, steadyThroughput),
+                new YcsbOutputParser.Status(20, atEnd + 3, 30)); // the line YCSB prints at shutdown
+        return run(c, w, throughput, stats, statuses);
+    }
+
+    /** A run with no status line after its start, as one shorter than YCSB's status interval. */
+    static RunResult tooShortForSteady(Configuration c, Workload w, double throughput) {
+        return run(c, w, throughput, Optional.empty(), List.of(new YcsbOutputParser.Status(0, 0, 0)));
+    }
+
+    private static RunResult run(Configuration c, Workload w, double throughput, Optional<BindingStats> stats,
+                                 List<YcsbOutputParser.Status> statuses) {
         YcsbResult ycsb = new YcsbResult(20_000, throughput, Map.of(
                 "SCAN", new YcsbResult.OperationStats(900, 1500, 2000, 5000, Map.of("OK", 900L)),
                 "UPDATE", new YcsbResult.OperationStats(100, 800, 1200, 3000, Map.of("OK", 99L, "ERROR", 1L))));
         List<PinnedSample> pinned = c.writeBack() ? List.of(new PinnedSample(0, 0, 0), new PinnedSample(1, 4096, 9000)) : List.of();
-        return new RunResult(c, w, 4, 20_000, 20, ycsb, stats, pinned, "raw/" + c.name() + "__" + w.name() + ".out");
+        return new RunResult(c, w, 4, 20_000, 20, ycsb, stats, pinned, statuses,
+                "raw/" + c.name() + "__" + w.name() + ".out");
     }
 
     static BindingStats stats(long anomalies) {

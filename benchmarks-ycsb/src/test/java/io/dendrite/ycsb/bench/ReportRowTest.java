@@ -2,8 +2,10 @@ package io.dendrite.ycsb.bench;
 
 import static io.dendrite.ycsb.bench.Fixtures.ALONE;
 import static io.dendrite.ycsb.bench.Fixtures.WRITE_BACK;
+import static io.dendrite.ycsb.bench.Fixtures.WRITE_THROUGH;
 import static io.dendrite.ycsb.bench.Fixtures.cpr;
 import static io.dendrite.ycsb.bench.Fixtures.run;
+import static io.dendrite.ycsb.bench.Fixtures.tooShortForSteady;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -41,5 +43,24 @@ class ReportRowTest {
         assertThat(rows.get(2).ratioToDatabaseAlone()).isEmpty();
         assertThat(rows.get(3).ratioToDatabaseAlone()).isEmpty();
         assertThat(rows.get(1).ratioToDatabaseAlone()).hasValue(1.0);
+    }
+
+    @Test
+    void steadyRatioDividesTheSecondHalvesAndIsEmptyWhenEitherRunWasTooShort() {
+        List<ReportRow> rows = ReportRow.of(List.of(
+                run(ALONE, cpr(10), 1000, 1250, Optional.empty()),
+                tooShortForSteady(ALONE, cpr(99), 4000),
+                run(WRITE_BACK, cpr(10), 4500, 5000, Optional.empty()),
+                run(WRITE_BACK, cpr(99), 2000, Optional.empty()),
+                tooShortForSteady(WRITE_THROUGH, cpr(10), 3000)));
+
+        assertThat(rows.get(0).steadyRatioToDatabaseAlone()).hasValue(1.0);
+        assertThat(rows.get(2).steadyRatioToDatabaseAlone()).hasValue(4.0);
+        assertThat(rows.get(2).ratioToDatabaseAlone()).hasValue(4.5);
+        assertThat(rows.get(1).steadyRatioToDatabaseAlone()).isEmpty();
+        assertThat(rows.get(3).steadyRatioToDatabaseAlone()).isEmpty();
+        assertThat(rows.get(3).ratioToDatabaseAlone()).hasValue(0.5);
+        assertThat(rows.get(4).steadyRatioToDatabaseAlone()).isEmpty();
+        assertThat(rows.get(4).ratioToDatabaseAlone()).hasValue(3.0);
     }
 }

@@ -2,9 +2,11 @@ package io.dendrite.ycsb.bench;
 
 import static io.dendrite.ycsb.bench.Fixtures.ALONE;
 import static io.dendrite.ycsb.bench.Fixtures.WRITE_BACK;
+import static io.dendrite.ycsb.bench.Fixtures.WRITE_THROUGH;
 import static io.dendrite.ycsb.bench.Fixtures.cpr;
 import static io.dendrite.ycsb.bench.Fixtures.run;
 import static io.dendrite.ycsb.bench.Fixtures.stats;
+import static io.dendrite.ycsb.bench.Fixtures.tooShortForSteady;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -23,7 +25,8 @@ class ReportWriterTest {
 
     private final List<ReportRow> rows = ReportRow.of(List.of(
             run(ALONE, cpr(10), 1000, Optional.empty()),
-            run(WRITE_BACK, cpr(10), 4500, Optional.of(stats(0)))));
+            run(WRITE_BACK, cpr(10), 4500, 6000, Optional.of(stats(0))),
+            tooShortForSteady(WRITE_THROUGH, cpr(10), 2000)));
 
     @Test
     void csvHasAHeaderAndOneRectangularLinePerRun() throws IOException {
@@ -31,10 +34,10 @@ class ReportWriterTest {
         ReportWriter.writeCsv(rows, csv);
 
         List<String> lines = Files.readAllLines(csv);
-        assertThat(lines).hasSize(3);
+        assertThat(lines).hasSize(4);
         List<String> header = Arrays.asList(lines.get(0).split(","));
         assertThat(header).startsWith("config", "database", "policy", "workload", "scan_percent", "threads", "records",
-                "seconds", "throughput_ops_per_s", "ratio_to_db_alone");
+                "seconds", "throughput_ops_per_s", "ratio_to_db_alone", "steady_ops_per_s", "steady_ratio_to_db_alone");
         assertThat(header).contains("scan_p95_us", "update_p99_us", "scan_cache_trips_per_op", "update_db_trips_per_op",
                 "anomalies", "rows_checked", "peak_pinned_bytes");
         for (String line : lines) {
@@ -44,6 +47,8 @@ class ReportWriterTest {
         assertThat(wb.get(header.indexOf("config"))).isEqualTo("mysql-write-back");
         assertThat(wb.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("4.5000");
         assertThat(wb.get(header.indexOf("throughput_ops_per_s"))).isEqualTo("4500");
+        assertThat(wb.get(header.indexOf("steady_ops_per_s"))).isEqualTo("6000");
+        assertThat(wb.get(header.indexOf("steady_ratio_to_db_alone"))).isEqualTo("5");
         assertThat(wb.get(header.indexOf("scan_count"))).isEqualTo("900");
         assertThat(wb.get(header.indexOf("scan_p95_us"))).isEqualTo("2000");
         assertThat(wb.get(header.indexOf("update_cache_trips_per_op"))).isEqualTo("4");
@@ -56,6 +61,11 @@ class ReportWriterTest {
         List<String> alone = Arrays.asList(lines.get(1).split(",", -1));
         assertThat(alone.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("1");
         assertThat(alone.get(header.indexOf("anomalies"))).isEmpty();
+        assertThat(alone.get(header.indexOf("steady_ops_per_s"))).isEqualTo("1200");
+        List<String> tooShort = Arrays.asList(lines.get(3).split(",", -1));
+        assertThat(tooShort.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("2");
+        assertThat(tooShort.get(header.indexOf("steady_ops_per_s"))).isEmpty();
+        assertThat(tooShort.get(header.indexOf("steady_ratio_to_db_alone"))).isEmpty();
     }
 
     @Test
@@ -66,9 +76,12 @@ class ReportWriterTest {
 
         String text = Files.readString(md);
         assertThat(text).contains("dev/bench --quick", "* CPU: test", "### cpr-star-10 (10 % scan, YCSB*)",
-                "| config | ops/s | × alone |",
-                "| mysql | 1,000 | 1.00 | SCAN 2000/5000; UPDATE 1200/3000 | – | 1 | – |",
-                "| mysql-write-back | 4,500 | 4.50 | SCAN 2000/5000; UPDATE 1200/3000 | SCAN 1.00/0.10; UPDATE 4.00/0.00 | 1 | 0 / 4500 |",
+                "| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs |",
+                "Steady throughput counts the operations between the first YCSB status line at or after half the run",
+                "| mysql | 1,000 | 1.00 | 1,200 | 1.00 | SCAN 2000/5000; UPDATE 1200/3000 | – | 1 | – |",
+                "| mysql-write-through | 2,000 | 2.00 | – | – | SCAN",
+                "| mysql-write-back | 4,500 | 4.50 | 6,000 | 5.00 | SCAN 2000/5000; UPDATE 1200/3000"
+                        + " | SCAN 1.00/0.10; UPDATE 4.00/0.00 | 1 | 0 / 4500 |",
                 "![pinned-memory.png](pinned-memory.png)", "mysql-write-through on A: YCSB exited with 1");
     }
 }
