@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -131,21 +130,10 @@ public final class IqClient implements AutoCloseable {
             byServer.computeIfAbsent(connectionFor(key), s -> new ArrayList<>()).add(key);
         }
         List<CompletableFuture<Reply>> replies = new ArrayList<>();
-        byServer.forEach((server, serverKeys) -> {
-            for (int from = 0; from < serverKeys.size(); from += KEYS_PER_GET) {
-                List<String> chunk = serverKeys.subList(from, Math.min(serverKeys.size(), from + KEYS_PER_GET));
-                replies.add(server.send(Command.gets(chunk)));
-            }
-        });
+        byServer.forEach((server, serverKeys) -> replies.addAll(sendGets(server, serverKeys)));
         return CompletableFuture.allOf(replies.toArray(new CompletableFuture<?>[0])).thenApply(done -> {
             Map<String, CacheValue> hits = new HashMap<>();
-            for (CompletableFuture<Reply> reply : replies) {
-                for (Reply.Entry entry : entries(reply.join())) {
-                    if (entry instanceof Reply.Value value) {
-                        hits.put(value.key(), cacheValue(value.key(), value));
-                    }
-                }
-            }
+            replies.forEach(reply -> addHits(reply.join(), hits));
             return hits;
         });
     }
@@ -317,25 +305,12 @@ public final class IqClient implements AutoCloseable {
             servers.forEach(address -> byServer.computeIfAbsent(address, a -> new ArrayList<>()).add(key));
         }
         Map<ServerAddress, List<CompletableFuture<Reply>>> sent = new LinkedHashMap<>();
-        byServer.forEach((address, serverKeys) -> {
-            List<CompletableFuture<Reply>> replies = new ArrayList<>();
-            for (int from = 0; from < serverKeys.size(); from += KEYS_PER_GET) {
-                replies.add(connections.get(address).send(
-                        Command.gets(serverKeys.subList(from, Math.min(serverKeys.size(), from + KEYS_PER_GET)))));
-            }
-            sent.put(address, replies);
-        });
+        byServer.forEach((address, serverKeys) -> sent.put(address, sendGets(connections.get(address), serverKeys)));
         Map<ServerAddress, Map<String, CacheValue>> found = new HashMap<>();
         for (Map.Entry<ServerAddress, List<CompletableFuture<Reply>>> server : sent.entrySet()) {
             Map<String, CacheValue> hits = new HashMap<>();
             try {
-                for (CompletableFuture<Reply> reply : server.getValue()) {
-                    for (Reply.Entry entry : entries(ServerConnection.await(reply))) {
-                        if (entry instanceof Reply.Value value) {
-                            hits.put(value.key(), cacheValue(value.key(), value));
-                        }
-                    }
-                }
+                server.getValue().forEach(reply -> addHits(ServerConnection.await(reply), hits));
                 found.put(server.getKey(), hits);
             } catch (IqConnectionException lost) {
                 // that server's replicas are lost; the others hold what was acknowledged
@@ -354,13 +329,7 @@ public final class IqClient implements AutoCloseable {
      * in flight together.
      */
     public CompletableFuture<Outcome> deleteReplicatedAsync(String key, int replicas) {
-        List<CompletableFuture<Outcome>> pending = ring.serversFor(key, replicas).stream()
-                .map(address -> connections.get(address).send(Command.delete(key)).thenApply(Outcome::of))
-                .toList();
-        // Completes once every replica answered or failed, so a caller that then looks at the replicas does not
-        // overtake a delete still in flight; the first failure is the result's.
-        return CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0]))
-                .handle((done, failed) -> deleteOutcome(pending.stream().map(ServerConnection::await).toList()));
+        return onReplicasAsync(key, replicas, () -> Command.delete(key)).thenApply(IqClient::deleteOutcome);
     }
 
     /** Deletes every replica of a key; {@link Outcome#OK} if at least one was deleted and none failed. */
@@ -376,17 +345,38 @@ public final class IqClient implements AutoCloseable {
 
     /** Sends a fresh command to every replica at once, then collects their outcomes. */
     private List<Outcome> onReplicas(String key, int replicas, Supplier<Command> command) {
+        return ServerConnection.await(onReplicasAsync(key, replicas, command));
+    }
+
+    /**
+     * Sends a fresh command to every replica at once; completes with their outcomes, or with the first replica's
+     * failure, only once every replica answered or timed out: a caller that looks at the replicas after a failure
+     * must not overtake requests still in flight to the others.
+     */
+    private CompletableFuture<List<Outcome>> onReplicasAsync(String key, int replicas, Supplier<Command> command) {
         List<CompletableFuture<Outcome>> pending = ring.serversFor(key, replicas).stream()
                 .map(address -> connections.get(address).send(command.get()).thenApply(Outcome::of))
                 .toList();
-        // Let every replica answer (or time out) before reporting one's failure: a caller that looks
-        // at the replicas after an exception must not overtake requests still in flight to the others.
-        try {
-            CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).join();
-        } catch (CompletionException failed) {
-            // reported below, by the replica that failed
+        return CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0]))
+                .handle((done, failed) -> pending.stream().map(ServerConnection::await).toList());
+    }
+
+    /** One {@code gets} per {@value #KEYS_PER_GET} keys to one server, all sent at once. */
+    private static List<CompletableFuture<Reply>> sendGets(ServerConnection server, List<String> keys) {
+        List<CompletableFuture<Reply>> replies = new ArrayList<>();
+        for (int from = 0; from < keys.size(); from += KEYS_PER_GET) {
+            replies.add(server.send(Command.gets(keys.subList(from, Math.min(keys.size(), from + KEYS_PER_GET)))));
         }
-        return pending.stream().map(ServerConnection::await).toList();
+        return replies;
+    }
+
+    /** Adds the values a {@code gets} reply carries to {@code hits}, by key. */
+    private static void addHits(Reply reply, Map<String, CacheValue> hits) {
+        for (Reply.Entry entry : entries(reply)) {
+            if (entry instanceof Reply.Value value) {
+                hits.put(value.key(), cacheValue(value.key(), value));
+            }
+        }
     }
 
     // ---------------------------------------------------------------- leases
