@@ -68,7 +68,7 @@ final class PendingWritesPartition {
 
   /** The listed documents, oldest first (a lock-free snapshot, see the class comment). */
   List<Entry> entries() {
-    return new ArrayList<>(fold(readLines()).values());
+    return entries(replicas, List.of(this));
   }
 
   /**

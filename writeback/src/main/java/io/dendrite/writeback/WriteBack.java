@@ -45,10 +45,12 @@ public final class WriteBack implements AutoCloseable {
   private final EngineCounters counters;
   private final DrainThreads drainThreads;
   private final int replicas;
+  private final PinnedReplicas pinnedReplicas;
 
   private WriteBack(Builder builder) {
     this.replicas = builder.replicas;
     PinnedReplicas replicas = new PinnedReplicas(builder.cache, builder.replicas);
+    this.pinnedReplicas = replicas;
     Clock clock = Clock.systemUTC();
     this.counters = new EngineCounters(clock);
     // Two lock sets, documents and partitions, so that a document's lock is never taken while a partition's is held.
@@ -67,7 +69,7 @@ public final class WriteBack implements AutoCloseable {
     List<IntSupplier> passes = IntStream.range(0, threads).<IntSupplier>mapToObj(thread -> {
       List<PendingWritesPartition> share = IntStream.range(0, partitions.size()).filter(i -> i % threads == thread)
           .mapToObj(partitions::get).toList();
-      return () -> drainRound(replicas, share);
+      return () -> drainRound(share);
     }).toList();
     this.drainThreads = new DrainThreads("writeback-drain", builder.drainThreads, passes, builder.idlePause,
         builder.drainBatch);
@@ -145,35 +147,26 @@ public final class WriteBack implements AutoCloseable {
     boolean foundWork = true;
     while (foundWork) {
       foundWork = false;
-      for (PendingWritesPartition partition : partitions) {
-        try {
-          foundWork |= drainOnce(partition) > 0;
-        } catch (ExclusiveLease.LeaseLostException lost) {
-          foundWork = true;
-        }
+      try {
+        foundWork = drainRound(partitions) > 0;
+      } catch (ExclusiveLease.LeaseLostException lost) {
+        foundWork = true;
       }
     }
   }
 
   /** Drains every document {@code share} lists now, in batches across its partitions; returns how many it found. */
-  private int drainRound(PinnedReplicas replicas, List<PendingWritesPartition> share) {
-    List<EntityKey> listed = PendingWritesPartition.entries(replicas, share).stream()
+  private int drainRound(List<PendingWritesPartition> share) {
+    List<EntityKey> listed = PendingWritesPartition.entries(pinnedReplicas, share).stream()
         .map(PendingWritesPartition.Entry::key).toList();
     bufferedWrites.drainAll(listed);
     return listed.size();
   }
 
-  /** Drains every document {@code partition} lists now, in batches; returns how many it found. */
-  private int drainOnce(PendingWritesPartition partition) {
-    List<EntityKey> listed = partition.entries().stream().map(PendingWritesPartition.Entry::key).toList();
-    bufferedWrites.drainAll(listed);
-    return listed.size();
-  }
-
-  /** The engine's state now; reads every pending-writes partition. */
+  /** The engine's state now; reads every pending-writes partition (one batched read). */
   public WriteBackMetrics metrics() {
-    List<Instant> pendingSince = partitions.stream()
-        .flatMap(partition -> partition.entries().stream().map(PendingWritesPartition.Entry::since)).toList();
+    List<Instant> pendingSince = PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
+        .map(PendingWritesPartition.Entry::since).toList();
     return counters.snapshot(pendingSince, budget.used());
   }
 
