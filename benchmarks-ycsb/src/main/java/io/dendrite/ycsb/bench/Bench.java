@@ -12,14 +12,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * Runs every configuration on every workload in one invocation and writes the report: loads each
  * database once with its database-alone binding, warms it up, then for each run starts fresh cache
- * servers, warms the cache up, measures, stops the servers, and finally writes {@code results.csv},
+ * servers, warms the cache up, measures (following the CPU of the client, the cache servers, the database
+ * server and the machine meanwhile), stops the servers, and finally writes {@code results.csv},
  * {@code report.md} and the plots next to the raw YCSB output.
  */
 public final class Bench {
@@ -77,11 +80,15 @@ public final class Bench {
     private final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     private final long startNanos = System.nanoTime();
     private final List<String> failures = new ArrayList<>();
+    private final OptionalLong clockTicksPerSecond = ProcCpu.clockTicksPerSecond();
 
     private Bench(Plan plan, PrintStream console) throws IOException {
         this.plan = plan;
         this.console = console;
         this.raw = Files.createDirectories(plan.outputDir().resolve("raw"));
+        if (clockTicksPerSecond.isEmpty()) {
+            warn("`getconf CLK_TCK` gave no clock tick rate: the CPU times per operation will be n/a");
+        }
     }
 
     public static Outcome run(Plan plan, PrintStream console) throws IOException, InterruptedException {
@@ -95,7 +102,7 @@ public final class Bench {
             load(alone);
             if (plan.warmupSeconds() > 0) {
                 measureOrWarm(alone, plan.workloads().get(0), List.of(), plan.warmupSeconds(), "warmup-" + alone.name(),
-                        false, ignored -> { });
+                        false, pid -> { }, ignored -> { });
             }
         }
         Set<String> insertedInto = new HashSet<>();
@@ -131,7 +138,7 @@ public final class Bench {
         List<String> command = command(alone, "-load", plan.loadWorkload(), props(alone, List.of()));
         String id = "load-" + alone.database().name();
         List<String> out = YcsbChild.run(command, raw.resolve(id + ".out"), raw.resolve(id + ".err"),
-                Duration.ofHours(2), s -> progress(id, "", s));
+                Duration.ofHours(2), pid -> { }, s -> progress(id, "", s));
         YcsbResult result = YcsbOutputParser.parse(out);
         YcsbResult.OperationStats inserts = result.operations().get("INSERT");
         long loaded = inserts == null ? 0 : inserts.returns().getOrDefault("OK", 0L);
@@ -147,14 +154,20 @@ public final class Bench {
         List<ServerProcess> servers = startCache(config, id);
         try {
             if (config.cache() != Configuration.Cache.NONE && plan.warmupSeconds() > 0) {
-                measureOrWarm(config, workload, servers, plan.warmupSeconds(), id + ".warmup", false, ignored -> { });
+                measureOrWarm(config, workload, servers, plan.warmupSeconds(), id + ".warmup", false, pid -> { },
+                        ignored -> { });
             }
             PinnedMemoryPoller poller = config.writeBack() ? new PinnedMemoryPoller(servers) : null;
             // Added to by YcsbChild's stderr thread, read here once the child is gone.
             List<YcsbOutputParser.Status> statuses = new CopyOnWriteArrayList<>();
+            CpuMeter cpu = new CpuMeter(config.name() + " on " + workload.name(),
+                    servers.stream().map(ServerProcess::pid).toList(), config.database(), clockTicksPerSecond, this::warn);
             List<String> out;
             try {
-                out = measureOrWarm(config, workload, servers, plan.seconds(), id, true, statuses::add);
+                out = measureOrWarm(config, workload, servers, plan.seconds(), id, true, cpu::clientStarted, s -> {
+                    statuses.add(s);
+                    cpu.sample(s);
+                });
             } finally {
                 if (poller != null) {
                     poller.stop();
@@ -170,15 +183,16 @@ public final class Bench {
             say("  %s on %s: %,.0f ops/s, %d failed%s", config.name(), workload.name(), ycsb.throughput(),
                     ycsb.failedOperations(), stats.map(s -> ", " + s.anomalies() + " anomalies in " + s.rowReadsChecked() + " rows").orElse(""));
             return Optional.of(new RunResult(config, workload, plan.threads(), plan.records(), plan.seconds(), ycsb, stats,
-                    pinned, statuses, plan.outputDir().relativize(raw.resolve(id + ".out")).toString()));
+                    pinned, statuses, cpu.usage(), plan.outputDir().relativize(raw.resolve(id + ".out")).toString()));
         } finally {
             servers.forEach(ServerProcess::close);
         }
     }
 
-    /** Runs YCSB; its status lines go to the console and to {@code onStatus}. */
+    /** Runs YCSB; its pid goes to {@code onStart}, its status lines to the console and to {@code onStatus}. */
     private List<String> measureOrWarm(Configuration config, Workload workload, List<ServerProcess> servers, int seconds,
-                                       String id, boolean measured, Consumer<YcsbOutputParser.Status> onStatus)
+                                       String id, boolean measured, LongConsumer onStart,
+                                       Consumer<YcsbOutputParser.Status> onStatus)
             throws IOException, InterruptedException {
         Map<String, String> props = props(config, servers);
         props.put("maxexecutiontime", String.valueOf(seconds));
@@ -189,7 +203,7 @@ public final class Bench {
         List<String> command = command(config, "-t", workload.file(), props);
         String label = measured ? config.name() : config.name() + " (warm-up)";
         return YcsbChild.run(command, raw.resolve(id + ".out"), raw.resolve(id + ".err"),
-                Duration.ofSeconds(seconds + 600L), s -> {
+                Duration.ofSeconds(seconds + 600L), onStart, s -> {
                     progress(label, workload.name(), s);
                     onStatus.accept(s);
                 });
@@ -279,6 +293,11 @@ public final class Bench {
     private void progress(String config, String workload, YcsbOutputParser.Status s) {
         say("  %-24s %-14s %4d s %12s ops/s", config, workload, s.elapsedSeconds(),
                 String.format(Locale.ROOT, "%,.0f", s.currentOpsPerSecond()));
+    }
+
+    /** A figure the report leaves blank, said on the console so that the blank is explained. */
+    private void warn(String message) {
+        say("  WARNING: %s", message);
     }
 
     private void say(String format, Object... args) {

@@ -14,7 +14,8 @@ import java.util.stream.Collectors;
 /**
  * {@code dev/bench}'s entry point: parses the options, picks the configurations and workloads and runs
  * {@link Bench}. The databases come from {@code DENDRITE_MYSQL_URL} and {@code DENDRITE_MONGO_URL} (as
- * {@code dev/services env} prints them).
+ * {@code dev/services env} prints them); their server processes, whose CPU the report counts, from the pid
+ * files under {@code DENDRITE_SERVICES_DIR} (default {@code target/services}, as for {@code dev/services}).
  */
 public final class BenchMain {
 
@@ -56,7 +57,8 @@ public final class BenchMain {
     }
 
     public static void main(String[] argv) throws IOException, InterruptedException {
-        List<Configuration> known = Configurations.standard(System.getenv("DENDRITE_MYSQL_URL"), System.getenv("DENDRITE_MONGO_URL"));
+        List<Configuration> known = Configurations.standard(System.getenv("DENDRITE_MYSQL_URL"),
+                System.getenv("DENDRITE_MONGO_URL"), Path.of(System.getenv().getOrDefault("DENDRITE_SERVICES_DIR", "target/services")));
         Bench.Plan plan;
         try {
             plan = plan(argv, known);

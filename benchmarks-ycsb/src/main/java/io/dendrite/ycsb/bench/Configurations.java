@@ -2,6 +2,7 @@ package io.dendrite.ycsb.bench;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** The systems dev/bench knows by name: each database alone, Dendrite over it per policy, memcached look-aside. */
 public final class Configurations {
@@ -25,11 +27,14 @@ public final class Configurations {
     /**
      * Every configuration over MySQL (when {@code mysqlUrl} is given) and over MongoDB (when
      * {@code mongoUrl} is given); null skips that database.
+     *
+     * @param servicesDir where {@code dev/services} keeps the pid files of the MariaDB and FerretDB it started
      */
-    public static List<Configuration> standard(String mysqlUrl, String mongoUrl) {
+    public static List<Configuration> standard(String mysqlUrl, String mongoUrl, Path servicesDir) {
         List<Configuration> all = new ArrayList<>();
         if (mysqlUrl != null) {
-            Database mysql = new Database("mysql", () -> dropMySqlTable(mysqlUrl));
+            Database mysql = new Database("mysql", () -> dropMySqlTable(mysqlUrl),
+                    Optional.of(servicesDir.resolve("mariadb/mariadbd.pid")));
             Map<String, String> props = Map.of("mysql.url", mysqlUrl, "table", TABLE);
             all.add(new Configuration("mysql", mysql, Configuration.ALONE, "io.dendrite.ycsb.MySqlClient", props,
                     Configuration.Cache.NONE));
@@ -38,7 +43,8 @@ public final class Configurations {
                     with(props, "dendrite.db", "mysql"), Configuration.Cache.MEMCACHED));
         }
         if (mongoUrl != null) {
-            Database mongo = new Database("mongodb", () -> dropMongoCollection(mongoUrl));
+            Database mongo = new Database("mongodb", () -> dropMongoCollection(mongoUrl),
+                    Optional.of(servicesDir.resolve("ferretdb/ferretdb.pid")));
             Map<String, String> props = Map.of("mongodb.url", mongoUrl, "mongodb.database", MONGO_DATABASE, "table", TABLE);
             all.add(new Configuration("mongodb", mongo, Configuration.ALONE, "io.dendrite.ycsb.MongoDbClient", props,
                     Configuration.Cache.NONE));

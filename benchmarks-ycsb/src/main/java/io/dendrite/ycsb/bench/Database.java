@@ -1,12 +1,17 @@
 package io.dendrite.ycsb.bench;
 
+import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A database the benchmark loads and compares against, and how to empty it before a load (the
  * bindings create the table or collection again when it is missing).
+ *
+ * @param serverPidFile names the server process whose CPU the report counts as the database's; empty when
+ *     there is none, as for YCSB's {@code BasicDB}, which runs inside the client
  */
-public record Database(String name, Reset reset) {
+public record Database(String name, Reset reset, Optional<Path> serverPidFile) {
 
     /** Drops what a previous load left behind. */
     @FunctionalInterface
@@ -17,10 +22,11 @@ public record Database(String name, Reset reset) {
     public Database {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(reset, "reset");
+        Objects.requireNonNull(serverPidFile, "serverPidFile");
     }
 
-    /** A database with nothing to drop, such as YCSB's {@code BasicDB}. */
+    /** A database with nothing to drop and no server process, such as YCSB's {@code BasicDB}. */
     public static Database withoutReset(String name) {
-        return new Database(name, () -> { });
+        return new Database(name, () -> { }, Optional.empty());
     }
 }

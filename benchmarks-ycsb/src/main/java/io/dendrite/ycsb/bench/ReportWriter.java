@@ -29,8 +29,9 @@ public final class ReportWriter {
             header.addAll(List.of(p + "_count", p + "_avg_us", p + "_p95_us", p + "_p99_us",
                     p + "_cache_trips_per_op", p + "_db_trips_per_op"));
         }
-        header.addAll(List.of("failed_ops", "anomalies", "rows_checked", "writeback_pending_at_end",
-                "writeback_drained", "peak_pinned_bytes", "raw_output"));
+        header.addAll(List.of("cpu_window_ops", "cpu_client_us_per_op", "cpu_cache_us_per_op", "cpu_db_us_per_op",
+                "cpu_total_us_per_op", "machine_busy_percent", "failed_ops", "anomalies", "rows_checked",
+                "writeback_pending_at_end", "writeback_drained", "peak_pinned_bytes", "raw_output"));
         List<String> lines = new ArrayList<>();
         lines.add(String.join(",", header));
         for (ReportRow row : rows) {
@@ -50,6 +51,13 @@ public final class ReportWriter {
                 cells.add(stats.map(b -> number(b.cacheTripsPerOperation(op))).orElse(""));
                 cells.add(stats.map(b -> number(b.dbTripsPerOperation(op))).orElse(""));
             }
+            Optional<CpuUsage> cpu = r.cpu();
+            cells.add(cpu.map(c -> String.valueOf(c.operations())).orElse(""));
+            cells.add(cpu.map(c -> number(c.clientMicrosPerOperation())).orElse(""));
+            cells.add(cpu.map(c -> number(c.cacheMicrosPerOperation())).orElse(""));
+            cells.add(cpu.map(c -> number(c.databaseMicrosPerOperation())).orElse(""));
+            cells.add(cpu.map(c -> number(c.totalMicrosPerOperation())).orElse(""));
+            cells.add(cpu.map(c -> number(c.machineBusyPercent())).orElse(""));
             cells.add(String.valueOf(r.ycsb().failedOperations()));
             cells.add(stats.map(b -> String.valueOf(b.anomalies())).orElse(""));
             cells.add(stats.map(b -> String.valueOf(b.rowReadsChecked())).orElse(""));
@@ -68,7 +76,10 @@ public final class ReportWriter {
     public record Header(String command, List<String> machineFacts, List<String> plots, List<String> failures) {
     }
 
-    /** A table per workload, in the order the runs were made: throughput, ratio, latencies, round trips, anomalies. */
+    /**
+     * A table per workload, in the order the runs were made: throughput, ratio, latencies, round trips, CPU,
+     * anomalies.
+     */
     public static void writeMarkdown(List<ReportRow> rows, Header header, Path file) throws IOException {
         StringBuilder md = new StringBuilder("# YCSB: Dendrite next to the databases alone\n\n");
         md.append("Command:\n\n```sh\n").append(header.command()).append("\n```\n\n");
@@ -84,7 +95,16 @@ public final class ReportWriter {
                 Columns: throughput in operations/s; **× alone** = throughput ÷ the database alone's on the same
                 workload in this run; **steady** = the same over the second half of the run; latencies p95/p99 in
                 µs per operation type; round trips = cache/database calls per operation as counted by the binding;
-                anomalies = stale reads found by the checker / rows it checked.
+                **CPU** = CPU time (user + system, `/proc/<pid>/stat`) per operation of the YCSB client JVM / the
+                run's cache servers together (0 for the database alone) / the database server (MariaDB or
+                FerretDB, by its `dev/services` pid file), then their sum; **busy** = the share of all the
+                machine's cores busy meanwhile (`/proc/stat`), whoever used them; anomalies = stale reads found
+                by the checker / rows it checked.
+
+                CPU is measured from YCSB's first status line (its workload threads starting) to its last (those
+                threads finished), the window its throughput is measured over, and divided by the operations its
+                counter shows in between. The database server may be serving others at the same time; – = /proc
+                could not tell (the console says why) or there is no such process.
 
                 Steady throughput counts the operations between the first YCSB status line at or after half the run
                 and the last one within it, leaving out the JIT warm-up and cold cache of each run's fresh JVM
@@ -97,8 +117,9 @@ public final class ReportWriter {
             md.append("\n### ").append(workload).append(" (").append(number(w.scanPercent())).append(" % scan")
                     .append(w.shape().isEmpty() ? "" : ", " + w.shape()).append(")\n\n");
             md.append("| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs"
-                    + " | round trips cache/db per op | failed | anomalies / rows checked |\n");
-            md.append("|---|---:|---:|---:|---:|---|---|---:|---:|\n");
+                    + " | round trips cache/db per op | CPU µs/op client/cache/db = total | busy % | failed"
+                    + " | anomalies / rows checked |\n");
+            md.append("|---|---:|---:|---:|---:|---|---|---|---:|---:|---:|\n");
             for (ReportRow row : workloadRows) {
                 RunResult r = row.result();
                 md.append("| ").append(r.configuration().name())
@@ -108,6 +129,8 @@ public final class ReportWriter {
                         .append(" | ").append(ratio(row.steadyRatioToDatabaseAlone()))
                         .append(" | ").append(latencies(r))
                         .append(" | ").append(roundTrips(r))
+                        .append(" | ").append(cpuPerOperation(r))
+                        .append(" | ").append(r.cpu().map(c -> integer(c.machineBusyPercent())).orElse("–"))
                         .append(" | ").append(r.ycsb().failedOperations())
                         .append(" | ").append(r.stats().map(s -> s.anomalies() + " / " + s.rowReadsChecked()).orElse("–"))
                         .append(" |\n");
@@ -144,6 +167,19 @@ public final class ReportWriter {
                 .map(op -> String.format(Locale.ROOT, "%s %.2f/%.2f", op, s.cacheTripsPerOperation(op),
                         s.dbTripsPerOperation(op)))
                 .collect(Collectors.joining("; "));
+    }
+
+    private static String cpuPerOperation(RunResult r) {
+        if (r.cpu().isEmpty()) {
+            return "–";
+        }
+        CpuUsage c = r.cpu().get();
+        return integer(c.clientMicrosPerOperation()) + "/" + integer(c.cacheMicrosPerOperation()) + "/"
+                + integer(c.databaseMicrosPerOperation()) + " = " + integer(c.totalMicrosPerOperation());
+    }
+
+    private static String integer(OptionalDouble v) {
+        return v.isPresent() ? integer(v.getAsDouble()) : "–";
     }
 
     private static String throughput(OptionalDouble v) {

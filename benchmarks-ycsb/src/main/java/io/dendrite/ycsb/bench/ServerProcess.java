@@ -73,6 +73,11 @@ public final class ServerProcess implements AutoCloseable {
         return server;
     }
 
+    /** The process id, to read its CPU time from /proc. */
+    public long pid() {
+        return process.pid();
+    }
+
     /** {@code 127.0.0.1:<port>}, as the bindings' server lists take it. */
     public String address() {
         return "127.0.0.1:" + port;

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * Runs {@code site.ycsb.Client} as a child JVM: stdout (the final measurements) goes to a file,
@@ -22,10 +23,15 @@ final class YcsbChild {
     private YcsbChild() {
     }
 
-    /** Runs the command; returns the lines YCSB printed on stdout. */
-    static List<String> run(List<String> command, Path stdout, Path stderr, Duration timeout,
+    /**
+     * Runs the command; returns the lines YCSB printed on stdout.
+     *
+     * @param onStart given the child's pid once it runs, before any status line is handed on
+     */
+    static List<String> run(List<String> command, Path stdout, Path stderr, Duration timeout, LongConsumer onStart,
                             Consumer<YcsbOutputParser.Status> onStatus) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).start();
+        onStart.accept(process.pid());
         Thread pump = new Thread(() -> pumpStderr(process, stderr, onStatus), "ycsb-stderr");
         pump.setDaemon(true);
         pump.start();

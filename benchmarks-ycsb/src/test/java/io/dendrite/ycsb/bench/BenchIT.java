@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The runner end to end in a tiny mode over YCSB's own {@code BasicDB}: real child JVMs running
  * {@code site.ycsb.Client}, real IQ server processes polled for pinned memory, a real memcached process,
- * and the report written from what they printed.
+ * their CPU read from /proc, and the report written from what they printed.
  */
 class BenchIT {
 
@@ -57,16 +57,33 @@ class BenchIT {
         // 3 s runs with a status line every second: the second half has the lines at 2 s and 3 s.
         assertThat(outcome.rows()).allSatisfy(r -> assertThat(r.result().steadyThroughput())
                 .as("steady throughput from %s", r.result().statuses()).isPresent());
+        // BasicDB runs inside the client: there is no database server, so no database or total figure.
+        assertThat(outcome.rows()).allSatisfy(r -> {
+            CpuUsage cpu = r.result().cpu().orElseThrow();
+            assertThat(cpu.clientMicrosPerOperation().getAsDouble()).isPositive();
+            assertThat(cpu.databaseMillis()).isEmpty();
+            assertThat(cpu.totalMicrosPerOperation()).isEmpty();
+            assertThat(cpu.machineBusyPercent().getAsDouble()).isBetween(0.0, 100.0);
+        });
+        assertThat(outcome.rows()).filteredOn(r -> r.result().configuration() == alone)
+                .allSatisfy(r -> assertThat(r.result().cpu().orElseThrow().cacheMillis()).hasValue(0));
+        // BasicDB talks to neither cache; the IQ server JVMs still spend CPU of their own and answer the poller.
+        assertThat(outcome.rows()).filteredOn(r -> r.result().configuration() == cached)
+                .allSatisfy(r -> assertThat(r.result().cpu().orElseThrow().cacheMillis().getAsDouble()).isPositive());
+        assertThat(outcome.rows()).filteredOn(r -> r.result().configuration() == lookaside)
+                .allSatisfy(r -> assertThat(r.result().cpu().orElseThrow().cacheMillis()).isPresent());
+        assertThat(progress).doesNotContain("WARNING");
 
         List<String> csv = Files.readAllLines(out.resolve("results.csv"));
         assertThat(csv).hasSize(7);
-        assertThat(csv.get(0)).contains(",ratio_to_db_alone,steady_ops_per_s,steady_ratio_to_db_alone,");
+        assertThat(csv.get(0)).contains(",ratio_to_db_alone,steady_ops_per_s,steady_ratio_to_db_alone,",
+                ",cpu_client_us_per_op,cpu_cache_us_per_op,cpu_db_us_per_op,cpu_total_us_per_op,machine_busy_percent,");
         assertThat(csv.subList(1, 7)).extracting(l -> l.substring(0, l.indexOf(',', l.indexOf(',') + 1)))
                 .containsExactly("basicdb,basicdb", "basicdb,basicdb", "basicdb-write-back,basicdb", "basicdb-write-back,basicdb",
                         "basicdb-lookaside,basicdb", "basicdb-lookaside,basicdb");
         String report = Files.readString(out.resolve("report.md"));
         assertThat(report).contains("### cpr-star-10", "### cpr-star-99", "| basicdb-write-back |",
-                "| steady ops/s (2nd half) | × alone (steady) |",
+                "| steady ops/s (2nd half) | × alone (steady) |", "| CPU µs/op client/cache/db = total | busy % |",
                 "improvement-basicdb-all-fields.png", "pinned-memory.png");
         assertThat(out.resolve("improvement-basicdb-all-fields.png")).isNotEmptyFile();
         assertThat(out.resolve("pinned-memory.png")).isNotEmptyFile();

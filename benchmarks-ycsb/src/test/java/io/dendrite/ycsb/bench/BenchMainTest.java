@@ -11,7 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class BenchMainTest {
 
-    private static final List<Configuration> KNOWN = Configurations.standard("jdbc:mysql://db/x", "mongodb://db/");
+    private static final List<Configuration> KNOWN = Configurations.standard("jdbc:mysql://db/x", "mongodb://db/",
+            Path.of("target/services"));
 
     @TempDir
     Path results;

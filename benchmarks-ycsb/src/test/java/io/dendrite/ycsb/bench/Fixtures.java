@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /** Runs and configurations made up for the report tests. */
 final class Fixtures {
@@ -37,21 +38,36 @@ final class Fixtures {
                 new YcsbOutputParser.Status(10, atHalf, atHalf / 10.0),
                 new YcsbOutputParser.Status(20, atEnd, steadyThroughput),
                 new YcsbOutputParser.Status(20, atEnd + 3, 30)); // the line YCSB prints at shutdown
-        return run(c, w, throughput, stats, statuses);
+        return run(c, w, throughput, stats, statuses, Optional.of(cpu(c)));
     }
 
-    /** A run with no status line after its start, as one shorter than YCSB's status interval. */
+    /**
+     * A run with no status line after its start, as one shorter than YCSB's status interval; its CPU figures
+     * lack the database's (no pid file) and the machine's (no /proc/stat).
+     */
     static RunResult tooShortForSteady(Configuration c, Workload w, double throughput) {
-        return run(c, w, throughput, Optional.empty(), List.of(new YcsbOutputParser.Status(0, 0, 0)));
+        CpuUsage partial = new CpuUsage(2000, OptionalDouble.of(600), OptionalDouble.of(400), OptionalDouble.empty(),
+                OptionalDouble.empty());
+        return run(c, w, throughput, Optional.empty(), List.of(new YcsbOutputParser.Status(0, 0, 0)),
+                Optional.of(partial));
+    }
+
+    /**
+     * 2 000 operations on 0.6 s of client CPU, 0.4 s of cache servers (none for the database alone) and 1 s of
+     * database: 300/200/500 µs per operation, 1 000 in all.
+     */
+    static CpuUsage cpu(Configuration c) {
+        OptionalDouble cache = OptionalDouble.of(c.cache() == Configuration.Cache.NONE ? 0 : 400);
+        return new CpuUsage(2000, OptionalDouble.of(600), cache, OptionalDouble.of(1000), OptionalDouble.of(87.5));
     }
 
     private static RunResult run(Configuration c, Workload w, double throughput, Optional<BindingStats> stats,
-                                 List<YcsbOutputParser.Status> statuses) {
+                                 List<YcsbOutputParser.Status> statuses, Optional<CpuUsage> cpu) {
         YcsbResult ycsb = new YcsbResult(20_000, throughput, Map.of(
                 "SCAN", new YcsbResult.OperationStats(900, 1500, 2000, 5000, Map.of("OK", 900L)),
                 "UPDATE", new YcsbResult.OperationStats(100, 800, 1200, 3000, Map.of("OK", 99L, "ERROR", 1L))));
         List<PinnedSample> pinned = c.writeBack() ? List.of(new PinnedSample(0, 0, 0), new PinnedSample(1, 4096, 9000)) : List.of();
-        return new RunResult(c, w, 4, 20_000, 20, ycsb, stats, pinned, statuses,
+        return new RunResult(c, w, 4, 20_000, 20, ycsb, stats, pinned, statuses, cpu,
                 "raw/" + c.name() + "__" + w.name() + ".out");
     }
 

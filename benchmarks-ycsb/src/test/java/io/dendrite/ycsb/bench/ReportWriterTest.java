@@ -39,7 +39,8 @@ class ReportWriterTest {
         assertThat(header).startsWith("config", "database", "policy", "workload", "scan_percent", "threads", "records",
                 "seconds", "throughput_ops_per_s", "ratio_to_db_alone", "steady_ops_per_s", "steady_ratio_to_db_alone");
         assertThat(header).contains("scan_p95_us", "update_p99_us", "scan_cache_trips_per_op", "update_db_trips_per_op",
-                "anomalies", "rows_checked", "peak_pinned_bytes");
+                "anomalies", "rows_checked", "peak_pinned_bytes", "cpu_window_ops", "cpu_client_us_per_op",
+                "cpu_cache_us_per_op", "cpu_db_us_per_op", "cpu_total_us_per_op", "machine_busy_percent");
         for (String line : lines) {
             assertThat(line.split(",", -1)).hasSameSizeAs(header.toArray());
         }
@@ -58,14 +59,26 @@ class ReportWriterTest {
         assertThat(wb.get(header.indexOf("rows_checked"))).isEqualTo("4500");
         assertThat(wb.get(header.indexOf("writeback_pending_at_end"))).isEqualTo("3");
         assertThat(wb.get(header.indexOf("peak_pinned_bytes"))).isEqualTo("4096");
+        assertThat(wb.get(header.indexOf("cpu_window_ops"))).isEqualTo("2000");
+        assertThat(wb.get(header.indexOf("cpu_client_us_per_op"))).isEqualTo("300");
+        assertThat(wb.get(header.indexOf("cpu_cache_us_per_op"))).isEqualTo("200");
+        assertThat(wb.get(header.indexOf("cpu_db_us_per_op"))).isEqualTo("500");
+        assertThat(wb.get(header.indexOf("cpu_total_us_per_op"))).isEqualTo("1000");
+        assertThat(wb.get(header.indexOf("machine_busy_percent"))).isEqualTo("87.5000");
         List<String> alone = Arrays.asList(lines.get(1).split(",", -1));
         assertThat(alone.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("1");
         assertThat(alone.get(header.indexOf("anomalies"))).isEmpty();
         assertThat(alone.get(header.indexOf("steady_ops_per_s"))).isEqualTo("1200");
+        assertThat(alone.get(header.indexOf("cpu_cache_us_per_op"))).isEqualTo("0");
+        assertThat(alone.get(header.indexOf("cpu_total_us_per_op"))).isEqualTo("800");
         List<String> tooShort = Arrays.asList(lines.get(3).split(",", -1));
         assertThat(tooShort.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("2");
         assertThat(tooShort.get(header.indexOf("steady_ops_per_s"))).isEmpty();
         assertThat(tooShort.get(header.indexOf("steady_ratio_to_db_alone"))).isEmpty();
+        assertThat(tooShort.get(header.indexOf("cpu_client_us_per_op"))).isEqualTo("300");
+        assertThat(tooShort.get(header.indexOf("cpu_db_us_per_op"))).isEmpty();
+        assertThat(tooShort.get(header.indexOf("cpu_total_us_per_op"))).isEmpty();
+        assertThat(tooShort.get(header.indexOf("machine_busy_percent"))).isEmpty();
     }
 
     @Test
@@ -77,11 +90,13 @@ class ReportWriterTest {
         String text = Files.readString(md);
         assertThat(text).contains("dev/bench --quick", "* CPU: test", "### cpr-star-10 (10 % scan, YCSB*)",
                 "| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs |",
+                "| round trips cache/db per op | CPU µs/op client/cache/db = total | busy % | failed |",
                 "Steady throughput counts the operations between the first YCSB status line at or after half the run",
-                "| mysql | 1,000 | 1.00 | 1,200 | 1.00 | SCAN 2000/5000; UPDATE 1200/3000 | – | 1 | – |",
-                "| mysql-write-through | 2,000 | 2.00 | – | – | SCAN",
+                "CPU is measured from YCSB's first status line",
+                "| mysql | 1,000 | 1.00 | 1,200 | 1.00 | SCAN 2000/5000; UPDATE 1200/3000 | – | 300/0/500 = 800 | 88 | 1 | – |",
+                "| mysql-write-through | 2,000 | 2.00 | – | – | SCAN 2000/5000; UPDATE 1200/3000 | – | 300/200/– = – | – | 1 |",
                 "| mysql-write-back | 4,500 | 4.50 | 6,000 | 5.00 | SCAN 2000/5000; UPDATE 1200/3000"
-                        + " | SCAN 1.00/0.10; UPDATE 4.00/0.00 | 1 | 0 / 4500 |",
+                        + " | SCAN 1.00/0.10; UPDATE 4.00/0.00 | 300/200/500 = 1000 | 88 | 1 | 0 / 4500 |",
                 "![pinned-memory.png](pinned-memory.png)", "mysql-write-through on A: YCSB exited with 1");
     }
 }
