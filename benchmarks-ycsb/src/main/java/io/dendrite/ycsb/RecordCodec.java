@@ -1,12 +1,8 @@
 package io.dendrite.ycsb;
 
 import io.dendrite.core.RowCodec;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -29,46 +25,62 @@ final class RecordCodec implements RowCodec<Long, YcsbRecord> {
 
   @Override
   public byte[] encode(YcsbRecord row) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + row.fields().size() * 112);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      writeText(out, row.key());
-      out.writeLong(row.number());
-      out.writeInt(row.fields().size());
-      for (Map.Entry<String, String> field : row.fields().entrySet()) {
-        writeText(out, field.getKey());
-        writeText(out, field.getValue());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    byte[] key = utf8(row.key());
+    byte[][] texts = new byte[row.fields().size() * 2][];
+    int size = 4 + key.length + 8 + 4;
+    int i = 0;
+    for (Map.Entry<String, String> field : row.fields().entrySet()) {
+      texts[i] = utf8(field.getKey());
+      texts[i + 1] = utf8(field.getValue());
+      size += 8 + texts[i].length + texts[i + 1].length;
+      i += 2;
     }
-    return bytes.toByteArray();
+    ByteBuffer out = ByteBuffer.allocate(size);
+    out.putInt(key.length).put(key).putLong(row.number()).putInt(row.fields().size());
+    for (byte[] text : texts) {
+      out.putInt(text.length).put(text);
+    }
+    return out.array();
   }
 
+  /**
+   * Reads straight from the array: a cache hit decodes every field of every row it returns, and stream
+   * wrappers (a synchronized read per field) cost more than the copying.
+   */
   @Override
   public YcsbRecord decode(byte[] bytes) {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+    try {
+      ByteBuffer in = ByteBuffer.wrap(bytes);
       String key = readText(in);
-      long number = in.readLong();
-      int count = in.readInt();
-      Map<String, String> fields = new LinkedHashMap<>();
+      long number = in.getLong();
+      int count = in.getInt();
+      if (count < 0 || count > in.remaining() / 8) {
+        throw new IllegalArgumentException("field count " + count);
+      }
+      Map<String, String> fields = new LinkedHashMap<>(count * 2);
       for (int i = 0; i < count; i++) {
         fields.put(readText(in), readText(in));
       }
+      if (in.hasRemaining()) {
+        throw new IllegalArgumentException(in.remaining() + " bytes after the last field");
+      }
       return new YcsbRecord(key, number, fields);
-    } catch (IOException e) {
+    } catch (BufferUnderflowException | IllegalArgumentException e) {
       throw new IllegalArgumentException("not an encoded YCSB record (" + bytes.length + " bytes)", e);
     }
   }
 
-  private static void writeText(DataOutputStream out, String text) throws IOException {
-    byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-    out.writeInt(utf8.length);
-    out.write(utf8);
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static String readText(DataInputStream in) throws IOException {
-    byte[] utf8 = new byte[in.readInt()];
-    in.readFully(utf8);
-    return new String(utf8, StandardCharsets.UTF_8);
+  private static String readText(ByteBuffer in) {
+    int length = in.getInt();
+    if (length < 0 || length > in.remaining()) {
+      throw new IllegalArgumentException("text length " + length + " with " + in.remaining() + " bytes left");
+    }
+    String text = new String(in.array(), in.arrayOffset() + in.position(), length, StandardCharsets.UTF_8);
+    in.position(in.position() + length);
+    return text;
   }
 }
