@@ -2,11 +2,9 @@ package io.dendrite.ycsb.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -48,7 +46,8 @@ class ProcCpuTest {
 
     @Test
     void thisJvmsTicksGrowWhenItBurnsCpuAndAGoneProcessHasNone() {
-        assumeTrue(Files.isReadable(Path.of("/proc/self/stat")), "Linux /proc");
+        assertThat(Path.of("/proc/self/stat"))
+                .as("these tests read Linux /proc, which the CPU columns of dev/bench need").isReadable();
         long pid = ProcessHandle.current().pid();
         long before = ProcCpu.processTicks(pid).orElseThrow();
         ProcCpu.MachineTicks machineBefore = ProcCpu.machineTicks().orElseThrow();
