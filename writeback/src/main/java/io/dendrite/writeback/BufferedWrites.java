@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,15 +24,15 @@ import java.util.stream.Collectors;
 /**
  * Design 1's buffered writes: one per document, holding its pending changes compacted, pinned on R servers and
  * listed in a {@link PendingWritesPartition}. Everything that changes one, buffering a write, draining it to the
- * data store, or the write-through fallback, runs under the document's lock ({@link KeyLocks}), so they are
- * serialized per document.
+ * data store, or the write-through fallback, runs under the document's lock ({@link BufferedWriteLocks}), whose
+ * commit the cache servers fence, so they are serialized per document.
  *
  * <p>Drains go in batches: the buffered writes of up to {@code drainBatch} documents are applied in one data-store
- * round (one transaction in SQL), then deleted with their deletes in flight together, then unlisted in one append
- * per partition; the documents' locks are held throughout.
+ * round (one transaction in SQL), then deleted in one commit, then their listings removed; the documents' locks are
+ * held from the read of the buffered writes to the commit of their deletion.
  */
 final class BufferedWrites {
-  private final KeyLocks documentLocks;
+  private final BufferedWriteLocks documentLocks;
   private final PinnedReplicas replicas;
   private final List<PendingWritesPartition> partitions;
   private final RetryingStore store;
@@ -41,7 +42,7 @@ final class BufferedWrites {
   private final LongAdder drained;
   private final LongAdder fallbacks;
 
-  BufferedWrites(KeyLocks documentLocks, PinnedReplicas replicas, List<PendingWritesPartition> partitions,
+  BufferedWrites(BufferedWriteLocks documentLocks, PinnedReplicas replicas, List<PendingWritesPartition> partitions,
       RetryingStore store, PinnedBudget budget, Clock clock, int drainBatch, LongAdder drained,
       LongAdder fallbacks) {
     this.documentLocks = documentLocks;
@@ -58,17 +59,20 @@ final class BufferedWrites {
   /**
    * Buffers {@code changes} behind the document's earlier ones, or, when pinned memory refuses them, applies the
    * earlier ones and then these to the data store. Returns once every replica stored it or the store applied it.
+   *
+   * @throws ExclusiveLease.LeaseLostException when the lock was lost before anything changed (retry)
    */
   void write(EntityKey key, ChangeSequence changes) {
     String bufferedKey = BufferedWriteKey.of(key);
-    try (KeyLocks.Held lock = documentLocks.acquire(bufferedKey)) {
-      Optional<byte[]> existing = replicas.get(bufferedKey);
+    try (BufferedWriteLocks.Locked lock = documentLocks.lock(List.of(bufferedKey))) {
+      Optional<byte[]> existing = Optional.ofNullable(lock.values().get(bufferedKey));
       Optional<ChangeSequence> buffered = existing.map(ChangeSequence::decode);
       // Compacting before anything is stored also surfaces a type conflict to this writer, not to a drain.
       byte[] next = buffered.orElse(ChangeSequence.empty()).then(changes).compact().encode();
       long growth = (long) (next.length - existing.map(value -> value.length).orElse(0)) * replicas.count();
       if (!budget.tryReserve(growth)) {
-        writeThrough(key, lock, existing, changes);
+        lock.close();
+        writeThrough(key, changes);
         return;
       }
       Outcome stored;
@@ -85,37 +89,33 @@ final class BufferedWrites {
       if (stored != Outcome.PINNED_MEMORY_FULL) {
         throw new IqException("could not buffer the write of " + key + ": " + stored);
       }
-      writeThrough(key, lock, existing, changes);
     }
+    writeThrough(key, changes);
   }
 
   /** Lists a new buffered write in its partition (first, see {@link PendingWritesPartition}), then pins it. */
-  private Outcome register(String bufferedKey, boolean isNew, KeyLocks.Held lock, byte[] value) {
+  private Outcome register(String bufferedKey, boolean isNew, BufferedWriteLocks.Locked lock, byte[] value) {
     if (isNew) {
       Outcome listed = partitionOf(bufferedKey).add(bufferedKey, clock.instant());
       if (!listed.isOk()) {
         return listed;
       }
     }
-    lock.ensureHeld();
-    return replicas.set(bufferedKey, value);
+    lock.stage(bufferedKey, value);
+    return lock.commit();
   }
 
   /**
    * Applies the buffered writes of {@code keys}, those that have one, to the data store and deletes them, a batch at
-   * a time; also unlists every key from its partition.
+   * a time; also removes their listings.
    *
-   * @throws ExclusiveLease.LeaseLostException when a cache lease was lost before a destructive step (the batch
-   *     stopped there; what it applied is still buffered, in idempotent form, and is safe to apply again)
+   * @throws ExclusiveLease.LeaseLostException when a lock was lost before a destructive step (the batch stopped
+   *     there; what it applied is still buffered, in idempotent form, and is safe to apply again)
    */
   void drainAll(List<EntityKey> keys) {
     List<EntityKey> distinct = keys.stream().distinct().toList();
     for (int from = 0; from < distinct.size(); from += drainBatch) {
-      List<EntityKey> batch = distinct.subList(from, Math.min(distinct.size(), from + drainBatch));
-      List<String> bufferedKeys = batch.stream().map(BufferedWriteKey::of).toList();
-      try (KeyLocks.Held locks = documentLocks.acquireAll(bufferedKeys)) {
-        drainHeld(batch, locks, replicas.getAll(bufferedKeys));
-      }
+      drainBatch(distinct.subList(from, Math.min(distinct.size(), from + drainBatch)), null);
     }
   }
 
@@ -129,28 +129,92 @@ final class BufferedWrites {
 
   /**
    * The fallback: the earlier buffered changes go first, drained as a background thread would, then the new ones
-   * are converted against the resulting state and applied; each step is idempotent when it reaches the store, so
-   * a retry after an unknown outcome applies nothing twice.
+   * are converted against the resulting state and applied, all under the document's lock, so that no drain of a
+   * newer buffered write converts against the same state meanwhile.
+   *
+   * @throws IqException when the buffered write could not be deleted afterwards: the new changes were applied, the
+   *     write is not acknowledged
    */
-  private void writeThrough(EntityKey key, KeyLocks.Held lock, Optional<byte[]> buffered, ChangeSequence changes) {
-    Map<String, byte[]> values = new HashMap<>();
-    buffered.ifPresent(value -> values.put(BufferedWriteKey.of(key), value));
-    drainHeld(List.of(key), lock, values);
-    store.applyConverted(key, changes);
+  private void writeThrough(EntityKey key, ChangeSequence changes) {
+    drainBatch(List.of(key), () -> store.applyConverted(key, changes));
     fallbacks.increment();
   }
 
   /**
    * Algorithm 2 of the thesis, for a batch: each non-idempotent buffered write is converted against the document's
    * current state and the converted form replaces it on every replica <em>before</em> anything is applied, so that a
-   * crash after the apply leaves buffered writes that can be applied again harmlessly. Then one apply for the batch,
-   * delete, unlist. The replicas are deleted also for keys without a value, because a refused write may have left
-   * its value on some. A document the store refuses stays buffered (the others drain) and its refusal is thrown
-   * once the rest is done.
+   * crash after the apply leaves buffered writes that can be applied again harmlessly; that commit ends the holding,
+   * so the batch is locked and read again. Then one apply for the batch, {@code alsoApply} (the fallback's own
+   * changes), the deletion of the applied buffered writes in one commit, and the removal of the listings read while
+   * locked, which all announce buffered writes this commit deleted. A document the store refuses keeps its buffered
+   * write (the others drain) and its refusal is thrown once the rest is done.
    */
-  private void drainHeld(List<EntityKey> keys, KeyLocks.Held locks, Map<String, byte[]> values) {
-    Map<EntityKey, ChangeSequence> toApply = new LinkedHashMap<>();
-    Map<EntityKey, Integer> pinnedSizes = new HashMap<>();
+  private void drainBatch(List<EntityKey> keys, Runnable alsoApply) {
+    List<String> bufferedKeys = keys.stream().map(BufferedWriteKey::of).toList();
+    while (true) {
+      try (BufferedWriteLocks.Locked locks = documentLocks.lock(bufferedKeys)) {
+        Map<String, byte[]> values = locks.values();
+        if (persistIdempotentForms(keys, locks, values)) {
+          continue;
+        }
+        Map<EntityKey, ChangeSequence> toApply = new LinkedHashMap<>();
+        Map<EntityKey, Integer> pinnedSizes = new HashMap<>();
+        for (EntityKey key : keys) {
+          byte[] value = values.get(BufferedWriteKey.of(key));
+          if (value != null) {
+            toApply.put(key, ChangeSequence.decode(value));
+            pinnedSizes.put(key, value.length);
+          }
+        }
+        Map<PendingWritesPartition, List<PendingWritesPartition.Listing>> listings =
+            PendingWritesPartition.listingsOf(replicas, partitions, bufferedKeys);
+        DataStoreException refused = applyAll(toApply);
+        if (alsoApply != null) {
+          alsoApply.run();
+        }
+        Set<String> kept = new HashSet<>();
+        long freed = 0;
+        for (EntityKey key : keys) {
+          String bufferedKey = BufferedWriteKey.of(key);
+          if (pinnedSizes.containsKey(key) && !toApply.containsKey(key)) {
+            kept.add(bufferedKey); // refused by the store: stays buffered, and listed
+            continue;
+          }
+          locks.stage(bufferedKey, null);
+          freed += pinnedSizes.getOrDefault(key, 0);
+        }
+        Outcome deleted;
+        try {
+          deleted = locks.commit();
+        } catch (ExclusiveLease.LeaseLostException lost) {
+          if (alsoApply != null) {
+            throw new IqException("the write-through of " + keys + " was applied but its lock was lost", lost);
+          }
+          throw lost;
+        }
+        if (!deleted.isOk()) {
+          throw new IqException("could not delete the drained buffered writes of " + keys + ": " + deleted);
+        }
+        budget.adjust(-freed * replicas.count());
+        drained.add(toApply.size());
+        listings.forEach((partition, found) -> partition.remove(found.stream()
+            .filter(listing -> !kept.contains(listing.bufferedKey())).toList()));
+        if (refused != null) {
+          throw refused;
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * Converts the non-idempotent buffered writes among {@code values} against the documents' current state and
+   * commits the converted forms; returns whether there were any (the holding then ended).
+   */
+  private boolean persistIdempotentForms(List<EntityKey> keys, BufferedWriteLocks.Locked locks,
+      Map<String, byte[]> values) {
+    long growth = 0;
+    boolean converted = false;
     for (EntityKey key : keys) {
       String bufferedKey = BufferedWriteKey.of(key);
       byte[] value = values.get(bufferedKey);
@@ -158,47 +222,24 @@ final class BufferedWrites {
         continue;
       }
       ChangeSequence changes = ChangeSequence.decode(value);
-      int pinnedSize = value.length;
       if (!changes.isIdempotent()) {
-        changes = changes.toIdempotent(store.read(key).map(Entity::fields));
-        byte[] converted = changes.encode();
-        locks.ensureHeld();
-        Outcome persisted = replicas.set(bufferedKey, converted);
-        if (!persisted.isOk()) {
-          // Applying without the persisted form would risk a double apply after a crash, so this waits for pinned
-          // memory instead (a converted $push holds the whole array and may not fit where the original did). Some
-          // replicas may hold the converted form already; it is correct there too, so the next attempt is safe.
-          throw new IqException("could not persist the idempotent form of " + key + ": " + persisted);
-        }
-        budget.adjust((long) (converted.length - pinnedSize) * replicas.count());
-        pinnedSize = converted.length;
+        byte[] idempotent = changes.toIdempotent(store.read(key).map(Entity::fields)).encode();
+        locks.stage(bufferedKey, idempotent);
+        growth += idempotent.length - value.length;
+        converted = true;
       }
-      toApply.put(key, changes);
-      pinnedSizes.put(key, pinnedSize);
     }
-    DataStoreException refused = applyAll(toApply);
-    List<String> done = new ArrayList<>();
-    long freed = 0;
-    int drainedNow = 0;
-    for (EntityKey key : keys) {
-      String bufferedKey = BufferedWriteKey.of(key);
-      boolean wasRefused = pinnedSizes.containsKey(key) && !toApply.containsKey(key);
-      // A lost cache lease leaves the buffered write to its new holder: what was applied of it was idempotent.
-      if (wasRefused || !locks.stillHeld(bufferedKey)) {
-        continue;
-      }
-      done.add(bufferedKey);
-      freed += pinnedSizes.getOrDefault(key, 0);
-      drainedNow += toApply.containsKey(key) ? 1 : 0;
+    if (!converted) {
+      return false;
     }
-    replicas.deleteAll(done);
-    budget.adjust(-freed * replicas.count());
-    drained.add(drainedNow);
-    done.stream().collect(Collectors.groupingBy(this::partitionOf, LinkedHashMap::new, Collectors.toList()))
-        .forEach(PendingWritesPartition::removeAll);
-    if (refused != null) {
-      throw refused;
+    Outcome persisted = locks.commit();
+    if (!persisted.isOk()) {
+      // Applying without the persisted form would risk a double apply after a crash, so this waits for pinned
+      // memory instead (a converted $push holds the whole array and may not fit where the original did).
+      throw new IqException("could not persist the idempotent form of " + keys + ": " + persisted);
     }
+    budget.adjust(growth * replicas.count());
+    return true;
   }
 
   /**

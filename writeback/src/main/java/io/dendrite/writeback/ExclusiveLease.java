@@ -16,7 +16,9 @@ import java.util.function.Supplier;
  * plain pinned sets on R servers, and the lease is only the mutual exclusion around them. When the server that
  * owns {@code L:<name>} is unreachable (a lost cache server) the lease falls over to {@code L:<name>#1},
  * {@code L:<name>#2}, ...: every process walks the same list, so they agree on the first reachable one and the
- * replicas on the surviving servers can still be drained. Two processes that disagree about a server's
+ * replicas on the surviving servers can still be drained. Only a server that is down (refuses or drops the
+ * connection) is failed over; one that does not answer in time may be stalled with the lease still granted to
+ * someone else, so it is asked again, and past a few timeouts the lease is not taken at all. Two processes that disagree about a server's
  * reachability, or a holder that outlives the server's lease lifetime, can both believe they hold it; {@link
  * #stillHeld()} narrows that window before every destructive step, and keeping work under a lease well below the
  * server's lease lifetime keeps it closed in practice.
@@ -25,6 +27,8 @@ final class ExclusiveLease implements AutoCloseable {
   /** How many servers may be lost before a lease cannot be taken at all. */
   private static final int FAILOVER_CANDIDATES = 8;
   private static final byte[] HELD_MARKER = {1};
+  /** How many times a server that does not answer is asked again before the lease is given up as not taken. */
+  private static final int TIMEOUTS_BEFORE_GIVING_UP = 3;
 
   private final Transaction transaction;
   private final RefreshLease lease;
@@ -42,6 +46,7 @@ final class ExclusiveLease implements AutoCloseable {
    */
   static ExclusiveLease acquire(IqClient cache, String name) {
     IqConnectionException lastUnreachable = null;
+    int timeouts = 0;
     for (int candidate = 0; candidate < FAILOVER_CANDIDATES; candidate++) {
       String key = candidate == 0 ? "L:" + name : "L:" + name + "#" + candidate;
       while (true) {
@@ -52,6 +57,13 @@ final class ExclusiveLease implements AutoCloseable {
           result = transaction.readForUpdate(key);
         } catch (IqConnectionException unreachable) {
           lastUnreachable = unreachable;
+          if (unreachable.timedOut() && ++timeouts < TIMEOUTS_BEFORE_GIVING_UP) {
+            // A stalled server may still hold this lease for someone else: failing over would make two holders.
+            continue;
+          }
+          if (unreachable.timedOut()) {
+            throw unreachable;
+          }
           break;
         }
         if (result instanceof RefreshResult.Granted granted) {

@@ -5,6 +5,8 @@ import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.iq.client.WriteOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
@@ -12,18 +14,20 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Predicate;
 
 /**
  * Values pinned on R distinct cache servers, so that a buffered write and the list that finds it survive the loss
- * of R-1 servers. Callers hold the value's {@link ExclusiveLease}; this class only fans out.
+ * of R-1 servers. This class only fans out; mutual exclusion is the caller's.
  *
- * <p>A lost server is tolerated, not repaired: when one replica cannot be reached the operation counts as done if
- * the first reachable replica (the one {@link #get} reads) shows its effect. This assumes a cache server that
- * comes back has lost its memory (a restart), which is what the IQ client's epoch check reports; one that kept a
- * stale replica through a network partition could serve it again.
+ * <p>A server that is down (it refuses or drops connections) is tolerated: its replicas are gone with its memory,
+ * and a change counts as done when every other replica shows it. A server that does not answer in time is not
+ * tolerated: it may be alive and stalled, still holding an older replica that could be read again later, so the
+ * change is reported as failed (it may or may not have been applied).
  */
 final class PinnedReplicas {
   private final IqClient cache;
@@ -56,15 +60,14 @@ final class PinnedReplicas {
    *
    * @return {@link Outcome#OK}, or the worst refusal, e.g. {@link Outcome#PINNED_MEMORY_FULL}; some replicas may
    *     then hold the new value and the caller must put the old one back or delete them
+   * @throws IqConnectionException when a replica whose server is not down could not confirm it
    */
   Outcome set(String key, byte[] value) {
     try {
       return cache.setReplicated(key, value, count);
     } catch (IqConnectionException unreachable) {
-      if (get(key).filter(found -> Arrays.equals(found, value)).isPresent()) {
-        return Outcome.OK;
-      }
-      throw unreachable;
+      confirmOnLiveReplicas(key, unreachable, found -> found != null && Arrays.equals(found, value));
+      return Outcome.OK;
     }
   }
 
@@ -75,23 +78,54 @@ final class PinnedReplicas {
     return values;
   }
 
+  /** Every reachable replica of each of {@code keys}, by server, for values that are merged across replicas. */
+  Map<String, Map<ServerAddress, CacheValue>> getAllOnEach(Collection<String> keys) {
+    return cache.getAllOnEachReplica(keys, count);
+  }
+
+  /** Rewrites the replica on {@code server} unless it changed since {@code cas} was read there. */
+  Outcome casOn(ServerAddress server, String key, byte[] value, long cas) {
+    return cache.casOn(server, key, value, cas, WriteOptions.PINNED);
+  }
+
   /**
-   * Appends {@code lines} to every replica (pinned, creating it where absent), by the holder of the key's lock, so
-   * nothing else is appended meanwhile: after a lost server the append counts when the first reachable replica
-   * ends with the appended lines.
+   * Appends {@code lines}, each unique, to every replica (pinned, creating it where absent); appends may run
+   * concurrently, so replicas can hold lines in different orders.
    *
    * @return {@link Outcome#OK}, or the worst refusal, e.g. {@link Outcome#PINNED_MEMORY_FULL}
+   * @throws IqConnectionException when a replica whose server is not down could not confirm it
    */
   Outcome append(String key, List<String> lines) {
     List<byte[]> values = lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
     try {
       return cache.appendReplicated(key, values, count);
     } catch (IqConnectionException unreachable) {
-      String appended = String.join("\n", lines) + "\n";
-      if (get(key).filter(found -> new String(found, StandardCharsets.UTF_8).endsWith(appended)).isPresent()) {
-        return Outcome.OK;
+      confirmOnLiveReplicas(key, unreachable, found -> found != null
+          && PinnedLines.lines(found).containsAll(lines));
+      return Outcome.OK;
+    }
+  }
+
+  /**
+   * After a fan-out that failed on some replica: returns when every replica whose server is not down shows the
+   * effect (at least one must), and throws {@code failure} otherwise, also when a server only timed out.
+   */
+  private void confirmOnLiveReplicas(String key, IqConnectionException failure, Predicate<byte[]> showsEffect) {
+    if (failure.timedOut()) {
+      throw failure;
+    }
+    Map<ServerAddress, CacheValue> found = cache.getAllOnEachReplica(List.of(key), count).getOrDefault(key, Map.of());
+    int confirmed = 0;
+    for (ServerAddress server : cache.serversFor(key, count)) {
+      CacheValue replica = found.get(server);
+      if (showsEffect.test(replica == null ? null : replica.data())) {
+        confirmed++;
+      } else if (!cache.isDown(server)) {
+        throw failure;
       }
-      throw unreachable;
+    }
+    if (confirmed == 0 && !showsEffect.test(null)) {
+      throw failure;
     }
   }
 
@@ -115,16 +149,14 @@ final class PinnedReplicas {
     }
   }
 
-  /** Deletes every replica. */
+  /** Deletes every replica; a replica whose server is down is gone already. */
   void delete(String key) {
     Outcome outcome;
     try {
       outcome = cache.deleteReplicated(key, count);
     } catch (IqConnectionException unreachable) {
-      if (get(key).isEmpty()) {
-        return;
-      }
-      throw unreachable;
+      confirmOnLiveReplicas(key, unreachable, Objects::isNull);
+      return;
     }
     if (outcome != Outcome.OK && outcome != Outcome.NOT_FOUND) {
       throw new IqException("could not delete " + key + ": " + outcome);

@@ -53,13 +53,11 @@ public final class WriteBack implements AutoCloseable {
     this.pinnedReplicas = replicas;
     Clock clock = Clock.systemUTC();
     this.counters = new EngineCounters(clock);
-    // Two lock sets, documents and partitions, so that a document's lock is never taken while a partition's is held.
-    KeyLocks partitionLocks = builder.singleProcess ? KeyLocks.inProcess(builder.partitions)
-        : KeyLocks.cacheLeases(builder.cache);
-    KeyLocks documentLocks = builder.singleProcess ? KeyLocks.inProcess(DOCUMENT_LOCK_STRIPES)
-        : KeyLocks.cacheLeases(builder.cache);
+    BufferedWriteLocks documentLocks = builder.singleProcess
+        ? BufferedWriteLocks.inProcess(replicas, DOCUMENT_LOCK_STRIPES)
+        : BufferedWriteLocks.replicaLeases(builder.cache, builder.replicas, builder.lockTimeout);
     this.partitions = IntStream.range(0, builder.partitions)
-        .mapToObj(index -> new PendingWritesPartition(replicas, partitionLocks, index)).toList();
+        .mapToObj(index -> new PendingWritesPartition(replicas, index)).toList();
     this.store = new RetryingStore(builder.store, builder.storeRetryDeadline, counters.retries);
     this.budget = new PinnedBudget(builder.pinnedBudgetBytes);
     this.bufferedWrites = new BufferedWrites(documentLocks, replicas, partitions, store, budget, clock,
@@ -188,6 +186,7 @@ public final class WriteBack implements AutoCloseable {
     private Duration idlePause = Duration.ofMillis(50);
     private int drainBatch = 64;
     private boolean singleProcess;
+    private Duration lockTimeout = Duration.ofSeconds(10);
 
     private Builder() {}
 
@@ -273,6 +272,17 @@ public final class WriteBack implements AutoCloseable {
     }
 
     /**
+     * How long a writer, drain or read miss waits for a document's lock (default 10 s): while another holds it (a
+     * drain holds its batch across one data-store round), or while a server holding one of its replicas does not
+     * answer (a stalled server is waited for, never taken for lost). Past it the operation fails, and a write is not
+     * acknowledged.
+     */
+    public Builder lockTimeout(Duration lockTimeout) {
+      this.lockTimeout = lockTimeout;
+      return this;
+    }
+
+    /**
      * Starts the engine and its drain threads.
      *
      * @throws IllegalArgumentException when a required part is missing or a count is out of range
@@ -286,7 +296,7 @@ public final class WriteBack implements AutoCloseable {
         throw new IllegalArgumentException("partitions and drainBatch must be positive, drainThreads and"
             + " pinnedBudgetBytes not negative");
       }
-      if (storeRetryDeadline.isNegative() || idlePause.isNegative()) {
+      if (storeRetryDeadline.isNegative() || idlePause.isNegative() || lockTimeout.isNegative()) {
         throw new IllegalArgumentException("durations must not be negative");
       }
       return new WriteBack(this);

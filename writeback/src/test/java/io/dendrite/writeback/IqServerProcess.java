@@ -48,6 +48,16 @@ final class IqServerProcess implements AutoCloseable {
     jvm.kill();
   }
 
+  /** SIGSTOP: the server stalls with its connections open, as in a long pause; see {@link ChildJvm#pause()}. */
+  void pause() {
+    jvm.pause();
+  }
+
+  /** SIGCONT: the stalled server answers again, starting with what queued up while it was stopped. */
+  void resume() {
+    jvm.resume();
+  }
+
   @Override
   public void close() {
     jvm.close();

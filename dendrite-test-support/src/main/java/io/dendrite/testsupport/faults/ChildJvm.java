@@ -106,9 +106,37 @@ public final class ChildJvm implements AutoCloseable {
     waitUntilEnded();
   }
 
+  /**
+   * Stops the child with SIGSTOP, as a machine that stalls (a long GC pause, an overloaded host): its sockets stay
+   * open and the kernel keeps accepting bytes for it, but nothing answers until {@link #resume()}.
+   */
+  public void pause() {
+    signal("STOP");
+  }
+
+  /** Lets a {@link #pause() paused} child run again (SIGCONT); it then handles what queued up meanwhile. */
+  public void resume() {
+    signal("CONT");
+  }
+
+  private void signal(String name) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+      }
+    } catch (IOException failed) {
+      throw new UncheckedIOException(failed);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while signalling the child", interrupted);
+    }
+  }
+
   @Override
   public void close() {
     if (process.isAlive()) {
+
       kill();
     }
   }

@@ -297,6 +297,20 @@ public final class IqClient implements AutoCloseable {
      *     reachable (as with {@link #getReplicated}: a lost server is taken to have lost its values)
      */
     public Map<String, CacheValue> getAllReplicated(Collection<String> keys, int replicas) {
+        Map<String, CacheValue> values = new HashMap<>();
+        getAllOnEachReplica(keys, replicas).forEach((key, found) ->
+                found.values().stream().findFirst().ifPresent(value -> values.put(key, value)));
+        return values;
+    }
+
+    /**
+     * Reads many replicated keys from every one of their servers at once (one pipelined {@code gets} per server, as
+     * {@link #getAllReplicated}), for values that must be merged rather than taken from one replica.
+     *
+     * @return per key that some reachable replica holds, its values by server in {@link #serversFor} order;
+     *     unreachable servers and misses left out
+     */
+    public Map<String, Map<ServerAddress, CacheValue>> getAllOnEachReplica(Collection<String> keys, int replicas) {
         Map<String, List<ServerAddress>> serversOf = new LinkedHashMap<>();
         Map<ServerAddress, List<String>> byServer = new LinkedHashMap<>();
         for (String key : keys) {
@@ -316,12 +330,55 @@ public final class IqClient implements AutoCloseable {
                 // that server's replicas are lost; the others hold what was acknowledged
             }
         }
-        Map<String, CacheValue> values = new HashMap<>();
+        Map<String, Map<ServerAddress, CacheValue>> values = new LinkedHashMap<>();
         for (Map.Entry<String, List<ServerAddress>> key : serversOf.entrySet()) {
-            key.getValue().stream().map(address -> found.getOrDefault(address, Map.of()).get(key.getKey()))
-                    .filter(Objects::nonNull).findFirst().ifPresent(value -> values.put(key.getKey(), value));
+            Map<ServerAddress, CacheValue> copies = new LinkedHashMap<>();
+            for (ServerAddress address : key.getValue()) {
+                CacheValue value = found.getOrDefault(address, Map.of()).get(key.getKey());
+                if (value != null) {
+                    copies.put(address, value);
+                }
+            }
+            if (!copies.isEmpty()) {
+                values.put(key.getKey(), copies);
+            }
         }
         return values;
+    }
+
+    /**
+     * Stores on one given server only if nobody wrote the key there since {@code cas} was read from it: for
+     * rewriting one replica of a replicated value (see {@link #getAllOnEachReplica}).
+     *
+     * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
+     */
+    public Outcome casOn(ServerAddress server, String key, byte[] value, long cas, WriteOptions options) {
+        return Outcome.of(connection(server).call(Command.cas(Command.checkKey(key), value, options, cas)));
+    }
+
+    /**
+     * Whether {@code address} is down: a fresh request to it is refused or dropped. A server that does not answer in
+     * time is <em>not</em> down (see {@link IqConnectionException#timedOut()}): it may still hold its values.
+     */
+    public boolean isDown(ServerAddress address) {
+        try {
+            ServerConnection.await(connection(address).send(Command.stats()));
+            return false;
+        } catch (IqConnectionException failed) {
+            return !failed.timedOut();
+        }
+    }
+
+    /**
+     * Takes the exclusive Q-refresh lease of every key on every one of its {@code replicas} servers, waiting with
+     * backoff while another holder keeps one, for values kept on several servers and changed only together; see
+     * {@link ReplicatedTransaction}.
+     *
+     * @param timeout how long to keep trying while a lease is held elsewhere or a replica's server does not answer
+     * @throws IqException when the leases could not be taken within {@code timeout}
+     */
+    public ReplicatedTransaction lockReplicated(Collection<String> keys, int replicas, Duration timeout) {
+        return ReplicatedTransaction.lock(this, keys, replicas, timeout);
     }
 
     /**
@@ -419,6 +476,14 @@ public final class IqClient implements AutoCloseable {
 
     ServerConnection connectionFor(String key) {
         return connections.get(ring.serverFor(Command.checkKey(key)));
+    }
+
+    ServerConnection connection(ServerAddress address) {
+        ServerConnection connection = connections.get(address);
+        if (connection == null) {
+            throw new IllegalArgumentException(address + " is not one of this client's servers");
+        }
+        return connection;
     }
 
     Backoff backoff() {

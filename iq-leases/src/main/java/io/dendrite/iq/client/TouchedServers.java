@@ -2,6 +2,7 @@ package io.dendrite.iq.client;
 
 import io.dendrite.iq.protocol.Reply;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,14 +48,16 @@ final class TouchedServers {
      * {@link Outcome#EXPIRED} where the server answered {@code unknownReply} (record gone).
      */
     Outcome endOnAll(Function<ServerConnection, Command> command, Outcome unknownReply) {
-        List<CompletableFuture<Outcome>> outcomes = epochs.entrySet().stream()
-                .map(touched -> endOn(touched.getKey(), touched.getValue(), command, unknownReply))
-                .toList();
-        Outcome worst = Outcome.OK;
-        for (CompletableFuture<Outcome> outcome : outcomes) {
-            worst = worst.worst(ServerConnection.await(outcome));
-        }
-        return worst;
+        return endOnEach(command, unknownReply).values().stream().reduce(Outcome.OK, Outcome::worst);
+    }
+
+    /** {@link #endOnAll}, with each touched server's own outcome. */
+    Map<ServerAddress, Outcome> endOnEach(Function<ServerConnection, Command> command, Outcome unknownReply) {
+        Map<ServerAddress, CompletableFuture<Outcome>> sent = new LinkedHashMap<>();
+        epochs.forEach((server, epoch) -> sent.put(server.address(), endOn(server, epoch, command, unknownReply)));
+        Map<ServerAddress, Outcome> outcomes = new LinkedHashMap<>();
+        sent.forEach((address, outcome) -> outcomes.put(address, ServerConnection.await(outcome)));
+        return outcomes;
     }
 
     private static CompletableFuture<Outcome> endOn(ServerConnection server, long epoch,

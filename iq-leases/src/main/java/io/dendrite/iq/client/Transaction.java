@@ -3,6 +3,7 @@ package io.dendrite.iq.client;
 import io.dendrite.iq.protocol.Reply;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -75,8 +76,19 @@ public final class Transaction implements AutoCloseable {
      * key's server cannot be reached.
      */
     public CompletableFuture<RefreshResult> readForUpdateOnce(String key) {
+        return readForUpdateOnce(key, client.connectionFor(key));
+    }
+
+    /**
+     * {@link #readForUpdateOnce(String)} on a server of the caller's choosing: one replica of a key kept on several
+     * servers (see {@link IqClient#serversFor}).
+     */
+    public CompletableFuture<RefreshResult> readForUpdateOnce(String key, ServerAddress address) {
+        return readForUpdateOnce(key, client.connection(address));
+    }
+
+    private CompletableFuture<RefreshResult> readForUpdateOnce(String key, ServerConnection server) {
         ensureOpen();
-        ServerConnection server = client.connectionFor(key);
         long epoch = server.epoch();
         touched.touch(server);
         return server.send(Command.qaread(key, id)).thenApply(reply -> {
@@ -134,6 +146,15 @@ public final class Transaction implements AutoCloseable {
     public Outcome commit(boolean pending) {
         end();
         return touched.endOnAll(server -> Command.commit(id, pending), Outcome.NOT_FOUND);
+    }
+
+    /**
+     * {@link #commit(boolean)} with each touched server's own outcome, for a caller that keeps one value on several
+     * servers and must tell a lost server from a refusal.
+     */
+    public Map<ServerAddress, Outcome> commitOnEach(boolean pending) {
+        end();
+        return touched.endOnEach(server -> Command.commit(id, pending), Outcome.NOT_FOUND);
     }
 
     /** Write-around's end: deletes every quarantined key and releases the leases ({@code dar}) on every touched server. */

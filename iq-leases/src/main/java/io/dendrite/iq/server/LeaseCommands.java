@@ -264,18 +264,26 @@ final class LeaseCommands {
         args.requireCount(2, 2);
         String tid = args.key(0);
         boolean pending = args.bit(1, "pending");
+        boolean[] refused = {false};
         boolean found = forEachKeyOfTransaction(tid, (key, lease) -> {
             if (lease != null) {
                 state.voidInhibit(lease);
             }
-            if (lease != null && lease.heldByTid(tid) && lease.kind != KeyLease.Kind.Q_INV && lease.hasStaged
-                    && lease.staged != null) {
-                state.storeOrRemove(key, lease.staged.withPending(pending));
-            } else {
-                // Q-inv, a staged delete, nothing staged, or a lease the tid no longer holds (expired,
-                // voided): the cached value may be stale, and deleting is always safe.
+            boolean held = lease != null && lease.heldByTid(tid);
+            if (held && lease.kind != KeyLease.Kind.Q_INV && lease.hasStaged && lease.staged != null) {
+                // A pinned value that no longer fits keeps its previous version and the commit says so: removing
+                // it would drop data the cache tier is the only holder of (write-back's buffered writes).
+                Item staged = lease.staged.withPending(pending);
+                if (state.items.put(key, staged) != ItemStore.StoreResult.STORED) {
+                    refused[0] = true;
+                }
+            } else if (held || !isPinned(key)) {
+                // Q-inv, a staged delete, nothing staged, or a cached value whose lease the tid no longer holds
+                // (expired, voided): the cached value may be stale, and deleting it is always safe.
                 state.items.remove(key);
             }
+            // else: a pinned value whose lease this tid lost. Pinned values are data, not a copy of the database,
+            // and another holder may have changed it since: only a holder of its lease may touch it.
             if (lease != null) {
                 releaseTid(lease, tid);
             }
@@ -285,7 +293,12 @@ final class LeaseCommands {
                 state.pendingMarkers.add(key);
             }
         });
-        out.line(found ? "OK" : "NOT_FOUND");
+        out.line(!found ? "NOT_FOUND" : refused[0] ? ServerState.OUT_OF_PINNED_MEMORY : "OK");
+    }
+
+    private boolean isPinned(String key) {
+        Item item = state.items.get(key);
+        return item != null && item.pinned();
     }
 
     /** {@code release <tid> [noreply]}: the abort path; values are untouched. */
