@@ -153,6 +153,20 @@ final class BufferedIntervalLog {
     }
   }
 
+  /**
+   * Gives every replica of every partition the records another replica holds and it lacks: restores the log on a
+   * server that restarted empty (see {@link ReplicaRepair}). The caller keeps {@link #rewrite} out meanwhile.
+   *
+   * @return how many replicas were appended to
+   */
+  int restoreReplicas() {
+    List<String> keys = new ArrayList<>();
+    for (int n = 0; n < partitions; n++) {
+      keys.add(partitionKey(n));
+    }
+    return new PinnedReplicas(cache, replicas).restoreLines(keys);
+  }
+
   private void appendRemovals(List<String> lines) {
     int partition;
     synchronized (pendingRemovals) {

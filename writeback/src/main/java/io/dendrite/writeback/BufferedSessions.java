@@ -1,6 +1,7 @@
 package io.dendrite.writeback;
 
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -240,6 +241,58 @@ final class BufferedSessions {
     touched.forEach(row -> mappings.remove(row, sessionIds));
     queue.rewrite(lease, entries.subList(prefix.size(), entries.size()));
     return prefix.size();
+  }
+
+  /**
+   * Writes every queue, its session objects and their rows' mappings again to each replica on a live server that
+   * lacks them, queue by queue under the queue's lease: gives back the copies a restarted server lost, so that they
+   * survive the next loss (see {@link ReplicaRepair}).
+   *
+   * @return how many values were written again (0 once every live replica holds its copy)
+   */
+  int restoreReplicas() {
+    int restored = 0;
+    for (SessionQueue queue : queues.values()) {
+      restored += ExclusiveLease.untilKept(() -> restore(queue));
+    }
+    return restored;
+  }
+
+  private int restore(SessionQueue queue) {
+    try (ExclusiveLease lease = queue.lease()) {
+      List<SessionQueue.Entry> entries = queue.entries();
+      if (entries.isEmpty()) {
+        return 0;
+      }
+      int restored = 0;
+      if (!replicas.lackingACopy(List.of(queue.key())).isEmpty()) {
+        Outcome outcome = queue.rewrite(lease, entries);
+        if (!outcome.isOk()) {
+          throw new IqException("could not restore " + queue.key() + ": " + outcome);
+        }
+        restored++;
+      }
+      List<String> objectKeys = entries.stream().map(entry -> SessionIds.objectKey(entry.sessionId())).toList();
+      Set<String> lacking = new HashSet<>(replicas.lackingACopy(objectKeys));
+      for (String objectKey : objectKeys) {
+        Optional<byte[]> value = replicas.get(objectKey);
+        if (value.isEmpty()) {
+          continue;
+        }
+        if (lacking.contains(objectKey)) {
+          lease.ensureHeld();
+          Outcome outcome = replicas.set(objectKey, value.get());
+          if (!outcome.isOk()) {
+            throw new IqException("could not restore " + objectKey + ": " + outcome);
+          }
+          restored++;
+        }
+        for (EntityChanges row : SessionCodec.decode(value.get())) {
+          restored += mappings.restoreReplicas(row.key());
+        }
+      }
+      return restored;
+    }
   }
 
   /**

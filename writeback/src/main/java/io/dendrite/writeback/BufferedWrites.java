@@ -106,6 +106,37 @@ final class BufferedWrites {
   }
 
   /**
+   * Writes the buffered writes of {@code keys} that lack a copy on some live replica server unchanged to every
+   * replica again, a batch at a time under their locks: gives back the copies a restarted server lost, so that they
+   * survive the next loss. One batched read finds them; the others are left alone.
+   *
+   * @return how many buffered writes were written again (0 once every live replica holds its copy)
+   * @throws IqException when pinned memory refused a batch or a replica's outcome is unknown (nothing is lost: the
+   *     surviving copies are untouched; restore again later)
+   * @throws ExclusiveLease.LeaseLostException when a lock was lost before anything changed
+   */
+  int restoreReplicas(Collection<EntityKey> keys) {
+    List<String> bufferedKeys = replicas.lackingACopy(keys.stream().map(BufferedWriteKey::of).distinct().toList());
+    int restored = 0;
+    for (int from = 0; from < bufferedKeys.size(); from += drainBatch) {
+      try (BufferedWriteLocks.Locked lock =
+          documentLocks.lock(bufferedKeys.subList(from, Math.min(bufferedKeys.size(), from + drainBatch)))) {
+        Map<String, byte[]> values = lock.values();
+        if (values.isEmpty()) {
+          continue;
+        }
+        values.forEach(lock::stage);
+        Outcome outcome = lock.commit();
+        if (!outcome.isOk()) {
+          throw new IqException("could not restore the replicas of " + values.keySet() + ": " + outcome);
+        }
+        restored += values.size();
+      }
+    }
+    return restored;
+  }
+
+  /**
    * Applies the buffered writes of {@code keys}, those that have one, to the data store and deletes them, a batch at
    * a time; also removes their listings.
    *

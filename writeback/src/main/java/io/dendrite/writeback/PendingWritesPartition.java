@@ -47,6 +47,11 @@ final class PendingWritesPartition {
     this.key = "PendingWrites:" + index;
   }
 
+  /** The cache key of this partition's log. */
+  String key() {
+    return key;
+  }
+
   /** The partition, of {@code partitionCount}, that lists {@code bufferedWriteKey}. */
   static int indexOf(String bufferedWriteKey, int partitionCount) {
     return Math.floorMod(bufferedWriteKey.hashCode(), partitionCount);

@@ -66,6 +66,30 @@ final class PinnedLines {
     }
   }
 
+  /**
+   * Writes the list again, under the key's lease, to every replica, if a replica on a server that is not down lacks
+   * it: gives back the copy a restarted server lost.
+   *
+   * @return 1 if it was written again, 0 if every live replica held it (or there is none)
+   * @throws IqException when a replica refused it
+   */
+  int restoreReplicas() {
+    if (replicas.lackingACopy(List.of(key)).isEmpty()) {
+      return 0;
+    }
+    try (ExclusiveLease lease = ExclusiveLease.acquire(cache, key)) {
+      List<String> lines = read();
+      if (lines.isEmpty()) {
+        return 0;
+      }
+      Outcome outcome = rewrite(lease, lines);
+      if (!outcome.isOk()) {
+        throw new IqException("could not restore " + key + ": " + outcome);
+      }
+      return 1;
+    }
+  }
+
   /** Removes the lines matching {@code remove} under the key's lease. */
   void removeIf(Predicate<String> remove) {
     try (ExclusiveLease lease = ExclusiveLease.acquire(cache, key)) {

@@ -12,10 +12,12 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Predicate;
@@ -104,6 +106,62 @@ final class PinnedReplicas {
           && PinnedLines.lines(found).containsAll(lines));
       return Outcome.OK;
     }
+  }
+
+  /**
+   * Those of {@code keys} that some replica holds and some replica on a server that is not down lacks (one batched
+   * read of every replica): values whose copies a restarted server lost.
+   */
+  List<String> lackingACopy(Collection<String> keys) {
+    Map<String, Map<ServerAddress, CacheValue>> copies = getAllOnEach(keys);
+    Map<ServerAddress, Boolean> down = new HashMap<>();
+    return keys.stream().filter(copies::containsKey)
+        .filter(key -> cache.serversFor(key, count).stream().anyMatch(server -> !copies.get(key).containsKey(server)
+            && !down.computeIfAbsent(server, cache::isDown)))
+        .toList();
+  }
+
+  /**
+   * Restores logs whose replicas are read merged (lines unique, only ever appended, a line's meaning independent of
+   * its position): each replica of each of {@code keys} gets the lines another replica holds and it lacks, appended
+   * to it alone. That is what a replica on a server that restarted empty, or missed appends, lacks. Safe alongside
+   * other appends and per-replica {@code cas} rewrites, which a restoring append makes retry.
+   *
+   * @return how many replicas were appended to
+   * @throws IqConnectionException when a replica whose server is not down could not be reached
+   * @throws IqException when a replica refused the lines (e.g. its pinned memory is full)
+   */
+  int restoreLines(Collection<String> keys) {
+    int restored = 0;
+    for (Map.Entry<String, Map<ServerAddress, CacheValue>> log : getAllOnEach(keys).entrySet()) {
+      Set<String> all = new LinkedHashSet<>();
+      log.getValue().values().forEach(copy -> all.addAll(PinnedLines.lines(copy.data())));
+      for (ServerAddress server : cache.serversFor(log.getKey(), count)) {
+        Set<String> missing = new LinkedHashSet<>(all);
+        CacheValue copy = log.getValue().get(server);
+        if (copy != null) {
+          PinnedLines.lines(copy.data()).forEach(missing::remove);
+        }
+        if (missing.isEmpty()) {
+          continue;
+        }
+        List<byte[]> lines = missing.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
+        Outcome outcome;
+        try {
+          outcome = cache.appendOn(server, log.getKey(), lines);
+        } catch (IqConnectionException unreachable) {
+          if (unreachable.timedOut() || !cache.isDown(server)) {
+            throw unreachable;
+          }
+          continue; // down: nothing to restore there until it answers again
+        }
+        if (!outcome.isOk()) {
+          throw new IqException("could not restore " + log.getKey() + " on " + server + ": " + outcome);
+        }
+        restored++;
+      }
+    }
+    return restored;
   }
 
   /**

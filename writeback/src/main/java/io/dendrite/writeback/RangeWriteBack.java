@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,6 +72,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
   private final long compactAfterRecords;
   private final boolean applyOnMiss;
   private final ScheduledExecutorService background;
+  private final IntSupplier restoreLog = this::restoreLog;
   private volatile boolean closed;
 
   /** An indexed write: its log record, its documents, and whether buffering them has returned. */
@@ -108,6 +110,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
     });
     long every = builder.reapInterval.toNanos();
     background.scheduleWithFixedDelay(this::backgroundPass, every, every, TimeUnit.NANOSECONDS);
+    writeBack.replicaRepair().register(restoreLog);
   }
 
   /** Starts configuring range write-back for an attribute of type {@code type}. */
@@ -190,6 +193,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
   @Override
   public void close() {
     closed = true;
+    writeBack.replicaRepair().unregister(restoreLog);
     background.shutdownNow();
     try {
       background.awaitTermination(10, TimeUnit.SECONDS);
@@ -197,6 +201,16 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
       Thread.currentThread().interrupt();
     }
     intervalLog.flushRemoved();
+  }
+
+  /** Restores the log's replicas after a cache server came back; a compaction waits meanwhile. */
+  private int restoreLog() {
+    logLock.readLock().lock();
+    try {
+      return intervalLog.restoreReplicas();
+    } finally {
+      logLock.readLock().unlock();
+    }
   }
 
   /** Removes the entries the drain threads applied, then compacts the log if it grew enough. */

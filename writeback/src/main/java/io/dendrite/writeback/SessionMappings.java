@@ -36,6 +36,11 @@ final class SessionMappings {
     lines(row).removeIf(sessionIds::contains);
   }
 
+  /** Writes the row's mapping again to every replica, if a live one lacks it; returns 1 if it did. */
+  int restoreReplicas(EntityKey row) {
+    return lines(row).restoreReplicas();
+  }
+
   private PinnedLines lines(EntityKey row) {
     return new PinnedLines(cache, replicas, "SessionMap:" + BufferedWriteKey.of(row));
   }

@@ -26,6 +26,11 @@ final class SessionQueue {
     return name;
   }
 
+  /** The cache key of the queue. */
+  String key() {
+    return lines.key();
+  }
+
   /** A queued session and when it committed. */
   record Entry(String sessionId, Instant since) {
     String line() {

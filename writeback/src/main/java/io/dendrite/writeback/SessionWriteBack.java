@@ -72,6 +72,7 @@ public final class SessionWriteBack implements AutoCloseable {
   private final long compactAfterSessions;
   private final Duration compactEvery;
   private final DrainThreads drainThreads;
+  private final ReplicaRepair replicaRepair;
   private final Object compactionLock = new Object();
   private long drainedAtCompaction;
   private long nanosAtCompaction = System.nanoTime();
@@ -100,6 +101,9 @@ public final class SessionWriteBack implements AutoCloseable {
     });
     this.drainThreads = new DrainThreads("session-writeback-drain", builder.drainThreads, passes,
         builder.idlePause, 1);
+    this.replicaRepair = new ReplicaRepair(builder.cache,
+        builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO, "session-writeback-replica-repair");
+    replicaRepair.register(sessions::restoreReplicas);
   }
 
   /** Starts configuring an engine; {@link Builder#cache} and {@link Builder#store} are required. */
@@ -237,7 +241,13 @@ public final class SessionWriteBack implements AutoCloseable {
   /** Stops the drain threads, waiting for each to finish the pass it is in. */
   @Override
   public void close() {
+    replicaRepair.close();
     drainThreads.close();
+  }
+
+  /** Writes queues, sessions and mappings again to replicas that lost them, now; see {@link Builder#replicaCheckInterval}. */
+  int restoreReplicas() {
+    return replicaRepair.restoreNow();
   }
 
   /** Configures a {@link SessionWriteBack}. */
@@ -254,6 +264,7 @@ public final class SessionWriteBack implements AutoCloseable {
     private long compactAfterSessions = 10_000;
     private Duration compactEvery = Duration.ofMinutes(1);
     private Duration appliedSessionsGrace = Duration.ofMinutes(1);
+    private Duration replicaCheckInterval = Duration.ofSeconds(1);
 
     private Builder() {}
 
@@ -354,6 +365,16 @@ public final class SessionWriteBack implements AutoCloseable {
     }
 
     /**
+     * How often a background thread asks the cache servers whether one of them restarted (default 1 s); once one
+     * did, queues, session objects and mappings are written back to the replicas they lost there, as {@code
+     * WriteBack.Builder.replicaCheckInterval} does for buffered writes. {@link Duration#ZERO} turns it off.
+     */
+    public Builder replicaCheckInterval(Duration interval) {
+      this.replicaCheckInterval = interval;
+      return this;
+    }
+
+    /**
      * Starts the engine and its drain threads.
      *
      * @throws IllegalArgumentException when a required part is missing or a value is out of range
@@ -368,7 +389,7 @@ public final class SessionWriteBack implements AutoCloseable {
             + " maxSessionBytes and the compaction threshold must be positive");
       }
       if (storeRetryDeadline.isNegative() || idlePause.isNegative() || compactEvery.isNegative()
-          || appliedSessionsGrace.isNegative()) {
+          || appliedSessionsGrace.isNegative() || replicaCheckInterval.isNegative()) {
         throw new IllegalArgumentException("durations must not be negative");
       }
       return new SessionWriteBack(this);

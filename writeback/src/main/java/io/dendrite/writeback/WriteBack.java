@@ -15,6 +15,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntSupplier;
 import java.util.stream.IntStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The document-level write-back policy (Design 1 of the write-back thesis): a write is buffered in the cache tier,
@@ -31,10 +33,12 @@ import java.util.stream.IntStream;
  *
  * <p>Thread-safe. Every process that writes these documents must go through a {@code WriteBack} over the same
  * cache servers with the same replica and partition counts; a write that bypasses it is not ordered with the
- * buffered ones. {@link #close()} stops the drain threads and leaves what is still buffered in the cache, where
- * another engine (or this one, restarted) drains it; the cache client and the store stay the caller's to close.
+ * buffered ones. {@link #close()} stops the background threads, drains what is still buffered for up to {@link
+ * Builder#drainOnClose}, and leaves the rest in the cache (pinned, replicated and listed), where another engine (or
+ * this one, restarted) drains it; it logs which it did. The cache client and the store stay the caller's to close.
  */
 public final class WriteBack implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(WriteBack.class);
   /** In-process document locks are shared by hash; enough that unrelated documents rarely wait for each other. */
   private static final int DOCUMENT_LOCK_STRIPES = 4096;
 
@@ -46,9 +50,13 @@ public final class WriteBack implements AutoCloseable {
   private final DrainThreads drainThreads;
   private final int replicas;
   private final PinnedReplicas pinnedReplicas;
+  private final ReplicaRepair replicaRepair;
+  private final Duration drainOnClose;
+  private boolean closed;
 
   private WriteBack(Builder builder) {
     this.replicas = builder.replicas;
+    this.drainOnClose = builder.drainOnClose;
     PinnedReplicas replicas = new PinnedReplicas(builder.cache, builder.replicas);
     this.pinnedReplicas = replicas;
     Clock clock = Clock.systemUTC();
@@ -71,6 +79,10 @@ public final class WriteBack implements AutoCloseable {
     }).toList();
     this.drainThreads = new DrainThreads("writeback-drain", builder.drainThreads, passes, builder.idlePause,
         builder.drainBatch);
+    // With one replica a restarted server took the only copy: there is nothing to restore.
+    this.replicaRepair = new ReplicaRepair(builder.cache,
+        builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO, "writeback-replica-repair");
+    replicaRepair.register(this::restoreReplicas);
   }
 
   /** Starts configuring an engine; {@link Builder#cache} and {@link Builder#store} are required. */
@@ -161,6 +173,24 @@ public final class WriteBack implements AutoCloseable {
     return listed.size();
   }
 
+  /**
+   * Writes every listing and every listed buffered write again to each of its replicas that lacks it: what the
+   * repair thread does once a cache server is back (see {@link Builder#replicaCheckInterval}).
+   *
+   * @return how many copies were restored (every buffered write written again counts once)
+   */
+  int restoreReplicas() {
+    int restored = pinnedReplicas.restoreLines(partitions.stream().map(PendingWritesPartition::key).toList());
+    List<EntityKey> listed = PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
+        .map(PendingWritesPartition.Entry::key).toList();
+    return restored + bufferedWrites.restoreReplicas(listed);
+  }
+
+  /** The repair that restores this engine's copies; range write-back registers its log's restore with it. */
+  ReplicaRepair replicaRepair() {
+    return replicaRepair;
+  }
+
   /** The engine's state now; reads every pending-writes partition (one batched read). */
   public WriteBackMetrics metrics() {
     List<Instant> pendingSince = PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
@@ -168,10 +198,49 @@ public final class WriteBack implements AutoCloseable {
     return counters.snapshot(pendingSince, budget.used());
   }
 
-  /** Stops the drain threads, waiting for each to finish the document it is draining. */
+  /**
+   * Stops the drain and repair threads (each finishes the batch it is in), then drains in the calling thread until
+   * nothing is listed, the store stays unavailable, or {@link Builder#drainOnClose} passes. What is left stays
+   * buffered in the cache for any engine over the same servers: handed over, not dropped. Logs which happened, with
+   * the count left. Calling it again does nothing.
+   */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    replicaRepair.close();
     drainThreads.close();
+    long deadline = System.nanoTime() + drainOnClose.toNanos();
+    String why = "the close drain time (" + drainOnClose + ") ran out";
+    while (System.nanoTime() < deadline) {
+      try {
+        if (drainRound(partitions) == 0) {
+          log.info("write-back closed with every buffered write drained");
+          return;
+        }
+      } catch (ExclusiveLease.LeaseLostException lost) {
+        // another holder moved in between: look again
+      } catch (RuntimeException failed) {
+        why = "draining failed: " + failed;
+        break;
+      }
+    }
+    int left;
+    try {
+      left = PendingWritesPartition.entries(pinnedReplicas, partitions).size();
+    } catch (RuntimeException unknown) {
+      log.warn("write-back closed; {}, and the buffered writes left could not be counted ({}): they stay pinned and"
+          + " listed in the cache for another engine", why, unknown.toString());
+      return;
+    }
+    if (left == 0) {
+      log.info("write-back closed with every buffered write drained");
+    } else {
+      log.warn("write-back closed with {} buffered writes handed over, not drained ({}): they stay pinned on {} servers"
+          + " each and listed, and any WriteBack over the same cache servers drains them", left, why, replicas);
+    }
   }
 
   /** Configures a {@link WriteBack}. */
@@ -187,6 +256,8 @@ public final class WriteBack implements AutoCloseable {
     private int drainBatch = 64;
     private boolean singleProcess;
     private Duration lockTimeout = Duration.ofSeconds(10);
+    private Duration replicaCheckInterval = Duration.ofSeconds(1);
+    private Duration drainOnClose = Duration.ofSeconds(5);
 
     private Builder() {}
 
@@ -283,6 +354,28 @@ public final class WriteBack implements AutoCloseable {
     }
 
     /**
+     * How often a background thread asks the cache servers whether one of them restarted (default 1 s; one
+     * {@code stats} per server). Once one is back, every listed buffered write and every listing is written again
+     * to the replicas it lost there, so that R copies exist again and the next loss is survived too: a rolling
+     * restart of the cache tier loses nothing if each server is back and restored before the next goes down.
+     * {@link Duration#ZERO} turns it off; with {@code replicas(1)} there is nothing to restore.
+     */
+    public Builder replicaCheckInterval(Duration interval) {
+      this.replicaCheckInterval = interval;
+      return this;
+    }
+
+    /**
+     * How long {@link WriteBack#close()} keeps draining what is still buffered (default 5 s) before it hands the rest
+     * over: leaves it pinned and listed in the cache, where any engine over the same servers drains it. {@link
+     * Duration#ZERO} hands everything over at once.
+     */
+    public Builder drainOnClose(Duration drainOnClose) {
+      this.drainOnClose = drainOnClose;
+      return this;
+    }
+
+    /**
      * Starts the engine and its drain threads.
      *
      * @throws IllegalArgumentException when a required part is missing or a count is out of range
@@ -296,7 +389,8 @@ public final class WriteBack implements AutoCloseable {
         throw new IllegalArgumentException("partitions and drainBatch must be positive, drainThreads and"
             + " pinnedBudgetBytes not negative");
       }
-      if (storeRetryDeadline.isNegative() || idlePause.isNegative() || lockTimeout.isNegative()) {
+      if (storeRetryDeadline.isNegative() || idlePause.isNegative() || lockTimeout.isNegative()
+          || replicaCheckInterval.isNegative() || drainOnClose.isNegative()) {
         throw new IllegalArgumentException("durations must not be negative");
       }
       return new WriteBack(this);

@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -123,7 +124,12 @@ class CacheServerLossIT {
       awaitAcknowledged(acknowledged, beforeKill + WRITES_PER_PHASE);
       stop.set(true);
       for (Future<?> writer : done) {
-        writer.get(60, TimeUnit.SECONDS);
+        try {
+          writer.get(60, TimeUnit.SECONDS);
+        } catch (TimeoutException stuck) {
+          throw new AssertionError("a writer did not return within 60 s of being stopped; threads:\n"
+              + threadDump(), stuck);
+        }
       }
       writeBack.drainNow();
       assertThat(writeBack.metrics().pendingWrites()).isZero();
@@ -163,6 +169,18 @@ class CacheServerLossIT {
       acknowledged.incrementAndGet();
     }
     return null;
+  }
+
+  /** Every live thread's stack, for a failure that must say where something hung. */
+  static String threadDump() {
+    StringBuilder dump = new StringBuilder();
+    Thread.getAllStackTraces().forEach((thread, stack) -> {
+      dump.append('"').append(thread.getName()).append("\" ").append(thread.getState()).append('\n');
+      for (StackTraceElement frame : stack) {
+        dump.append("    at ").append(frame).append('\n');
+      }
+    });
+    return dump.toString();
   }
 
   private static void awaitAcknowledged(AtomicInteger acknowledged, int target) throws InterruptedException {

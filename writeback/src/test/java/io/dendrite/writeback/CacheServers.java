@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /** Real IQ servers embedded on loopback ports and one client over them. */
 final class CacheServers implements AutoCloseable {
@@ -20,6 +21,16 @@ final class CacheServers implements AutoCloseable {
 
   /** With a lease lifetime short enough that a test outlives the leases a killed process left behind. */
   CacheServers(int count, long pinnedMemoryBytes, Duration leaseLifetime) {
+    this(count, pinnedMemoryBytes, leaseLifetime, client -> client);
+  }
+
+  /** With client settings of the test's own on top of the defaults here. */
+  CacheServers(int count, UnaryOperator<IqClient.Builder> clientSettings) {
+    this(count, 64L << 20, Duration.ofSeconds(10), clientSettings);
+  }
+
+  private CacheServers(int count, long pinnedMemoryBytes, Duration leaseLifetime,
+      UnaryOperator<IqClient.Builder> clientSettings) {
     List<ServerAddress> addresses = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       IqServer server = IqServer.start(IqServerConfig.builder().port(0).pinnedMemoryBytes(pinnedMemoryBytes)
@@ -27,7 +38,7 @@ final class CacheServers implements AutoCloseable {
       servers.add(server);
       addresses.add(new ServerAddress("127.0.0.1", server.port()));
     }
-    client = IqClient.builder().servers(addresses).requestTimeout(Duration.ofSeconds(2)).build();
+    client = clientSettings.apply(IqClient.builder().servers(addresses).requestTimeout(Duration.ofSeconds(2))).build();
   }
 
   CacheServers(int count) {

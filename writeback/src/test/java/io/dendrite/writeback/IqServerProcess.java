@@ -16,27 +16,44 @@ final class IqServerProcess implements AutoCloseable {
 
   private final ChildJvm jvm;
   private final ServerAddress address;
+  private final long leaseMillis;
 
-  private IqServerProcess(ChildJvm jvm, ServerAddress address) {
+  private IqServerProcess(ChildJvm jvm, ServerAddress address, long leaseMillis) {
     this.jvm = jvm;
     this.address = address;
+    this.leaseMillis = leaseMillis;
   }
 
   /** Starts a server on an ephemeral loopback port and waits until it listens. */
   static IqServerProcess start(long leaseMillis) {
+    return start(leaseMillis, 0);
+  }
+
+  private static IqServerProcess start(long leaseMillis, int port) {
     ChildJvm jvm = ChildJvm.start("io.dendrite.iq.server.IqServerMain",
         // The test resources log at WARN; the server's INFO line is how the child reports its port.
         List.of("-Xmx128m", "-Dorg.slf4j.simpleLogger.log.io.dendrite.iq.server.IqServer=info"),
-        List.of("--port", "0", "--pinned-memory", "64m", "--lease-ms", String.valueOf(leaseMillis)));
+        List.of("--port", String.valueOf(port), "--pinned-memory", "64m", "--lease-ms", String.valueOf(leaseMillis)));
     try {
       Matcher listening = LISTENING.matcher(jvm.awaitLine(line -> LISTENING.matcher(line).find(),
           Duration.ofSeconds(30)));
       listening.find();
-      return new IqServerProcess(jvm, new ServerAddress("127.0.0.1", Integer.parseInt(listening.group(1))));
+      return new IqServerProcess(jvm, new ServerAddress("127.0.0.1", Integer.parseInt(listening.group(1))),
+          leaseMillis);
     } catch (RuntimeException failed) {
       jvm.close();
       throw failed;
     }
+  }
+
+  /**
+   * SIGKILLs this server and starts a new, empty one on the same address, as a rolling restart of the cache tier or
+   * a replaced machine does; returns the new one.
+   */
+  IqServerProcess restartEmpty() {
+    kill();
+    jvm.close();
+    return start(leaseMillis, address.port());
   }
 
   ServerAddress address() {

@@ -4,8 +4,14 @@ import static io.dendrite.writeback.change.Change.inc;
 import static io.dendrite.writeback.change.Change.insert;
 import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqConnectionException;
+import io.dendrite.iq.client.ReadResult;
+import io.dendrite.iq.client.RefreshResult;
+import io.dendrite.iq.client.ReplicatedTransaction;
+import io.dendrite.iq.client.Transaction;
 import io.dendrite.iq.client.ServerAddress;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
@@ -108,6 +114,52 @@ class StalledCacheServerIT {
       assertThat(BufferedWritesOnServers.find(servers.stream().map(IqServerProcess::address).toList(),
           List.of(DOCUMENT))).as("buffered writes left on the servers after drainNow").isEmpty();
     }
+  }
+
+  /**
+   * The cause of a writer that waited out its whole lock timeout on a busy machine: its {@code qaread} timed out
+   * (closing the connection), the server executed it anyway and granted the lease, and the release that abandoned
+   * the attempt was never sent because the connection's epoch had moved. The orphaned lease then blocked every
+   * taker, the writer's own next attempt included, until it expired.
+   */
+  @Test
+  void aLeaseGrantedAfterItsRequestTimedOutIsReleasedByTheAbandonedTransaction() throws Exception {
+    IqServerProcess server = IqServerProcess.start(60_000);
+    servers.add(server);
+    try (IqClient impatient = IqClient.builder().servers(List.of(server.address()))
+        .connectTimeout(Duration.ofSeconds(1)).requestTimeout(Duration.ofMillis(300)).build();
+        IqClient other = IqClient.builder().servers(List.of(server.address())).connectTimeout(Duration.ofSeconds(1))
+            .requestTimeout(Duration.ofSeconds(5)).build()) {
+      Transaction abandoned = impatient.beginTransaction();
+      server.pause();
+      CompletableFuture<RefreshResult> late = abandoned.readForUpdateOnce("orphan", server.address());
+      assertThatThrownBy(late::join).hasCauseInstanceOf(IqConnectionException.class);
+      server.resume();
+      Thread.sleep(200); // let the resumed server read what the closed connection carried before anyone else asks
+      assertThat(heldByAnother(other, "orphan", Duration.ofSeconds(10)))
+          .as("the server granted the lease of the timed-out request once it ran again").isTrue();
+
+      abandoned.release();
+
+      try (ReplicatedTransaction taken = other.lockReplicated(List.of("orphan"), 1, Duration.ofSeconds(5))) {
+        assertThat(taken.values()).isEmpty();
+      }
+    }
+  }
+
+  /** Whether another transaction finds {@code key}'s Q lease held, asking until {@code limit}. */
+  private static boolean heldByAnother(IqClient client, String key, Duration limit) throws InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (System.nanoTime() < deadline) {
+      Transaction probe = client.beginTransaction();
+      RefreshResult result = probe.readForUpdateOnce(key, client.config().servers().get(0)).join();
+      probe.release();
+      if (result instanceof ReadResult.Busy) {
+        return true;
+      }
+      Thread.sleep(20);
+    }
+    return false;
   }
 
   private void startServers() throws Exception {

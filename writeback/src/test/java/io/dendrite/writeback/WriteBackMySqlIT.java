@@ -70,6 +70,36 @@ class WriteBackMySqlIT {
   }
 
   @Test
+  void closeDrainsWhatIsBufferedOrHandsItOverToTheNextEngine(MySqlTestDatabase database) throws Exception {
+    createUsers(database);
+    DocumentModel model = new DocumentModel();
+    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database)) {
+      try (WriteBack handsOver = WriteBack.builder().cache(cache.client).store(store).replicas(2).drainThreads(0)
+          .drainOnClose(Duration.ZERO).build()) {
+        for (int id = 1; id <= 10; id++) {
+          model.write(handsOver, new EntityKey(USERS, id), ChangeSequence.of(insert(Map.of("name", "u" + id,
+              "score", id))));
+        }
+      }
+      assertThat(store.read(new EntityKey(USERS, 1))).as("handed over, not drained").isEmpty();
+
+      try (WriteBack drainsOnClose = WriteBack.builder().cache(cache.client).store(store).replicas(2)
+          .drainThreads(0).build()) {
+        assertThat(drainsOnClose.metrics().pendingWrites()).as("what the first engine handed over").isEqualTo(10);
+        for (int id = 11; id <= 20; id++) {
+          model.write(drainsOnClose, new EntityKey(USERS, id), ChangeSequence.of(insert(Map.of("name", "u" + id,
+              "score", id))));
+        }
+      }
+      model.assertStoreMatches(store);
+      try (WriteBack after = WriteBack.builder().cache(cache.client).store(store).replicas(2).drainThreads(0)
+          .build()) {
+        assertThat(after.metrics().pendingWrites()).isZero();
+      }
+    }
+  }
+
+  @Test
   void readAppliesTheBufferedWriteFirst(MySqlTestDatabase database) throws SQLException {
     createUsers(database);
     try (CacheServers cache = new CacheServers(1); MySqlStore store = open(database);

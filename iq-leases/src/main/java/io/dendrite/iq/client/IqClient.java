@@ -182,6 +182,35 @@ public final class IqClient implements AutoCloseable {
     }
 
     /**
+     * Appends several values to a key on one given server only (a pinned {@code mappend}, creating it where absent):
+     * for restoring one replica of a replicated log (see {@link #getAllOnEachReplica}).
+     *
+     * @return the outcome on that server
+     */
+    public Outcome appendOn(ServerAddress server, String key, List<byte[]> values) {
+        if (values.isEmpty()) {
+            throw new IllegalArgumentException("nothing to append");
+        }
+        return Outcome.of(connection(server).call(Command.mappend(key, true, values)));
+    }
+
+    /**
+     * The {@code stats} of one server, by name: {@code run_id} (Dendrite's server) or {@code pid} with {@code time}
+     * minus {@code uptime} tell one run of it from the next.
+     *
+     * @throws IqConnectionException when the server is down or does not answer in time
+     */
+    public Map<String, String> stats(ServerAddress server) {
+        Map<String, String> stats = new LinkedHashMap<>();
+        for (Reply.Entry entry : entries(connection(server).call(Command.stats()))) {
+            if (entry instanceof Reply.Stat stat) {
+                stats.put(stat.name(), stat.value());
+            }
+        }
+        return stats;
+    }
+
+    /**
      * Stores only if nobody wrote since {@code cas} was read.
      *
      * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}

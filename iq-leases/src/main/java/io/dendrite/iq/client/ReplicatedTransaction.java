@@ -56,18 +56,20 @@ public final class ReplicatedTransaction implements AutoCloseable {
         List<String> distinct = keys.stream().distinct().toList();
         while (true) {
             Transaction transaction = client.beginTransaction();
-            Map<String, List<CompletableFuture<RefreshResult>>> asked = new LinkedHashMap<>();
+            Map<String, Map<ServerAddress, CompletableFuture<RefreshResult>>> asked = new LinkedHashMap<>();
             for (String key : distinct) {
-                asked.put(key, client.serversFor(key, replicas).stream()
-                        .map(server -> transaction.readForUpdateOnce(key, server)).toList());
+                Map<ServerAddress, CompletableFuture<RefreshResult>> replies = new LinkedHashMap<>();
+                client.serversFor(key, replicas)
+                        .forEach(server -> replies.put(server, transaction.readForUpdateOnce(key, server)));
+                asked.put(key, replies);
             }
             Map<String, List<RefreshLease>> granted = new LinkedHashMap<>();
             String waitingFor = null;
-            for (Map.Entry<String, List<CompletableFuture<RefreshResult>>> key : asked.entrySet()) {
+            for (Map.Entry<String, Map<ServerAddress, CompletableFuture<RefreshResult>>> key : asked.entrySet()) {
                 List<RefreshLease> leases = new ArrayList<>();
-                for (CompletableFuture<RefreshResult> reply : key.getValue()) {
+                for (Map.Entry<ServerAddress, CompletableFuture<RefreshResult>> reply : key.getValue().entrySet()) {
                     try {
-                        RefreshResult result = ServerConnection.await(reply);
+                        RefreshResult result = ServerConnection.await(reply.getValue());
                         if (result instanceof RefreshResult.Granted lease) {
                             leases.add(lease.lease());
                         } else {
@@ -77,6 +79,10 @@ public final class ReplicatedTransaction implements AutoCloseable {
                         if (failed.timedOut()) {
                             waitingFor = key.getKey() + " (a replica's server does not answer: " + failed.getMessage()
                                     + ")";
+                        } else if (!client.isDown(reply.getKey())) {
+                            // A connection left over from before the server restarted failed; a fresh one answers.
+                            // Taking the server for down would leave its (empty) replica out of every change.
+                            waitingFor = key.getKey() + " (the connection to " + reply.getKey() + " dropped)";
                         }
                         // Otherwise the server is down: its replica and any lease on it are gone.
                     }

@@ -53,8 +53,25 @@ final class TouchedServers {
 
     /** {@link #endOnAll}, with each touched server's own outcome. */
     Map<ServerAddress, Outcome> endOnEach(Function<ServerConnection, Command> command, Outcome unknownReply) {
+        return endOnEach(command, unknownReply, false);
+    }
+
+    /**
+     * Abandons the owner's state on every touched server: like {@link #endOnAll}, but the command is also sent to a
+     * server whose epoch moved. A request that timed out closed its connection, yet the server may still have
+     * executed it and granted a lease under this owner's id; without the release that lease would block every other
+     * taker until it expires. Ids are random UUIDs, so a release that reaches a server which never knew it (or
+     * restarted) touches nothing.
+     */
+    Outcome abandonOnAll(Function<ServerConnection, Command> command, Outcome unknownReply) {
+        return endOnEach(command, unknownReply, true).values().stream().reduce(Outcome.OK, Outcome::worst);
+    }
+
+    private Map<ServerAddress, Outcome> endOnEach(Function<ServerConnection, Command> command, Outcome unknownReply,
+                                                  boolean evenIfEpochMoved) {
         Map<ServerAddress, CompletableFuture<Outcome>> sent = new LinkedHashMap<>();
-        epochs.forEach((server, epoch) -> sent.put(server.address(), endOn(server, epoch, command, unknownReply)));
+        epochs.forEach((server, epoch) -> sent.put(server.address(),
+                endOn(server, epoch, command, unknownReply, evenIfEpochMoved)));
         Map<ServerAddress, Outcome> outcomes = new LinkedHashMap<>();
         sent.forEach((address, outcome) -> outcomes.put(address, ServerConnection.await(outcome)));
         return outcomes;
@@ -62,8 +79,8 @@ final class TouchedServers {
 
     private static CompletableFuture<Outcome> endOn(ServerConnection server, long epoch,
                                                     Function<ServerConnection, Command> command,
-                                                    Outcome unknownReply) {
-        if (server.epoch() != epoch) {
+                                                    Outcome unknownReply, boolean evenIfEpochMoved) {
+        if (server.epoch() != epoch && !evenIfEpochMoved) {
             return CompletableFuture.completedFuture(Outcome.STATE_LOST);
         }
         return server.send(command.apply(server)).handle((Reply reply, Throwable failure) -> {

@@ -166,7 +166,7 @@ public final class Transaction implements AutoCloseable {
     /** Abandons the transaction: staged values are discarded, leases released ({@code release}). */
     public Outcome release() {
         end();
-        return touched.endOnAll(server -> Command.release(id), Outcome.NOT_FOUND);
+        return touched.abandonOnAll(server -> Command.release(id), Outcome.NOT_FOUND);
     }
 
     /** Releases the transaction unless it was already ended. */

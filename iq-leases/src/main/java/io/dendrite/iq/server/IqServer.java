@@ -35,11 +35,13 @@ public final class IqServer implements AutoCloseable {
     private final EventLoopGroup workers;
     private final Channel serverChannel;
     private final int port;
+    private final ServerState state;
 
-    private IqServer(EventLoopGroup acceptor, EventLoopGroup workers, Channel serverChannel) {
+    private IqServer(EventLoopGroup acceptor, EventLoopGroup workers, Channel serverChannel, ServerState state) {
         this.acceptor = acceptor;
         this.workers = workers;
         this.serverChannel = serverChannel;
+        this.state = state;
         this.port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
 
@@ -62,6 +64,8 @@ public final class IqServer implements AutoCloseable {
                     .group(acceptor, workers)
                     .channel(NioServerSocketChannel.class)
                     .option(ChannelOption.SO_BACKLOG, 1024)
+                    // A restarted server takes its address back at once, connections of its last run in TIME_WAIT or not.
+                    .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -76,7 +80,7 @@ public final class IqServer implements AutoCloseable {
                     .channel();
             long sweepMillis = Math.max(50, Math.min(1000, config.leaseMillis() / 4));
             workers.scheduleAtFixedRate(state::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
-            IqServer server = new IqServer(acceptor, workers, channel);
+            IqServer server = new IqServer(acceptor, workers, channel, state);
             LOG.info("IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B)",
                     config.listenAddress(), server.port, config.leaseMillis(), config.memoryBytes(),
                     config.pinnedMemoryBytes());
@@ -93,12 +97,22 @@ public final class IqServer implements AutoCloseable {
         return port;
     }
 
-    /** Stops accepting, lets in-flight replies drain briefly, then closes every connection. */
+    /**
+     * Stops accepting, lets in-flight replies drain briefly, then closes every connection. Says how many pinned
+     * items (buffered writes, their logs) went with it: they survive only where clients keep other replicas, and a
+     * client's replica repair writes them back once a server answers on this address again.
+     */
     @Override
     public void close() {
         serverChannel.close().syncUninterruptibly();
         acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(100, 2_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
-        LOG.info("IQ server on port {} stopped", port);
+        long pinned = state.items.pinnedItemCount();
+        if (pinned > 0) {
+            LOG.warn("IQ server on port {} stopped holding {} pinned items ({} B): they are lost here; only the other"
+                    + " replicas clients keep of them remain", port, pinned, state.items.pinnedBytes());
+        } else {
+            LOG.info("IQ server on port {} stopped", port);
+        }
     }
 }

@@ -31,6 +31,11 @@ final class ServerState {
      */
     final Set<String> pendingMarkers = ConcurrentHashMap.newKeySet();
     final long startedAtMillis;
+    /**
+     * Random per start, reported by {@code stats} as {@code run_id}: a client that sees it change knows the server
+     * restarted, empty of what it held, even when the restart reused the address and fell within one second.
+     */
+    final String runId = Long.toHexString(new java.security.SecureRandom().nextLong());
     private final ScheduledExecutorService scheduler;
 
     ServerState(IqServerConfig config, LongSupplier clock, ScheduledExecutorService scheduler) {

@@ -32,6 +32,7 @@ final class StatsCommand implements Command {
         values.put("pid", ProcessHandle.current().pid());
         values.put("uptime", (now - state.startedAtMillis) / 1000);
         values.put("time", now / 1000);
+        values.put("run_id", state.runId);
         values.put("version", StandardCommands.VERSION);
         values.put("curr_connections", stats.currentConnections.get());
         values.put("total_connections", stats.totalConnections.sum());

@@ -98,6 +98,26 @@ class ReplicationIT {
         assertThat(client.getReplicated(onLost, 1)).as("as the one-key read has it").isEmpty();
     }
 
+    @Test
+    void oneReplicaOfALogCanBeAppendedToAloneAndStatsTellOneRunOfAServerFromTheNext() {
+        List<ServerAddress> replicas = client.serversFor("log:2", 2);
+        assertThat(client.appendReplicated("log:2", List.of(IqServers.bytes("a\n")), 2)).isEqualTo(Outcome.OK);
+        assertThat(client.appendOn(replicas.get(1), "log:2", List.of(IqServers.bytes("b\n")))).isEqualTo(Outcome.OK);
+        assertThat(client.getEachReplica("log:2", 2)).extracting(CacheValue::text).containsExactly("a\n", "a\nb\n");
+
+        ServerAddress first = cluster.addresses().get(0);
+        String run = client.stats(first).get("run_id");
+        assertThat(run).isNotBlank().isEqualTo(client.stats(first).get("run_id"));
+        int port = first.port();
+        cluster.servers.set(0, restartedOn(cluster.servers.get(0), port));
+        assertThat(client.stats(first).get("run_id")).as("a new run on the same address").isNotBlank().isNotEqualTo(run);
+    }
+
+    private static io.dendrite.iq.server.IqServer restartedOn(io.dendrite.iq.server.IqServer server, int port) {
+        server.close();
+        return io.dendrite.iq.server.IqServer.start(io.dendrite.iq.server.IqServerConfig.builder().port(port).build());
+    }
+
     private static java.util.Map<String, String> uncheckedStats(ServerAddress server) {
         try {
             return IqServers.stats(server);
