@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -57,6 +58,9 @@ class PredicateIndexTest {
     int perThread = 5_000;
     ExecutorService pool = Executors.newFixedThreadPool(threads + 2);
     AtomicBoolean writing = new AtomicBoolean(true);
+    // Writers start only once both readers are querying: on a busy machine the readers could otherwise be scheduled
+    // after the writers finished, and nothing would have run concurrently.
+    CountDownLatch readersQuerying = new CountDownLatch(2);
     try {
       List<Future<?>> writers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
@@ -64,12 +68,14 @@ class PredicateIndexTest {
         writers.add(
             pool.submit(
                 () -> {
+                  readersQuerying.await();
                   for (int i = 0; i < perThread; i++) {
                     index.register(Interval.of(i, i + 3), thread + ":" + i);
                     if (i % 2 == 1) {
                       index.unregister(Interval.of(i - 1, i + 2), thread + ":" + (i - 1));
                     }
                   }
+                  return null;
                 }));
       }
       List<Future<Integer>> readers = new ArrayList<>();
@@ -78,11 +84,14 @@ class PredicateIndexTest {
             pool.submit(
                 () -> {
                   int queries = 0;
-                  while (writing.get()) {
+                  while (writing.get() || queries == 0) {
                     for (IntervalTree.Entry<Integer, String> entry : index.impactedBy(Interval.point(queries % perThread))) {
                       assertThat(entry.interval().overlaps(Interval.point(queries % perThread))).isTrue();
                     }
                     queries++;
+                    if (queries == 1) {
+                      readersQuerying.countDown();
+                    }
                   }
                   return queries;
                 }));
