@@ -40,7 +40,7 @@ final class IqServerProcess implements AutoCloseable {
       listening.find();
       return new IqServerProcess(jvm, new ServerAddress("127.0.0.1", Integer.parseInt(listening.group(1))),
           leaseMillis);
-    } catch (RuntimeException failed) {
+    } catch (RuntimeException | Error failed) { // an Error too: a server left running outlives the test run
       jvm.close();
       throw failed;
     }
