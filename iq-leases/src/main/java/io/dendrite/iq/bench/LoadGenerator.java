@@ -124,7 +124,7 @@ public final class LoadGenerator {
 
     private double opsPerSecond(ServerAddress server, Workload workload) throws Exception {
         try (IqClient client = IqClient.builder().servers(List.of(server))
-                .connectionsPerServer(settings.connections).ioThreads(2)
+                .connectionsPerServer(settings.connections)
                 .requestTimeout(Duration.ofSeconds(30)).build()) {
             List<CompletableFuture<Outcome>> preload = new ArrayList<>();
             for (int i = 0; i < settings.keys; i++) {

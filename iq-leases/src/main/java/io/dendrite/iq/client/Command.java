@@ -3,11 +3,9 @@ package io.dendrite.iq.client;
 import io.dendrite.iq.protocol.Reply;
 import io.dendrite.iq.protocol.ReplyFormat;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * One request on the wire, already encoded, with the future its reply completes. The static
@@ -16,17 +14,28 @@ import java.util.concurrent.CompletableFuture;
 final class Command {
 
     private static final int MAX_KEY_BYTES = 250;
-    private static final byte[] CRLF = {'\r', '\n'};
 
     final byte[] bytes;
     final ReplyFormat format;
-    final CompletableFuture<Reply> reply = new CompletableFuture<>();
-    /** When the event loop wrote it; read only on the event loop. */
-    long sentAtNanos;
+    final ReplyFuture<Reply> reply = new ReplyFuture<>(this);
+    /** The connection it was sent on; null until sent. */
+    volatile SocketConnection connection;
+    /** When it was written; read by the reader and the background reader's check for unread requests. */
+    volatile long sentAtNanos;
+    /** A thread parked until the reply is in, to be woken when it is or when it must read for itself. */
+    volatile Thread waiter;
 
     private Command(byte[] bytes, ReplyFormat format) {
         this.bytes = bytes;
         this.format = format;
+    }
+
+    /** Reads the reply in the calling thread (or waits for the thread reading it), if the command was sent. */
+    void awaitReply() {
+        SocketConnection sentOn = connection;
+        if (sentOn != null) {
+            sentOn.await(this);
+        }
     }
 
     // --- standard memcached ---
@@ -161,14 +170,21 @@ final class Command {
     }
 
     private static Command of(ReplyFormat format, String line, byte[]... blocks) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(line.length() + 2 + blockBytes(blocks));
-        out.writeBytes(line.getBytes(StandardCharsets.UTF_8));
-        out.writeBytes(CRLF);
+        byte[] head = line.getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = new byte[head.length + 2 + blockBytes(blocks)];
+        int at = put(head, bytes, 0);
         for (byte[] block : blocks) {
-            out.writeBytes(block);
-            out.writeBytes(CRLF);
+            at = put(block, bytes, at);
         }
-        return new Command(out.toByteArray(), format);
+        return new Command(bytes, format);
+    }
+
+    /** Copies {@code part} and CRLF into {@code bytes} at {@code at}; returns where the next part goes. */
+    private static int put(byte[] part, byte[] bytes, int at) {
+        System.arraycopy(part, 0, bytes, at, part.length);
+        bytes[at + part.length] = '\r';
+        bytes[at + part.length + 1] = '\n';
+        return at + part.length + 2;
     }
 
     private static int blockBytes(byte[][] blocks) {
@@ -181,6 +197,9 @@ final class Command {
 
     /** Keys are at most 250 bytes with no spaces or control characters; anything else would desynchronise the connection. */
     static String checkKey(String key) {
+        if (isPrintableAscii(key)) {
+            return key; // the common case, checked without encoding the key
+        }
         byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
         if (bytes.length == 0 || bytes.length > MAX_KEY_BYTES) {
             throw new IllegalArgumentException("key must be 1.." + MAX_KEY_BYTES + " bytes: '" + key + "'");
@@ -191,5 +210,19 @@ final class Command {
             }
         }
         return key;
+    }
+
+    private static boolean isPrintableAscii(String key) {
+        int length = key.length();
+        if (length == 0 || length > MAX_KEY_BYTES) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            char c = key.charAt(i);
+            if (c <= ' ' || c >= 0x7F) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -75,6 +75,9 @@ final class HashRing {
     }
 
     private int indexFor(String key) {
+        if (serverCount == 1) {
+            return 0; // every point is the one server's: no need to hash
+        }
         long hash = point(md5(key), 0);
         int index = Arrays.binarySearch(points, hash);
         if (index < 0) {
@@ -93,10 +96,15 @@ final class HashRing {
     }
 
     private static byte[] md5(String text) {
+        return MD5.get().digest(text.getBytes(StandardCharsets.UTF_8)); // digest() also resets it for the next use
+    }
+
+    /** Looking the algorithm up costs more than hashing a key, so each thread keeps its digest. */
+    private static final ThreadLocal<MessageDigest> MD5 = ThreadLocal.withInitial(() -> {
         try {
-            return MessageDigest.getInstance("MD5").digest(text.getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("MD5");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime provides MD5", e);
         }
-    }
+    });
 }

@@ -1,12 +1,6 @@
 package io.dendrite.iq.client;
 
 import io.dendrite.iq.protocol.Reply;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +15,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -34,7 +27,11 @@ import java.util.function.Supplier;
  * and {@link Session}, whose results are typed ({@link ReadResult}, {@link Outcome}) rather than
  * nulls or booleans.
  *
- * <p>Async futures complete on the client's I/O threads: do not block inside their callbacks.
+ * <p>There are no I/O threads in the request path: a request is written by the calling thread, and its reply is
+ * read by the thread that waits for it, so a blocking call costs one write and one read and no thread hand-off.
+ * Async requests are sent at once; {@code get()} or {@code join()} on their futures reads the reply in the calling
+ * thread, and a reply that no thread waits for is read by a background thread within about
+ * {@code 2 ms}, which then completes the future and runs its callbacks.
  *
  * <p>Stores always carry IQ-Twemcached's pinning field after {@code <bytes>} (stock memcached
  * ignores it), except unpinned {@code cas}, where memcached would mistake it for the CAS unique.
@@ -55,7 +52,7 @@ public final class IqClient implements AutoCloseable {
     private static final int KEYS_PER_GET = 100;
 
     private final IqClientConfig config;
-    private final EventLoopGroup eventLoops;
+    private final BackgroundReader background = new BackgroundReader();
     private final Map<ServerAddress, ServerConnection> connections = new LinkedHashMap<>();
     private final HashRing ring;
     // Per sending thread, so that a caller sharing the client across threads can attribute round trips to its own
@@ -64,15 +61,9 @@ public final class IqClient implements AutoCloseable {
 
     private IqClient(IqClientConfig config) {
         this.config = config;
-        this.eventLoops = new NioEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("iq-client", true));
-        Bootstrap bootstrap = new Bootstrap()
-                .group(eventLoops)
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis());
         for (ServerAddress server : config.servers()) {
-            connections.put(server, new ServerConnection(server, bootstrap, config.connectionsPerServer(),
-                    config.requestTimeout(), requestsOfThread));
+            connections.put(server, new ServerConnection(server, config.connectionsPerServer(), config.connectTimeout(),
+                    config.requestTimeout(), background, requestsOfThread));
         }
         this.ring = new HashRing(config.servers(), config.pointsPerServer());
     }
@@ -120,22 +111,29 @@ public final class IqClient implements AutoCloseable {
      * @return the hits; missing keys are absent from the map
      */
     public Map<String, CacheValue> getAll(Collection<String> keys) {
-        return ServerConnection.await(getAllAsync(keys));
+        return hitsOf(sendGetsByServer(keys));
     }
 
     /** Async {@link #getAll}. */
     public CompletableFuture<Map<String, CacheValue>> getAllAsync(Collection<String> keys) {
+        List<CompletableFuture<Reply>> replies = sendGetsByServer(keys);
+        return ReplyFuture.allOf(replies).thenApply(done -> hitsOf(replies));
+    }
+
+    private List<CompletableFuture<Reply>> sendGetsByServer(Collection<String> keys) {
         Map<ServerConnection, List<String>> byServer = new HashMap<>();
         for (String key : keys) {
             byServer.computeIfAbsent(connectionFor(key), s -> new ArrayList<>()).add(key);
         }
         List<CompletableFuture<Reply>> replies = new ArrayList<>();
         byServer.forEach((server, serverKeys) -> replies.addAll(sendGets(server, serverKeys)));
-        return CompletableFuture.allOf(replies.toArray(new CompletableFuture<?>[0])).thenApply(done -> {
-            Map<String, CacheValue> hits = new HashMap<>();
-            replies.forEach(reply -> addHits(reply.join(), hits));
-            return hits;
-        });
+        return replies;
+    }
+
+    private static Map<String, CacheValue> hitsOf(List<CompletableFuture<Reply>> replies) {
+        Map<String, CacheValue> hits = new HashMap<>();
+        replies.forEach(reply -> addHits(ServerConnection.await(reply), hits));
+        return hits;
     }
 
     /** Stores a value unconditionally with default options. */
@@ -431,7 +429,7 @@ public final class IqClient implements AutoCloseable {
 
     /** Sends a fresh command to every replica at once, then collects their outcomes. */
     private List<Outcome> onReplicas(String key, int replicas, Supplier<Command> command) {
-        return ServerConnection.await(onReplicasAsync(key, replicas, command));
+        return awaitEvery(sendToReplicas(key, replicas, command));
     }
 
     /**
@@ -440,11 +438,31 @@ public final class IqClient implements AutoCloseable {
      * must not overtake requests still in flight to the others.
      */
     private CompletableFuture<List<Outcome>> onReplicasAsync(String key, int replicas, Supplier<Command> command) {
-        List<CompletableFuture<Outcome>> pending = ring.serversFor(key, replicas).stream()
+        List<CompletableFuture<Outcome>> pending = sendToReplicas(key, replicas, command);
+        return ReplyFuture.allOf(pending).handle((done, failed) -> awaitEvery(pending));
+    }
+
+    private List<CompletableFuture<Outcome>> sendToReplicas(String key, int replicas, Supplier<Command> command) {
+        return ring.serversFor(key, replicas).stream()
                 .map(address -> connections.get(address).send(command.get()).thenApply(Outcome::of))
                 .toList();
-        return CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0]))
-                .handle((done, failed) -> pending.stream().map(ServerConnection::await).toList());
+    }
+
+    /** Every outcome, or the first failure once every future is done (each read in this thread). */
+    private static List<Outcome> awaitEvery(List<CompletableFuture<Outcome>> pending) {
+        List<Outcome> outcomes = new ArrayList<>(pending.size());
+        RuntimeException first = null;
+        for (CompletableFuture<Outcome> outcome : pending) {
+            try {
+                outcomes.add(ServerConnection.await(outcome));
+            } catch (RuntimeException failure) {
+                first = first == null ? failure : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+        return outcomes;
     }
 
     /** One {@code gets} per {@value #KEYS_PER_GET} keys to one server, all sent at once. */
@@ -498,7 +516,7 @@ public final class IqClient implements AutoCloseable {
     @Override
     public void close() {
         connections.values().forEach(ServerConnection::close);
-        eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        background.close();
     }
 
     // ---------------------------------------------------------------- package internals
@@ -564,7 +582,6 @@ public final class IqClient implements AutoCloseable {
     public static final class Builder {
         private List<ServerAddress> servers = List.of();
         private int connectionsPerServer = 1;
-        private int ioThreads = Math.min(2, Runtime.getRuntime().availableProcessors());
         private Duration connectTimeout = Duration.ofSeconds(2);
         private Duration requestTimeout = Duration.ofSeconds(5);
         private Backoff backoff = Backoff.DEFAULT;
@@ -584,15 +601,12 @@ public final class IqClient implements AutoCloseable {
             return this;
         }
 
-        /** Pipelined connections per server (default 1; more only help with more I/O threads). */
+        /**
+         * Pipelined connections per server (default 1). Threads share them; with several, concurrent callers wait
+         * less often for another caller's reply to be read first.
+         */
         public Builder connectionsPerServer(int count) {
             this.connectionsPerServer = count;
-            return this;
-        }
-
-        /** I/O threads shared by all connections (default: min(2, cores)). */
-        public Builder ioThreads(int count) {
-            this.ioThreads = count;
             return this;
         }
 
@@ -622,7 +636,7 @@ public final class IqClient implements AutoCloseable {
 
         /** The configuration as set so far, validated. */
         public IqClientConfig config() {
-            return new IqClientConfig(servers, connectionsPerServer, ioThreads, connectTimeout, requestTimeout,
+            return new IqClientConfig(servers, connectionsPerServer, connectTimeout, requestTimeout,
                     backoff, pointsPerServer);
         }
 

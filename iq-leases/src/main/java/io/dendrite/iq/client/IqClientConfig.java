@@ -9,13 +9,12 @@ import java.util.Objects;
  *
  * @param servers              the cache servers; keys are spread over them by consistent hashing
  * @param connectionsPerServer pipelined connections kept to each server (requests are spread over them)
- * @param ioThreads            Netty event-loop threads shared by all connections
  * @param connectTimeout       limit on establishing a connection
  * @param requestTimeout       limit on waiting for any one reply
  * @param backoff              retry policy for hot misses
  * @param pointsPerServer      points each server gets on the hash ring (ketama uses 160)
  */
-public record IqClientConfig(List<ServerAddress> servers, int connectionsPerServer, int ioThreads,
+public record IqClientConfig(List<ServerAddress> servers, int connectionsPerServer,
                              Duration connectTimeout, Duration requestTimeout, Backoff backoff,
                              int pointsPerServer) {
 
@@ -27,8 +26,8 @@ public record IqClientConfig(List<ServerAddress> servers, int connectionsPerServ
         if (servers.stream().distinct().count() != servers.size()) {
             throw new IllegalArgumentException("servers listed twice: " + servers);
         }
-        if (connectionsPerServer < 1 || ioThreads < 1 || pointsPerServer < 1) {
-            throw new IllegalArgumentException("connectionsPerServer, ioThreads and pointsPerServer must be positive");
+        if (connectionsPerServer < 1 || pointsPerServer < 1) {
+            throw new IllegalArgumentException("connectionsPerServer and pointsPerServer must be positive");
         }
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(requestTimeout, "requestTimeout");

@@ -1,6 +1,6 @@
 package io.dendrite.iq.client;
 
-import io.netty.channel.ConnectTimeoutException;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -28,7 +28,7 @@ public final class IqConnectionException extends IqException {
      */
     public boolean timedOut() {
         for (Throwable cause = getCause(); cause != null; cause = cause.getCause()) {
-            if (cause instanceof TimeoutException || cause instanceof ConnectTimeoutException) {
+            if (cause instanceof TimeoutException || cause instanceof SocketTimeoutException) {
                 return true;
             }
         }

@@ -1,9 +1,8 @@
 package io.dendrite.iq.client;
 
 import io.dendrite.iq.protocol.Reply;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.ChannelFuture;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -24,20 +23,25 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class ServerConnection {
 
+    /** A connection idle for longer is checked for a server that closed it before a request is sent on it. */
+    private static final long IDLE_CHECK_NANOS = 1_000_000;
+
     private final ServerAddress address;
-    private final Bootstrap bootstrap;
+    private final Duration connectTimeout;
     private final Duration requestTimeout;
-    private final AtomicReferenceArray<CompletableFuture<PipelinedChannel>> slots;
+    private final BackgroundReader background;
+    private final AtomicReferenceArray<CompletableFuture<SocketConnection>> slots;
     private final AtomicInteger nextSlot = new AtomicInteger();
     private final AtomicLong epoch = new AtomicLong();
     private final ThreadLocal<long[]> requestsOfThread;
 
     /** {@code requestsOfThread}: the sending thread's request count, shared by the client's connections. */
-    ServerConnection(ServerAddress address, Bootstrap bootstrap, int connections, Duration requestTimeout,
-                     ThreadLocal<long[]> requestsOfThread) {
+    ServerConnection(ServerAddress address, int connections, Duration connectTimeout, Duration requestTimeout,
+                     BackgroundReader background, ThreadLocal<long[]> requestsOfThread) {
         this.address = address;
-        this.bootstrap = bootstrap;
+        this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
+        this.background = background;
         this.slots = new AtomicReferenceArray<>(connections);
         this.requestsOfThread = requestsOfThread;
     }
@@ -46,31 +50,37 @@ final class ServerConnection {
         return address;
     }
 
-    /** The current epoch; see the class comment. */
+    /**
+     * The current epoch; see the class comment. Idle connections are first checked (without waiting) for a server
+     * that closed them, so that a restart while nothing was in flight moves the epoch before a holder of state from
+     * the previous run trusts it.
+     */
     long epoch() {
+        for (int i = 0; i < slots.length(); i++) {
+            SocketConnection open = openIn(i);
+            if (open != null) {
+                open.closeIfServerClosed();
+            }
+        }
         return epoch.get();
     }
 
     /**
-     * Sends a command on one of the connections. The future fails with {@link IqConnectionException}
-     * if the connection is lost, including when the server stops answering for the request timeout.
+     * Sends a command on one of the connections, from the calling thread. The future fails with
+     * {@link IqConnectionException} if the connection is lost, including when the server stops answering for the
+     * request timeout. Waiting on it ({@link #await}, {@code get}, {@code join}, also on stages derived from it)
+     * reads the reply in the waiting thread.
      */
     CompletableFuture<Reply> send(Command command) {
         requestsOfThread.get()[0]++;
-        CompletableFuture<PipelinedChannel> connection = connection(Math.floorMod(nextSlot.getAndIncrement(), slots.length()));
-        PipelinedChannel ready = connection.isDone() && !connection.isCompletedExceptionally() ? connection.join() : null;
-        if (ready != null) {
-            ready.send(command);
-        } else {
-            connection.whenComplete((channel, failure) -> {
-                if (failure != null) {
-                    command.reply.completeExceptionally(
-                            new IqConnectionException("cannot connect to " + address, failure));
-                } else {
-                    channel.send(command);
-                }
-            });
+        SocketConnection connection;
+        try {
+            connection = connection(Math.floorMod(nextSlot.getAndIncrement(), slots.length()));
+        } catch (IqConnectionException e) {
+            command.reply.completeExceptionally(e);
+            return command.reply;
         }
+        connection.send(command);
         return command.reply;
     }
 
@@ -97,35 +107,57 @@ final class ServerConnection {
 
     void close() {
         for (int i = 0; i < slots.length(); i++) {
-            CompletableFuture<PipelinedChannel> connection = slots.get(i);
+            CompletableFuture<SocketConnection> connection = slots.get(i);
             if (connection != null) {
-                connection.thenAccept(PipelinedChannel::close);
+                connection.thenAccept(SocketConnection::close);
             }
         }
     }
 
-    private CompletableFuture<PipelinedChannel> connection(int slot) {
-        CompletableFuture<PipelinedChannel> current = slots.get(slot);
-        if (current != null && !isBroken(current)) {
-            return current;
-        }
-        CompletableFuture<PipelinedChannel> fresh = new CompletableFuture<>();
-        if (!slots.compareAndSet(slot, current, fresh)) {
-            return slots.get(slot);
-        }
-        PipelinedChannel channel = new PipelinedChannel(address, requestTimeout, epoch::incrementAndGet);
-        ChannelFuture connect = bootstrap.clone().handler(channel).connect(address.host(), address.port());
-        connect.addListener(done -> {
-            if (done.isSuccess()) {
-                fresh.complete(channel);
-            } else {
-                fresh.completeExceptionally(done.cause());
+    /**
+     * The slot's open connection, connecting in the calling thread if it has none. Threads that need the slot while
+     * it connects wait for that one attempt instead of making their own.
+     */
+    private SocketConnection connection(int slot) {
+        while (true) {
+            CompletableFuture<SocketConnection> current = slots.get(slot);
+            SocketConnection open = openIn(slot);
+            if (open != null) {
+                // A connection the server closed while it was idle (a restart) is replaced rather than failing the
+                // request; one in use is not checked, since that would cost a system call per request.
+                if (open.idleLongerThan(IDLE_CHECK_NANOS)) {
+                    open.closeIfServerClosed();
+                }
+                if (open.isOpen()) {
+                    return open;
+                }
+            } else if (current != null && !current.isDone()) {
+                return await(current); // another thread is connecting it
             }
-        });
-        return fresh;
+            CompletableFuture<SocketConnection> fresh = new CompletableFuture<>();
+            if (!slots.compareAndSet(slot, current, fresh)) {
+                continue;
+            }
+            try {
+                SocketConnection opened = SocketConnection.open(address, connectTimeout, requestTimeout, background,
+                        epoch::incrementAndGet);
+                fresh.complete(opened);
+                return opened;
+            } catch (IOException | RuntimeException e) {
+                IqConnectionException failure = new IqConnectionException("cannot connect to " + address, e);
+                fresh.completeExceptionally(failure);
+                throw failure;
+            }
+        }
     }
 
-    private static boolean isBroken(CompletableFuture<PipelinedChannel> connection) {
-        return connection.isCompletedExceptionally() || (connection.isDone() && !connection.join().isOpen());
+    /** The slot's connection if it is connected and not known to be closed, else null. */
+    private SocketConnection openIn(int slot) {
+        CompletableFuture<SocketConnection> connection = slots.get(slot);
+        if (connection == null || !connection.isDone() || connection.isCompletedExceptionally()) {
+            return null;
+        }
+        SocketConnection open = connection.join();
+        return open.isOpen() ? open : null;
     }
 }

@@ -65,7 +65,7 @@ public final class ReplyParser {
                 // qaread/oqread misses put an empty line before END.
                 continue;
             }
-            String[] words = line.split(" +");
+            String[] words = words(line);
             switch (words[0]) {
                 case "VALUE" -> {
                     if (!readValue(in, format, words, line, entries)) {
@@ -166,6 +166,34 @@ public final class ReplyParser {
     private static Reply.Entry noValue(String line) {
         String[] parts = line.split(" ", -1);
         return new Reply.NoValue(parts.length > 1 ? stripLeasePrefix(parts[1]) : "");
+    }
+
+    /**
+     * The line split at runs of spaces, as {@code line.split(" +")} would (a leading space gives an empty first
+     * word, trailing spaces nothing) without compiling a regular expression for every reply line.
+     */
+    static String[] words(String line) {
+        if (line.isEmpty()) {
+            return new String[] {""};
+        }
+        List<String> words = new ArrayList<>(6);
+        int length = line.length();
+        int start = 0;
+        while (start < length) {
+            int space = line.indexOf(' ', start);
+            int end = space < 0 ? length : space;
+            if (end > start || words.isEmpty() && start == 0) {
+                words.add(line.substring(start, end));
+            }
+            if (space < 0) {
+                break;
+            }
+            start = space + 1;
+        }
+        if (words.size() == 1 && words.get(0).isEmpty()) {
+            return new String[0]; // only spaces: split drops the trailing empty words, which are all there are
+        }
+        return words.toArray(new String[0]);
     }
 
     private static String stripLeasePrefix(String key) {

@@ -130,4 +130,11 @@ class ReplyParserTest {
     private static String render(Reply reply) {
         return String.valueOf(reply);
     }
+
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"", " ", "   ", "VALUE k 0 5", "VALUE  k 0  5 ", " LEASE k",
+            "a", "a ", " a", "  a  b   c  ", "NOVALUE  0", "STAT pid 12"})
+    void wordsSplitsAsTheRegularExpressionOfRunsOfSpacesWould(String line) {
+        assertThat(ReplyParser.words(line)).containsExactly(line.split(" +"));
+    }
 }

@@ -1,0 +1,128 @@
+package io.dendrite.iq.client;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static io.dendrite.iq.client.IqServers.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The client has no I/O thread: callers write their requests and read replies themselves, taking turns on a shared
+ * connection (see {@code SocketConnection}). These tests pin down what that must never break: every caller gets
+ * its own reply, a reply nobody waits for still completes its future, and a callback may call the client again.
+ */
+class SharedConnectionIT {
+
+    private final IqServers cluster = new IqServers(1, builder -> builder.connectionsPerServer(1)
+            .requestTimeout(Duration.ofSeconds(20)), config -> config);
+    private final IqClient client = cluster.client;
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    @Test
+    void threadsSharingOneConnectionEachReadTheirOwnReplies() throws Exception {
+        int threads = 8;
+        int keys = 50;
+        for (int k = 0; k < keys; k++) {
+            assertThat(client.set("k" + k, bytes("v" + k + "-" + "x".repeat(k * 37)))).isEqualTo(Outcome.OK);
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                results.add(pool.submit(() -> {
+                    int checked = 0;
+                    for (int i = 0; i < 2_000; i++) {
+                        int k = (thread * 7 + i) % keys;
+                        // Sync, async-then-join and multi-get interleave on the one connection.
+                        Optional<CacheValue> found = switch (i % 3) {
+                            case 0 -> client.get("k" + k);
+                            case 1 -> client.getAsync("k" + k).join();
+                            default -> Optional.ofNullable(client.getAll(List.of("k" + k)).get("k" + k));
+                        };
+                        assertThat(found).hasValueSatisfying(
+                                value -> assertThat(value.text()).startsWith("v" + k + "-").hasSize(2 + String.valueOf(k).length() + k * 37));
+                        checked++;
+                    }
+                    return checked;
+                }));
+            }
+            for (Future<Integer> result : results) {
+                assertThat(result.get(120, TimeUnit.SECONDS)).isEqualTo(2_000);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aReplyThatNoThreadWaitsForStillCompletesItsFuture() throws Exception {
+        client.set("cb", bytes("value"));
+        CountDownLatch called = new CountDownLatch(100);
+        AtomicInteger wrong = new AtomicInteger();
+        for (int i = 0; i < 100; i++) {
+            client.getAsync("cb").thenAccept(found -> {
+                if (!found.map(CacheValue::text).equals(Optional.of("value"))) {
+                    wrong.incrementAndGet();
+                }
+                called.countDown();
+            });
+        }
+        assertThat(called.await(30, TimeUnit.SECONDS)).as("every callback ran without anyone joining").isTrue();
+        assertThat(wrong).hasValue(0);
+    }
+
+    @Test
+    void aCallbackMayCallTheClientSynchronously() throws Exception {
+        client.set("first", bytes("second"));
+        client.set("second", bytes("done"));
+        AtomicReference<String> chained = new AtomicReference<>();
+        CountDownLatch finished = new CountDownLatch(1);
+        client.getAsync("first").thenAccept(first -> {
+            chained.set(client.get(first.orElseThrow().text()).orElseThrow().text());
+            finished.countDown();
+        });
+        assertThat(finished.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(chained).hasValue("done");
+    }
+
+    @Test
+    void aRequestNobodyWaitsForDoesNotShiftTheRepliesOfTheNext() {
+        client.set("a", bytes("A"));
+        client.set("b", bytes("B"));
+        CompletableFuture<Optional<CacheValue>> ignored = client.getAsync("a");
+        assertThat(client.get("b")).hasValueSatisfying(value -> assertThat(value.text()).isEqualTo("B"));
+        assertThat(ignored.join()).hasValueSatisfying(value -> assertThat(value.text()).isEqualTo("A"));
+    }
+
+    @Test
+    void aServerThatClosedAnIdleConnectionIsReconnectedToAndTheEpochMoves() {
+        ServerConnection server = client.connectionFor("k");
+        client.set("k", bytes("1"));
+        long epoch = server.epoch();
+        int port = cluster.servers.get(0).port();
+        cluster.servers.get(0).close();
+        cluster.servers.set(0, io.dendrite.iq.server.IqServer.start(
+                io.dendrite.iq.server.IqServerConfig.builder().port(port).leaseMillis(10_000).build()));
+
+        assertThat(server.epoch()).as("seen closed without a request failing first").isGreaterThan(epoch);
+        assertThat(client.get("k")).as("the restarted server is empty").isEmpty();
+    }
+}
