@@ -48,12 +48,42 @@ final class RetryingStore {
     });
   }
 
-  /** Applies a batch of idempotent sequences in one store round. */
+  /**
+   * Applies a batch of idempotent sequences in one store round. A batch that the store did not finish within its
+   * reply timeout is applied again in halves (each split further if it times out too): a database slowed down by
+   * load would otherwise get the same too-large batch again and again, each abandoned attempt still running on its
+   * side and slowing it further, and the drain would never finish. Only a single sequence is retried whole.
+   */
   void apply(List<EntityChanges> idempotent) {
+    if (idempotent.size() > 1) {
+      try {
+        store.apply(idempotent);
+        return;
+      } catch (DataStoreUnavailableException unavailable) {
+        retries.increment();
+        if (timedOut(unavailable)) {
+          int half = idempotent.size() / 2;
+          apply(List.copyOf(idempotent.subList(0, half)));
+          apply(List.copyOf(idempotent.subList(half, idempotent.size())));
+          return;
+        }
+        // refused or dropped: the size of the batch is not the problem; retried whole below
+      }
+    }
     retry(() -> {
       store.apply(idempotent);
       return null;
     });
+  }
+
+  /** Whether the store was reached but did not answer in time (as opposed to refusing or dropping the connection). */
+  static boolean timedOut(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof java.net.SocketTimeoutException || cause instanceof java.sql.SQLTimeoutException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Applies any sequence exactly once in effect: converted against the current state first, so it may be retried. */

@@ -130,6 +130,10 @@ final class LeaseCommands {
         String tid = args.key(1);
         try (KeyLocks.Held held = state.locks.lock(key)) {
             long now = state.now();
+            if (state.transactions.wasReleased(tid, now)) {
+                out.line("ABORT"); // a late request of a transaction its client already gave up
+                return;
+            }
             long expiry = state.leaseExpiry();
             KeyLease lease = state.leases.findOrCreate(key, now);
             state.abortReaders(lease, null);
@@ -187,6 +191,10 @@ final class LeaseCommands {
         String tid = args.size() == 3 ? args.key(2) : null;
         try (KeyLocks.Held held = state.locks.lock(key)) {
             long now = state.now();
+            if (tid != null && state.transactions.wasReleased(tid, now)) {
+                writeLease(out, key, null, HOT_MISS); // a late request of a transaction its client already gave up
+                return;
+            }
             KeyLease lease = state.leases.findOrCreate(key, now);
             Item item = state.items.get(key);
             boolean reentry = (lease.kind == KeyLease.Kind.Q_REF || lease.kind == KeyLease.Kind.Q_INC)
@@ -305,6 +313,7 @@ final class LeaseCommands {
     private void release(Arguments args, ReplyWriter out) {
         args.requireCount(1, 1);
         String tid = args.key(0);
+        state.transactions.markReleased(tid, state.leaseExpiry());
         boolean found = forEachKeyOfTransaction(tid, (key, lease) -> {
             if (lease != null) {
                 releaseTid(lease, tid);
@@ -333,6 +342,10 @@ final class LeaseCommands {
     private void incremental(String key, String tid, ReplyWriter out, UnaryOperator<Item> change) {
         try (KeyLocks.Held held = state.locks.lock(key)) {
             long now = state.now();
+            if (state.transactions.wasReleased(tid, now)) {
+                out.line("ABORT"); // a late request of a transaction its client already gave up
+                return;
+            }
             KeyLease lease = state.leases.findOrCreate(key, now);
             if (lease.owner != null || (lease.isQuarantine() && !lease.heldByTid(tid))) {
                 state.leases.removeIfEmpty(key, lease);

@@ -8,6 +8,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * Records, per client-chosen tid, the keys the transaction registered on this server, so that
  * {@code commit}, {@code dar} and {@code release} can find them. A record lapses with the lease
  * lifetime after its latest registration. Kept apart from the user key space.
+ *
+ * <p>A tid that was released stays known as released for one lease lifetime: a request of that transaction which
+ * was still on its way (a client that gave up waiting for it released the transaction on another connection, and
+ * the server read the release first) must not take a lease nobody will ever release.
  */
 final class TransactionTable {
 
@@ -18,6 +22,8 @@ final class TransactionTable {
     }
 
     private final Map<String, Transaction> transactions = new ConcurrentHashMap<>();
+    /** Released tids, until when they stay refused. */
+    private final Map<String, Long> released = new ConcurrentHashMap<>();
 
     /** Adds {@code key} to {@code tid}'s record, creating or renewing it. */
     void register(String tid, String key, long nowMillis, long expiresAtMillis) {
@@ -45,6 +51,18 @@ final class TransactionTable {
 
     void sweep(long nowMillis) {
         transactions.values().removeIf(tx -> tx.expiresAtMillis <= nowMillis);
+        released.values().removeIf(until -> until <= nowMillis);
+    }
+
+    /** Remembers that {@code tid} was released: it may take no lease here until {@code untilMillis}. */
+    void markReleased(String tid, long untilMillis) {
+        released.put(tid, untilMillis);
+    }
+
+    /** Whether {@code tid} was released (within the last lease lifetime), so it may take no lease. */
+    boolean wasReleased(String tid, long nowMillis) {
+        Long until = released.get(tid);
+        return until != null && until > nowMillis;
     }
 
     int size() {

@@ -38,6 +38,27 @@ class LeaseLifetimeTest {
         }
     }
 
+    /**
+     * A client whose {@code qaread} timed out releases the transaction on a fresh connection; the server may read that
+     * release before the request still queued on the closed connection. The late request must not take a lease that
+     * nobody would release (it blocked every other writer of the key until it expired).
+     */
+    @Test
+    void aRequestThatArrivesAfterItsTransactionWasReleasedTakesNoLease() {
+        try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).leaseMillis(10_000).build());
+                TestConnection c = new TestConnection(server.port())) {
+            c.call("set k 0 0 1\nv");
+            assertThat(c.call("release T")).isEqualTo("NOT_FOUND\n");
+
+            assertThat(c.call("qaread k 0 T")).as("refused like a hot miss").startsWith("LVALUE k 0 0 3\n");
+            assertThat(c.call("qareg k T")).isEqualTo("ABORT\n");
+            assertThat(c.call("iqincr k 1 T")).isEqualTo("ABORT\n");
+            assertThat(c.call("stats")).contains("STAT curr_leases 0\n");
+
+            assertThat(c.call("qaread k 0 U")).as("another transaction takes the key at once").startsWith("LEASE k 0 0 ");
+        }
+    }
+
     @Test
     void tokensFromANewServerNeverEqualEarlierOnes() {
         Set<Long> earlier = new HashSet<>();
