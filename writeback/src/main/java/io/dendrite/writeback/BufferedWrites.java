@@ -146,7 +146,26 @@ final class BufferedWrites {
   void drainAll(List<EntityKey> keys) {
     List<EntityKey> distinct = keys.stream().distinct().toList();
     for (int from = 0; from < distinct.size(); from += drainBatch) {
-      drainBatch(distinct.subList(from, Math.min(distinct.size(), from + drainBatch)), null);
+      drainSplittingWhenLocksLapse(distinct.subList(from, Math.min(distinct.size(), from + drainBatch)));
+    }
+  }
+
+  /**
+   * Drains one batch; when its locks lapsed before its buffered writes could be deleted (its store round outlasted
+   * the servers' lease lifetime: a slow or overloaded database), drains it again in halves, each split further if
+   * its locks lapse too. Taking the whole batch again would apply it again, harmlessly but just as slowly, and lose
+   * its locks again: the drain would never finish while the database stays that slow.
+   */
+  private void drainSplittingWhenLocksLapse(List<EntityKey> batch) {
+    try {
+      drainBatch(batch, null);
+    } catch (ExclusiveLease.LeaseLostException lapsed) {
+      if (batch.size() == 1) {
+        throw lapsed;
+      }
+      int half = batch.size() / 2;
+      drainSplittingWhenLocksLapse(batch.subList(0, half));
+      drainSplittingWhenLocksLapse(batch.subList(half, batch.size()));
     }
   }
 

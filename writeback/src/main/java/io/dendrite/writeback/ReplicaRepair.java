@@ -1,7 +1,6 @@
 package io.dendrite.writeback;
 
 import io.dendrite.iq.client.IqClient;
-import io.dendrite.iq.client.ServerAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,26 +12,46 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Gives values pinned on R servers their R copies back after a server restarts empty. A background thread looks
- * at the servers every {@code interval} ({@link ServerRuns}); once one is back it runs every restore step (the
- * engine's buffered writes and listings, and whatever else registered, such as range write-back's log), and runs
- * them again at each next look until a whole pass succeeds and finds nothing left to restore. Without this, a buffered write keeps one copy fewer
- * until it is written again or drained, and a rolling restart of the cache tier, one server after another, loses it.
+ * Gives values pinned on R servers their R copies back after a server is lost. A background thread looks at the
+ * servers every {@code interval} ({@link ServerRuns}) and, whenever a server is back or replica placement changed, it
+ * runs every restore step (the engine's buffered writes and listings, and whatever else registered, such as range
+ * write-back's log), and runs them again at each next look until a whole pass succeeds and finds nothing left to
+ * restore. Without this, a buffered write keeps one copy fewer until it is written again or drained, and a rolling
+ * restart of the cache tier, one server after another, loses it.
  *
- * <p>Placement is fixed by the ring, so a copy is restored on the server that lost it, once that server (or a
- * replacement at its address) answers again; a server that stays down is not replaced by another.
+ * <p>Where the copies go ({@link IqClient#serversFor}):
+ *
+ * <ul>
+ *   <li>A server that restarts (answers as a new run) gets its copies back on its address.
+ *   <li>A server that stays down for {@code replaceAfter} is taken out of replica placement: the next server
+ *       clockwise substitutes for it, gets a copy of every value, and a second loss is survived too. Once it is back
+ *       as a new run it is put back in, gets its copies back, and the substitutes' copies are deleted later ({@link
+ *       IqClient#deleteStrayReplicas}).
+ *   <li>A server that was down and answers again as the <em>same</em> run was cut off, not restarted: it kept copies
+ *       that may have missed changes made while it was taken for down, and reading one would bring an older buffered
+ *       write back. It is taken out of placement at once and stays out until it restarts.
+ * </ul>
  */
 final class ReplicaRepair implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ReplicaRepair.class);
 
+  private final IqClient cache;
   private final ServerRuns runs;
+  private final Duration replaceAfter;
   private final List<IntSupplier> steps = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService thread;
   private boolean due;
+  private long placementSeen;
 
-  /** Starts looking every {@code interval}; {@link Duration#ZERO} never looks (restores only on {@link #restoreNow}). */
-  ReplicaRepair(IqClient cache, Duration interval, String name) {
+  /**
+   * Starts looking every {@code interval}; {@link Duration#ZERO} never looks (restores only on {@link #restoreNow}).
+   * A server down for {@code replaceAfter} is replaced by the next one in placement.
+   */
+  ReplicaRepair(IqClient cache, Duration interval, Duration replaceAfter, String name) {
+    this.cache = cache;
     this.runs = new ServerRuns(cache);
+    this.replaceAfter = replaceAfter;
+    this.placementSeen = cache.replicaPlacementVersion();
     this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
       Thread daemon = new Thread(task, name);
       daemon.setDaemon(true);
@@ -64,9 +83,29 @@ final class ReplicaRepair implements AutoCloseable {
 
   private void look() {
     try {
-      List<ServerAddress> back = runs.backSinceLastLook();
-      if (!back.isEmpty()) {
-        log.debug("cache servers {} are back (or first seen); restoring replicas", back);
+      for (ServerRuns.Back back : runs.backSinceLastLook()) {
+        if (back.sameRun()) {
+          if (cache.excludeFromReplicas(back.server())) {
+            log.warn("cache server {} answers again as the run it was before it was taken for down: it was cut off, "
+                + "and its copies of pinned values may be older than the others; it stays out of replica placement "
+                + "until it restarts", back.server());
+          }
+          continue;
+        }
+        if (cache.includeInReplicas(back.server())) {
+          log.info("cache server {} is back as a new run: replicas move back to it", back.server());
+        }
+        log.debug("cache server {} is back (or first seen); restoring replicas", back.server());
+        due = true;
+      }
+      runs.down().forEach((server, downFor) -> {
+        if (downFor.compareTo(replaceAfter) >= 0 && cache.excludeFromReplicas(server)) {
+          log.warn("cache server {} has been down for {}: the next servers take its replicas", server, downFor);
+        }
+      });
+      long placement = cache.replicaPlacementVersion();
+      if (placement != placementSeen) {
+        placementSeen = placement;
         due = true;
       }
       if (due) {
@@ -75,8 +114,13 @@ final class ReplicaRepair implements AutoCloseable {
         // from before its restart failed) is made good by the next.
         due = restored > 0;
         if (restored > 0) {
-          log.info("restored {} replicas of pinned values after cache servers came back", restored);
+          log.info("restored {} replicas of pinned values after cache servers came back or were replaced",
+              restored);
         }
+      }
+      int strays = cache.deleteStrayReplicas();
+      if (strays > 0) {
+        log.info("deleted {} copies that substitute cache servers held while a server was out", strays);
       }
     } catch (RuntimeException failed) {
       log.warn("restoring replicas failed; retrying at the next look", failed);

@@ -102,7 +102,8 @@ public final class SessionWriteBack implements AutoCloseable {
     this.drainThreads = new DrainThreads("session-writeback-drain", builder.drainThreads, passes,
         builder.idlePause, 1);
     this.replicaRepair = new ReplicaRepair(builder.cache,
-        builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO, "session-writeback-replica-repair");
+        builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO, builder.replaceDownServerAfter,
+        "session-writeback-replica-repair");
     replicaRepair.register(sessions::restoreReplicas);
   }
 
@@ -265,6 +266,7 @@ public final class SessionWriteBack implements AutoCloseable {
     private Duration compactEvery = Duration.ofMinutes(1);
     private Duration appliedSessionsGrace = Duration.ofMinutes(1);
     private Duration replicaCheckInterval = Duration.ofSeconds(1);
+    private Duration replaceDownServerAfter = Duration.ofSeconds(30);
 
     private Builder() {}
 
@@ -375,6 +377,19 @@ public final class SessionWriteBack implements AutoCloseable {
     }
 
     /**
+     * How long a cache server may stay down (refusing or dropping connections; one that is slow to answer is not
+     * down) before it is replaced (default 30 s): the next server on the ring takes its place for every replicated
+     * value that had a copy there and gets that copy, so that R copies exist again and a second loss is survived too.
+     * Once the server is back as a new run it takes its copies back. Longer than a restart of one server, so that a
+     * rolling restart restores copies in place instead of moving them twice. Checked every {@link
+     * #replicaCheckInterval}.
+     */
+    public Builder replaceDownServerAfter(Duration downFor) {
+      this.replaceDownServerAfter = downFor;
+      return this;
+    }
+
+    /**
      * Starts the engine and its drain threads.
      *
      * @throws IllegalArgumentException when a required part is missing or a value is out of range
@@ -389,7 +404,7 @@ public final class SessionWriteBack implements AutoCloseable {
             + " maxSessionBytes and the compaction threshold must be positive");
       }
       if (storeRetryDeadline.isNegative() || idlePause.isNegative() || compactEvery.isNegative()
-          || appliedSessionsGrace.isNegative() || replicaCheckInterval.isNegative()) {
+          || appliedSessionsGrace.isNegative() || replicaCheckInterval.isNegative() || replaceDownServerAfter.isNegative()) {
         throw new IllegalArgumentException("durations must not be negative");
       }
       return new SessionWriteBack(this);

@@ -81,7 +81,8 @@ public final class WriteBack implements AutoCloseable {
         builder.drainBatch);
     // With one replica a restarted server took the only copy: there is nothing to restore.
     this.replicaRepair = new ReplicaRepair(builder.cache,
-        builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO, "writeback-replica-repair");
+        builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO, builder.replaceDownServerAfter,
+        "writeback-replica-repair");
     replicaRepair.register(this::restoreReplicas);
   }
 
@@ -257,6 +258,7 @@ public final class WriteBack implements AutoCloseable {
     private boolean singleProcess;
     private Duration lockTimeout = Duration.ofSeconds(10);
     private Duration replicaCheckInterval = Duration.ofSeconds(1);
+    private Duration replaceDownServerAfter = Duration.ofSeconds(30);
     private Duration drainOnClose = Duration.ofSeconds(5);
 
     private Builder() {}
@@ -366,6 +368,19 @@ public final class WriteBack implements AutoCloseable {
     }
 
     /**
+     * How long a cache server may stay down (refusing or dropping connections; one that is slow to answer is not
+     * down) before it is replaced (default 30 s): the next server on the ring takes its place for every replicated
+     * value that had a copy there and gets that copy, so that R copies exist again and a second loss is survived too.
+     * Once the server is back as a new run it takes its copies back. Longer than a restart of one server, so that a
+     * rolling restart restores copies in place instead of moving them twice. Checked every {@link
+     * #replicaCheckInterval}.
+     */
+    public Builder replaceDownServerAfter(Duration downFor) {
+      this.replaceDownServerAfter = downFor;
+      return this;
+    }
+
+    /**
      * How long {@link WriteBack#close()} keeps draining what is still buffered (default 5 s) before it hands the rest
      * over: leaves it pinned and listed in the cache, where any engine over the same servers drains it. {@link
      * Duration#ZERO} hands everything over at once.
@@ -390,7 +405,7 @@ public final class WriteBack implements AutoCloseable {
             + " pinnedBudgetBytes not negative");
       }
       if (storeRetryDeadline.isNegative() || idlePause.isNegative() || lockTimeout.isNegative()
-          || replicaCheckInterval.isNegative() || drainOnClose.isNegative()) {
+          || replicaCheckInterval.isNegative() || replaceDownServerAfter.isNegative() || drainOnClose.isNegative()) {
         throw new IllegalArgumentException("durations must not be negative");
       }
       return new WriteBack(this);

@@ -1,7 +1,6 @@
 package io.dendrite.writeback;
 
 import static io.dendrite.writeback.change.Change.inc;
-import static io.dendrite.writeback.change.Change.insert;
 import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,15 +12,11 @@ import io.dendrite.testsupport.RealServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.store.Entity;
 import io.dendrite.writeback.store.MySqlStore;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -35,6 +30,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * engine's replica repair must write it back before the next restart takes the other copy, so that every
  * acknowledged write still reaches the database at the end. Nothing is written or drained meanwhile, so only the
  * repair can have restored anything.
+ *
+ * <p>Also a server that stays down: the repair must give its copies to the next servers on the ring, so that a
+ * second server's loss later still leaves a copy of everything; and when it comes back, move them back to it and
+ * leave none outside their placement.
  */
 @ExtendWith(RealServers.class)
 class CacheServerRestartIT {
@@ -80,13 +79,39 @@ class CacheServerRestartIT {
     assertThat(run.mismatches()).isNotEmpty();
   }
 
+  @Test
+  void aServerThatStaysDownIsReplacedSoThatASecondLossLosesNothing(MySqlTestDatabase database) throws Exception {
+    Run run = writeThenLoseTwoServers(database, Duration.ZERO, false);
+    assertThat(run.mismatches()).isEmpty();
+    assertThat(run.pendingAfterDrain()).isZero();
+    assertThat(run.leftOnServers()).as("buffered writes left on the servers after drainNow").isEmpty();
+  }
+
+  /**
+   * Negative control: a server that is never replaced leaves one copy of what it shared with the second server,
+   * and the second loss takes that; the check says so.
+   */
+  @Test
+  void withoutReplacementTheCheckCatchesTheWritesASecondLossTakes(MySqlTestDatabase database) throws Exception {
+    Run run = writeThenLoseTwoServers(database, Duration.ofDays(1), false);
+    assertThat(run.mismatches()).isNotEmpty();
+  }
+
+  @Test
+  void aReplacedServerThatComesBackTakesItsCopiesBackAndNoneStayOutsidePlacement(MySqlTestDatabase database)
+      throws Exception {
+    Run run = writeThenLoseTwoServers(database, Duration.ZERO, true);
+    assertThat(run.mismatches()).isEmpty();
+    assertThat(run.pendingAfterDrain()).isZero();
+    assertThat(run.leftOnServers()).as("buffered writes left on the servers after drainNow").isEmpty();
+  }
+
   private record Run(List<String> mismatches, long pendingAfterDrain, List<String> leftOnServers) {}
 
   private Run commitSessionsThenRestartEachServer(MySqlTestDatabase database, Duration replicaCheckInterval)
       throws Exception {
-    MySqlStore store = seededStore(database);
     DocumentModel model = new DocumentModel();
-    documents().forEach(key -> model.record(key, seed(key)));
+    MySqlStore store = UsersTable.seeded(database, documents(), model);
     List<ServerAddress> addresses = startServers();
     try (IqClient cache = IqClient.builder().servers(addresses).connectTimeout(Duration.ofSeconds(1))
         .requestTimeout(Duration.ofSeconds(5)).build();
@@ -108,15 +133,14 @@ class CacheServerRestartIT {
       }
       restartEachServer(cache, addresses, !replicaCheckInterval.isZero(), keys);
       sessions.drainNow();
-      return new Run(mismatches(store, model), sessions.metrics().pendingWrites(), List.of());
+      return new Run(UsersTable.mismatches(store, model, documents()), sessions.metrics().pendingWrites(), List.of());
     }
   }
 
   private Run writeThenRestartEachServer(MySqlTestDatabase database, Duration replicaCheckInterval)
       throws Exception {
-    MySqlStore store = seededStore(database);
     DocumentModel model = new DocumentModel();
-    documents().forEach(key -> model.record(key, seed(key)));
+    MySqlStore store = UsersTable.seeded(database, documents(), model);
     List<ServerAddress> addresses = startServers();
     try (IqClient cache = IqClient.builder().servers(addresses).connectTimeout(Duration.ofSeconds(1))
         .requestTimeout(Duration.ofSeconds(5)).build();
@@ -131,20 +155,73 @@ class CacheServerRestartIT {
       IntStream.range(0, 4).forEach(partition -> keys.add("PendingWrites:" + partition));
       restartEachServer(cache, addresses, !replicaCheckInterval.isZero(), keys);
       writeBack.drainNow();
-      return new Run(mismatches(store, model), writeBack.metrics().pendingWrites(),
+      return new Run(UsersTable.mismatches(store, model, documents()), writeBack.metrics().pendingWrites(),
           BufferedWritesOnServers.find(addresses, documents()));
     }
   }
 
-  private static List<String> mismatches(MySqlStore store, DocumentModel model) {
-    List<String> mismatches = new ArrayList<>();
-    for (EntityKey key : documents()) {
-      Optional<Map<String, Object>> stored = store.read(key).map(Entity::fields);
-      if (!stored.equals(model.expected(key))) {
-        mismatches.add(key.id() + ": expected " + model.expected(key) + " but found " + stored);
+  /**
+   * SIGKILLs the first server for good (with {@code firstComesBack}: until every copy moved, then starts it again,
+   * empty, and waits until it holds its copies and no copy is left outside its placement), then SIGKILLs the second
+   * and drains. With {@code replaceAfter} of a day the first server is never replaced.
+   */
+  private Run writeThenLoseTwoServers(MySqlTestDatabase database, Duration replaceAfter, boolean firstComesBack)
+      throws Exception {
+    DocumentModel model = new DocumentModel();
+    MySqlStore store = UsersTable.seeded(database, documents(), model);
+    List<ServerAddress> addresses = startServers();
+    boolean replaced = replaceAfter.compareTo(RESTORE_LIMIT) < 0;
+    try (IqClient cache = IqClient.builder().servers(addresses).connectTimeout(Duration.ofSeconds(1))
+        .requestTimeout(Duration.ofSeconds(2)).build();
+        WriteBack writeBack = WriteBack.builder().cache(cache).store(store).replicas(REPLICAS).partitions(4)
+            .drainThreads(0).replicaCheckInterval(Duration.ofMillis(100)).replaceDownServerAfter(replaceAfter)
+            .build()) {
+      for (int round = 0; round < 3; round++) {
+        for (EntityKey key : documents()) {
+          model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "r" + round)));
+        }
       }
+      List<String> keys = new ArrayList<>(documents().stream().map(BufferedWriteKey::of).toList());
+      IntStream.range(0, 4).forEach(partition -> keys.add("PendingWrites:" + partition));
+      servers.get(0).kill();
+      if (replaced) {
+        awaitEveryCopy(cache, addresses, keys); // on the substitutes: the killed server is out of placement
+        assertThat(cache.excludedFromReplicas()).containsExactly(addresses.get(0));
+      } else {
+        Thread.sleep(1_000); // ten looks of the repair, which must not move anything
+        assertThat(cache.excludedFromReplicas()).isEmpty();
+      }
+      if (firstComesBack) {
+        servers.set(0, servers.get(0).restartEmpty());
+        awaitTrue(() -> cache.excludedFromReplicas().isEmpty(), "the restarted server back in placement");
+        awaitEveryCopy(cache, addresses, keys);
+        awaitTrue(() -> copiesOutsidePlacement(cache, addresses, keys).isEmpty(),
+            "no copy outside its placement (" + copiesOutsidePlacement(cache, addresses, keys) + ")");
+      }
+      servers.get(1).kill();
+      writeBack.drainNow();
+      return new Run(UsersTable.mismatches(store, model, documents()), writeBack.metrics().pendingWrites(),
+          BufferedWritesOnServers.find(addresses, documents()));
     }
-    return mismatches;
+  }
+
+  private static void awaitTrue(java.util.function.BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + RESTORE_LIMIT.toNanos();
+    while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(condition.getAsBoolean()).as("within %s: %s", RESTORE_LIMIT, what).isTrue();
+  }
+
+  /** {@code <server> holds <key>} for every copy on a server outside the key's placement. */
+  private static List<String> copiesOutsidePlacement(IqClient cache, List<ServerAddress> addresses,
+      List<String> keys) {
+    List<String> outside = new ArrayList<>();
+    heldByServer(addresses, keys).forEach((server, held) -> held.keySet().stream()
+        .filter(key -> !cache.serversFor(key, REPLICAS).contains(server))
+        .forEach(key -> outside.add(server + " holds " + key)));
+    return outside;
   }
 
   /**
@@ -178,15 +255,7 @@ class CacheServerRestartIT {
    * server on its own (not through the replica logic under test).
    */
   private static List<String> missingCopies(IqClient cache, List<ServerAddress> addresses, List<String> keys) {
-    Map<ServerAddress, Map<String, ?>> held = new java.util.HashMap<>();
-    for (ServerAddress server : addresses) {
-      try (IqClient one = IqClient.builder().servers(List.of(server)).connectTimeout(Duration.ofSeconds(1))
-          .requestTimeout(Duration.ofSeconds(5)).build()) {
-        held.put(server, one.getAll(keys));
-      } catch (IqConnectionException starting) {
-        held.put(server, Map.of());
-      }
-    }
+    Map<ServerAddress, Map<String, ?>> held = heldByServer(addresses, keys);
     List<String> missing = new ArrayList<>();
     for (String key : keys) {
       if (held.values().stream().noneMatch(values -> values.containsKey(key))) {
@@ -201,6 +270,20 @@ class CacheServerRestartIT {
     return missing;
   }
 
+  /** What each server holds of {@code keys}, asked of each on its own; nothing for a server that is down. */
+  private static Map<ServerAddress, Map<String, ?>> heldByServer(List<ServerAddress> addresses, List<String> keys) {
+    Map<ServerAddress, Map<String, ?>> held = new java.util.LinkedHashMap<>();
+    for (ServerAddress server : addresses) {
+      try (IqClient one = IqClient.builder().servers(List.of(server)).connectTimeout(Duration.ofSeconds(1))
+          .requestTimeout(Duration.ofSeconds(5)).build()) {
+        held.put(server, one.getAll(keys));
+      } catch (IqConnectionException starting) {
+        held.put(server, Map.of());
+      }
+    }
+    return held;
+  }
+
   private List<ServerAddress> startServers() throws Exception {
     List<CompletableFuture<IqServerProcess>> starting = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
@@ -213,21 +296,6 @@ class CacheServerRestartIT {
   }
 
   private static List<EntityKey> documents() {
-    return IntStream.rangeClosed(1, DOCUMENTS).mapToObj(id -> new EntityKey("users", id)).toList();
-  }
-
-  private static ChangeSequence seed(EntityKey key) {
-    return ChangeSequence.of(insert(Map.of("name", "u" + key.id(), "score", 0)));
-  }
-
-  private static MySqlStore seededStore(MySqlTestDatabase database) throws Exception {
-    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
-    }
-    MySqlStore store = MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));
-    List<EntityChanges> seed = new ArrayList<>();
-    documents().forEach(key -> seed.add(new EntityChanges(key, seed(key))));
-    store.apply(seed);
-    return store;
+    return UsersTable.documents(DOCUMENTS);
   }
 }

@@ -72,6 +72,47 @@ class DatabaseFaultsIT {
     outageDuringDrain(mongo(database), Fault.BLACK_HOLE);
   }
 
+  /**
+   * A database slower than the cache servers' lease lifetime: a store round of a whole batch takes longer than the
+   * locks it is applied under last, so the batch loses its locks before its buffered writes can be deleted. Taken
+   * whole again, it would be applied again just as slowly, forever (a recovery drain of {@code CrashMidDrainIT}
+   * hung so on a loaded FerretDB); the drain must get through in smaller batches.
+   */
+  @Test
+  void aDatabaseSlowerThanTheLeaseLifetimeIsDrainedInSmallerBatches(MySqlTestDatabase database) throws Exception {
+    List<EntityKey> documents = UsersTable.documents(32);
+    DocumentModel model = new DocumentModel();
+    MySqlStore mysql = UsersTable.seeded(database, documents, model);
+    // 32 documents take 3.2 s per round against a 1 s lease; 4 take 0.4 s.
+    DataStore slow = new ForwardingStore(mysql) {
+      @Override
+      public void apply(List<EntityChanges> batch) {
+        try {
+          Thread.sleep(100L * batch.size());
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new AssertionError(interrupted);
+        }
+        super.apply(batch);
+      }
+    };
+    ExecutorService drainer = Executors.newSingleThreadExecutor();
+    try (CacheServers cache = new CacheServers(1, 64L << 20, Duration.ofSeconds(1));
+        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(slow).drainThreads(0).drainBatch(32)
+            .build()) {
+      for (EntityKey key : documents) {
+        model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "slow")));
+      }
+      Future<?> drain = drainer.submit(writeBack::drainNow);
+      drain.get(120, TimeUnit.SECONDS);
+      assertThat(writeBack.metrics().pendingWrites()).isZero();
+      assertThat(UsersTable.mismatches(mysql, model, documents)).isEmpty();
+    } finally {
+      drainer.shutdownNow();
+      mysql.close();
+    }
+  }
+
   /** How to reach one test database: its URL, and a store opened on a URL (the real one or the proxy's). */
   private record Database(String url, IntFunction<DataStore> storeViaPort, DataStore direct) {}
 

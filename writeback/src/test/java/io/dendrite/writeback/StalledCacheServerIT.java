@@ -72,7 +72,7 @@ class StalledCacheServerIT {
         WriteBack writer = WriteBack.builder().cache(writerCache).store(mysql).replicas(3).drainThreads(0)
             .build()) {
       for (int i = 0; i < 30; i++) {
-        model.write(writer, DOCUMENT, update(i));
+        model.write(drainer, DOCUMENT, update(i)); // the patient client: only the late write must be impatient
       }
       // The drain applies the thirty writes and is held right after its database round.
       store.pauseAfterNextApply();

@@ -13,8 +13,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -55,6 +58,10 @@ public final class IqClient implements AutoCloseable {
     private final BackgroundReader background = new BackgroundReader();
     private final Map<ServerAddress, ServerConnection> connections = new LinkedHashMap<>();
     private final HashRing ring;
+    private final ReplicaPlacement placement;
+    private final Map<ServerAddress, Long> downSeenAt = new ConcurrentHashMap<>();
+    /** When a server was last put back into replica placement ({@link #includeInReplicas}); guarded by placement. */
+    private long lastIncludedNanos = System.nanoTime();
     // Per sending thread, so that a caller sharing the client across threads can attribute round trips to its own
     // operations (a benchmark binding counts cache round trips per operation type this way).
     private final ThreadLocal<long[]> requestsOfThread = ThreadLocal.withInitial(() -> new long[1]);
@@ -66,6 +73,7 @@ public final class IqClient implements AutoCloseable {
                     config.requestTimeout(), background, requestsOfThread));
         }
         this.ring = new HashRing(config.servers(), config.pointsPerServer());
+        this.placement = new ReplicaPlacement(ring, config.servers().size());
     }
 
     /** Starts configuring a client. */
@@ -249,10 +257,101 @@ public final class IqClient implements AutoCloseable {
 
     /**
      * The {@code replicas} distinct servers a replicated key lives on: its owner on the ring, then
-     * the next distinct servers clockwise.
+     * the next distinct servers clockwise, skipping those {@linkplain #excludeFromReplicas taken out} (fewer when
+     * fewer servers are left in placement).
      */
     public List<ServerAddress> serversFor(String key, int replicas) {
-        return ring.serversFor(key, replicas);
+        return placement.serversFor(key, replicas);
+    }
+
+    /**
+     * Takes {@code server} out of replica placement, e.g. one that has been down too long: every replicated key that
+     * had a copy there gets the next server clockwise instead (see {@link #serversFor}), which the caller must fill
+     * with a copy to have R copies again. Plain (unreplicated) keys stay where they are. Placement is this client's
+     * own: clients that disagree about it still meet on the key's live servers, because taking a down server out
+     * only appends the next server to a key's placement.
+     *
+     * @return whether it was in placement (false also when it is the last server left in)
+     */
+    public boolean excludeFromReplicas(ServerAddress server) {
+        requireKnown(server);
+        return placement.exclude(server);
+    }
+
+    /**
+     * Puts {@code server} back into replica placement, e.g. once it answers again as a new, empty run; the caller
+     * must restore its copies. The copies its substitutes hold meanwhile are left outside placement; {@link
+     * #deleteStrayReplicas} deletes them once no holder can still be writing them.
+     *
+     * @return whether it was out
+     */
+    public boolean includeInReplicas(ServerAddress server) {
+        requireKnown(server);
+        synchronized (placement.changes) {
+            boolean included = placement.include(server);
+            if (included) {
+                lastIncludedNanos = System.nanoTime();
+            }
+            return included;
+        }
+    }
+
+    /** The servers {@linkplain #excludeFromReplicas taken out} of replica placement. */
+    public Set<ServerAddress> excludedFromReplicas() {
+        return placement.excluded();
+    }
+
+    /** Counts every change of replica placement: copies must be restored after each. */
+    public long replicaPlacementVersion() {
+        return placement.version();
+    }
+
+    /**
+     * Deletes the copies that servers hold for keys they substituted for while another server was out of placement,
+     * and that are outside the keys' placement now that it is back: a stale copy there would be read if the same
+     * server substituted for the key again. Deletes only once every holder that may still write such a copy is
+     * fenced: the server's lease lifetime ({@code stats lease_ms}) and twice the request timeout after the last
+     * {@link #includeInReplicas}. A server that cannot be reached keeps its strays for the next call.
+     *
+     * @return how many copies were deleted
+     */
+    public int deleteStrayReplicas() {
+        int deleted = 0;
+        synchronized (placement.changes) {
+            for (ServerAddress server : placement.substitutes()) {
+                List<String> strays = placement.strays(server);
+                if (strays.isEmpty()) {
+                    continue;
+                }
+                try {
+                    long leaseMillis = Long.parseLong(stats(server).getOrDefault("lease_ms", "0"));
+                    long fencedAt = lastIncludedNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis)
+                            + 2 * config.requestTimeout().toNanos();
+                    if (System.nanoTime() - fencedAt < 0) {
+                        continue;
+                    }
+                    ServerConnection connection = connections.get(server);
+                    List<CompletableFuture<Outcome>> sent = strays.stream()
+                            .map(key -> connection.send(Command.delete(key)).thenApply(Outcome::of)).toList();
+                    for (int i = 0; i < strays.size(); i++) {
+                        Outcome outcome = ServerConnection.await(sent.get(i));
+                        if (outcome == Outcome.OK || outcome == Outcome.NOT_FOUND) {
+                            placement.deleted(server, strays.get(i));
+                            deleted += outcome == Outcome.OK ? 1 : 0;
+                        }
+                    }
+                } catch (IqConnectionException unreachable) {
+                    // kept for the next call
+                }
+            }
+        }
+        return deleted;
+    }
+
+    private void requireKnown(ServerAddress server) {
+        if (!connections.containsKey(server)) {
+            throw new IllegalArgumentException(server + " is not one of this client's servers " + config.servers());
+        }
     }
 
     /**
@@ -268,7 +367,7 @@ public final class IqClient implements AutoCloseable {
 
     /** Reads a replicated key from the first of its servers that has it. */
     public Optional<CacheValue> getReplicated(String key, int replicas) {
-        for (ServerAddress address : ring.serversFor(key, replicas)) {
+        for (ServerAddress address : placement.serversFor(key, replicas)) {
             Optional<CacheValue> found;
             try {
                 found = ServerConnection.await(getFrom(connections.get(address), key));
@@ -305,7 +404,7 @@ public final class IqClient implements AutoCloseable {
      */
     public List<CacheValue> getEachReplica(String key, int replicas) {
         List<CacheValue> found = new ArrayList<>();
-        for (ServerAddress address : ring.serversFor(key, replicas)) {
+        for (ServerAddress address : placement.serversFor(key, replicas)) {
             try {
                 ServerConnection.await(getFrom(connections.get(address), key)).ifPresent(found::add);
             } catch (IqConnectionException unreachable) {
@@ -341,7 +440,7 @@ public final class IqClient implements AutoCloseable {
         Map<String, List<ServerAddress>> serversOf = new LinkedHashMap<>();
         Map<ServerAddress, List<String>> byServer = new LinkedHashMap<>();
         for (String key : keys) {
-            List<ServerAddress> servers = ring.serversFor(key, replicas);
+            List<ServerAddress> servers = placement.serversFor(key, replicas);
             serversOf.put(key, servers);
             servers.forEach(address -> byServer.computeIfAbsent(address, a -> new ArrayList<>()).add(key));
         }
@@ -392,8 +491,22 @@ public final class IqClient implements AutoCloseable {
             ServerConnection.await(connection(address).send(Command.stats()));
             return false;
         } catch (IqConnectionException failed) {
-            return !failed.timedOut();
+            if (failed.timedOut()) {
+                return false;
+            }
+            downSeenAt.put(address, System.nanoTime());
+            return true;
         }
+    }
+
+    /**
+     * When {@link #isDown} last found {@code server} down ({@link System#nanoTime()}), if ever: a caller that then
+     * left the server's replicas out of a change needs it to know that the server may hold older copies if it
+     * answers again as the same run.
+     */
+    public OptionalLong downSeenAt(ServerAddress server) {
+        Long at = downSeenAt.get(server);
+        return at == null ? OptionalLong.empty() : OptionalLong.of(at);
     }
 
     /**
@@ -443,7 +556,7 @@ public final class IqClient implements AutoCloseable {
     }
 
     private List<CompletableFuture<Outcome>> sendToReplicas(String key, int replicas, Supplier<Command> command) {
-        return ring.serversFor(key, replicas).stream()
+        return placement.serversFor(key, replicas).stream()
                 .map(address -> connections.get(address).send(command.get()).thenApply(Outcome::of))
                 .toList();
     }
