@@ -22,7 +22,8 @@ import java.util.function.LongConsumer;
  * Runs every configuration on every workload in one invocation and writes the report: loads each
  * database once with its database-alone binding, warms it up, then for each run starts fresh cache
  * servers, warms the cache up, measures (following the CPU of the client, the cache servers, the database
- * server and the machine meanwhile), stops the servers, and finally writes {@code results.csv},
+ * server and the machine meanwhile, and the database server's own count of its statements, commits and
+ * fsyncs), stops the servers, and finally writes {@code results.csv},
  * {@code report.md} and the plots next to the raw YCSB output.
  */
 public final class Bench {
@@ -160,15 +161,19 @@ public final class Bench {
             PinnedMemoryPoller poller = config.writeBack() ? new PinnedMemoryPoller(servers) : null;
             // Added to by YcsbChild's stderr thread, read here once the child is gone.
             List<YcsbOutputParser.Status> statuses = new CopyOnWriteArrayList<>();
-            CpuMeter cpu = new CpuMeter(config.name() + " on " + workload.name(),
-                    servers.stream().map(ServerProcess::pid).toList(), config.database(), clockTicksPerSecond, this::warn);
+            String run = config.name() + " on " + workload.name();
+            CpuMeter cpu = new CpuMeter(run, servers.stream().map(ServerProcess::pid).toList(), config.database(),
+                    clockTicksPerSecond, this::warn);
+            DatabaseWorkMeter databaseWork = new DatabaseWorkMeter(run, config.database(), this::warn);
             List<String> out;
             try {
                 out = measureOrWarm(config, workload, servers, plan.seconds(), id, true, cpu::clientStarted, s -> {
                     statuses.add(s);
                     cpu.sample(s);
+                    databaseWork.sample(s);
                 });
             } finally {
+                databaseWork.close();
                 if (poller != null) {
                     poller.stop();
                 }
@@ -183,7 +188,8 @@ public final class Bench {
             say("  %s on %s: %,.0f ops/s, %d failed%s", config.name(), workload.name(), ycsb.throughput(),
                     ycsb.failedOperations(), stats.map(s -> ", " + s.anomalies() + " anomalies in " + s.rowReadsChecked() + " rows").orElse(""));
             return Optional.of(new RunResult(config, workload, plan.threads(), plan.records(), plan.seconds(), ycsb, stats,
-                    pinned, statuses, cpu.usage(), plan.outputDir().relativize(raw.resolve(id + ".out")).toString()));
+                    pinned, statuses, cpu.usage(), databaseWork.work(cpu.window()),
+                    plan.outputDir().relativize(raw.resolve(id + ".out")).toString()));
         } finally {
             servers.forEach(ServerProcess::close);
         }

@@ -34,7 +34,8 @@ public final class Configurations {
         List<Configuration> all = new ArrayList<>();
         if (mysqlUrl != null) {
             Database mysql = new Database("mysql", () -> dropMySqlTable(mysqlUrl),
-                    Optional.of(servicesDir.resolve("mariadb/mariadbd.pid")));
+                    Optional.of(servicesDir.resolve("mariadb/mariadbd.pid")),
+                    Optional.of(new MySqlStatusCounters(mysqlUrl)));
             Map<String, String> props = Map.of("mysql.url", mysqlUrl, "table", TABLE);
             all.add(new Configuration("mysql", mysql, Configuration.ALONE, "io.dendrite.ycsb.MySqlClient", props,
                     Configuration.Cache.NONE));
@@ -44,7 +45,8 @@ public final class Configurations {
         }
         if (mongoUrl != null) {
             Database mongo = new Database("mongodb", () -> dropMongoCollection(mongoUrl),
-                    Optional.of(servicesDir.resolve("ferretdb/ferretdb.pid")));
+                    Optional.of(servicesDir.resolve("ferretdb/ferretdb.pid")),
+                    Optional.of(new MongoStatusCounters(mongoUrl)));
             Map<String, String> props = Map.of("mongodb.url", mongoUrl, "mongodb.database", MONGO_DATABASE, "table", TABLE);
             all.add(new Configuration("mongodb", mongo, Configuration.ALONE, "io.dendrite.ycsb.MongoDbClient", props,
                     Configuration.Cache.NONE));

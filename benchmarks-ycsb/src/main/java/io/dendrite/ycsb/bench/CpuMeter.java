@@ -24,6 +24,10 @@ import java.util.function.Consumer;
  */
 final class CpuMeter {
 
+    /** The status lines a run's usage is measured between, as they were handed to {@link #sample}. */
+    record Window(YcsbOutputParser.Status first, YcsbOutputParser.Status last) {
+    }
+
     private final String run;
     private final List<Long> cachePids;
     private final OptionalLong ticksPerSecond;
@@ -78,6 +82,11 @@ final class CpuMeter {
         warnIfBlank("database", usage.databaseMillis());
         warnIfBlank("machine", usage.machineBusyPercent());
         return Optional.of(usage);
+    }
+
+    /** The window {@link #usage()} measures over, for other figures to be measured over it too. */
+    synchronized Optional<Window> window() {
+        return first == null || last == null ? Optional.empty() : Optional.of(new Window(first.status(), last.status()));
     }
 
     private void warnIfBlank(String figure, OptionalDouble value) {

@@ -30,7 +30,8 @@ public final class ReportWriter {
                     p + "_cache_trips_per_op", p + "_db_trips_per_op"));
         }
         header.addAll(List.of("cpu_window_ops", "cpu_client_us_per_op", "cpu_cache_us_per_op", "cpu_db_us_per_op",
-                "cpu_total_us_per_op", "machine_busy_percent", "failed_ops", "anomalies", "rows_checked",
+                "cpu_total_us_per_op", "machine_busy_percent", "db_statements_per_op", "db_commits_per_op",
+                "db_fsyncs_per_op", "db_bound_projection", "failed_ops", "anomalies", "rows_checked",
                 "writeback_pending_at_end", "writeback_drained", "peak_pinned_bytes", "raw_output"));
         List<String> lines = new ArrayList<>();
         lines.add(String.join(",", header));
@@ -58,6 +59,11 @@ public final class ReportWriter {
             cells.add(cpu.map(c -> number(c.databaseMicrosPerOperation())).orElse(""));
             cells.add(cpu.map(c -> number(c.totalMicrosPerOperation())).orElse(""));
             cells.add(cpu.map(c -> number(c.machineBusyPercent())).orElse(""));
+            Optional<DatabaseWork> work = r.databaseWork();
+            cells.add(work.map(w -> number(w.statementsPerOperation())).orElse(""));
+            cells.add(work.map(w -> number(w.commitsPerOperation())).orElse(""));
+            cells.add(work.map(w -> number(w.fsyncsPerOperation())).orElse(""));
+            cells.add(number(row.databaseBoundProjection()));
             cells.add(String.valueOf(r.ycsb().failedOperations()));
             cells.add(stats.map(b -> String.valueOf(b.anomalies())).orElse(""));
             cells.add(stats.map(b -> String.valueOf(b.rowReadsChecked())).orElse(""));
@@ -78,7 +84,7 @@ public final class ReportWriter {
 
     /**
      * A table per workload, in the order the runs were made: throughput, ratio, latencies, round trips, CPU,
-     * anomalies.
+     * database work, the database-bound projection, anomalies.
      */
     public static void writeMarkdown(List<ReportRow> rows, Header header, Path file) throws IOException {
         StringBuilder md = new StringBuilder("# YCSB: Dendrite next to the databases alone\n\n");
@@ -98,13 +104,24 @@ public final class ReportWriter {
                 **CPU** = CPU time (user + system, `/proc/<pid>/stat`) per operation of the YCSB client JVM / the
                 run's cache servers together (0 for the database alone) / the database server (MariaDB or
                 FerretDB, by its `dev/services` pid file), then their sum; **busy** = the share of all the
-                machine's cores busy meanwhile (`/proc/stat`), whoever used them; anomalies = stale reads found
-                by the checker / rows it checked.
+                machine's cores busy meanwhile (`/proc/stat`), whoever used them; **db work** = per operation, the
+                statements / commits / fsyncs the database server counted itself (MariaDB: `Questions` less the
+                report's own reads, `Handler_commit`, which counts every autocommitted statement and read-only
+                transaction too, `Innodb_data_fsyncs`; MongoDB: the `serverStatus` opcounters, which FerretDB
+                does not give, and no commit or fsync count); **db-bound × alone** = the database alone's
+                database CPU µs/op ÷ this configuration's, on the same workload in this run; anomalies = stale
+                reads found by the checker / rows it checked.
 
-                CPU is measured from YCSB's first status line (its workload threads starting) to its last (those
-                threads finished), the window its throughput is measured over, and divided by the operations its
-                counter shows in between. The database server may be serving others at the same time; – = /proc
-                could not tell (the console says why) or there is no such process.
+                **db-bound × alone is a projection, not a measurement**: it is the throughput ratio to expect if
+                the database, on a server of its own, were the bottleneck while clients and cache servers scale
+                out, as in the CPR paper. It assumes throughput is then set by the database server's CPU per
+                operation alone; here all the processes share one machine, so the measured **× alone** can differ.
+
+                CPU and db work are measured from YCSB's first status line (its workload threads starting) to its
+                last (those threads finished), the window its throughput is measured over, and divided by the
+                operations its counter shows in between. The database server may be serving others at the same
+                time; – = /proc or the server could not tell (the console says why) or there is no such process
+                or counter.
 
                 Steady throughput counts the operations between the first YCSB status line at or after half the run
                 and the last one within it, leaving out the JIT warm-up and cold cache of each run's fresh JVM
@@ -117,9 +134,10 @@ public final class ReportWriter {
             md.append("\n### ").append(workload).append(" (").append(number(w.scanPercent())).append(" % scan")
                     .append(w.shape().isEmpty() ? "" : ", " + w.shape()).append(")\n\n");
             md.append("| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs"
-                    + " | round trips cache/db per op | CPU µs/op client/cache/db = total | busy % | failed"
+                    + " | round trips cache/db per op | CPU µs/op client/cache/db = total | busy %"
+                    + " | db work per op statements/commits/fsyncs | db-bound × alone (projection) | failed"
                     + " | anomalies / rows checked |\n");
-            md.append("|---|---:|---:|---:|---:|---|---|---|---:|---:|---:|\n");
+            md.append("|---|---:|---:|---:|---:|---|---|---|---:|---|---:|---:|---:|\n");
             for (ReportRow row : workloadRows) {
                 RunResult r = row.result();
                 md.append("| ").append(r.configuration().name())
@@ -131,6 +149,8 @@ public final class ReportWriter {
                         .append(" | ").append(roundTrips(r))
                         .append(" | ").append(cpuPerOperation(r))
                         .append(" | ").append(r.cpu().map(c -> integer(c.machineBusyPercent())).orElse("–"))
+                        .append(" | ").append(databaseWork(r))
+                        .append(" | ").append(ratio(row.databaseBoundProjection()))
                         .append(" | ").append(r.ycsb().failedOperations())
                         .append(" | ").append(r.stats().map(s -> s.anomalies() + " / " + s.rowReadsChecked()).orElse("–"))
                         .append(" |\n");
@@ -176,6 +196,11 @@ public final class ReportWriter {
         CpuUsage c = r.cpu().get();
         return integer(c.clientMicrosPerOperation()) + "/" + integer(c.cacheMicrosPerOperation()) + "/"
                 + integer(c.databaseMicrosPerOperation()) + " = " + integer(c.totalMicrosPerOperation());
+    }
+
+    private static String databaseWork(RunResult r) {
+        return r.databaseWork().map(w -> ratio(w.statementsPerOperation()) + "/" + ratio(w.commitsPerOperation()) + "/"
+                + ratio(w.fsyncsPerOperation())).orElse("–");
     }
 
     private static String integer(OptionalDouble v) {

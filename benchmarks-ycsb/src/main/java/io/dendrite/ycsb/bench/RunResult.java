@@ -7,12 +7,14 @@ import java.util.OptionalDouble;
 /**
  * One measured run of a configuration on a workload: what YCSB printed (its final measurements and the
  * {@code -s} status lines), what the binding counted (absent when the binding writes no stats file, as
- * YCSB's {@code BasicDB}), the pinned memory polled during it (empty unless write-back), and where its CPU
- * went (absent when it printed too few status lines to measure between).
+ * YCSB's {@code BasicDB}), the pinned memory polled during it (empty unless write-back), where its CPU
+ * went (absent when it printed too few status lines to measure between) and the database server's work over
+ * the same window by its own counters (absent when it keeps none or they could not be read).
  */
 public record RunResult(Configuration configuration, Workload workload, int threads, long records, int seconds,
                         YcsbResult ycsb, Optional<BindingStats> stats, List<PinnedSample> pinned,
-                        List<YcsbOutputParser.Status> statuses, Optional<CpuUsage> cpu, String rawOutput) {
+                        List<YcsbOutputParser.Status> statuses, Optional<CpuUsage> cpu,
+                        Optional<DatabaseWork> databaseWork, String rawOutput) {
 
     public RunResult {
         pinned = List.copyOf(pinned);

@@ -93,8 +93,10 @@ class CpuMeterTest {
         Process client = new ProcessBuilder("sleep", "60").start();
         CpuMeter meter = meter(List.of(), Database.withoutReset("basicdb"));
         meter.clientStarted(client.pid());
-        meter.sample(new Status(0, 0, 0));
-        meter.sample(new Status(10, 1_000, 100));
+        Status start = new Status(0, 0, 0);
+        Status lastReadable = new Status(10, 1_000, 100);
+        meter.sample(start);
+        meter.sample(lastReadable);
 
         client.destroy();
         assertThat(client.waitFor(10, TimeUnit.SECONDS)).isTrue();
@@ -103,6 +105,9 @@ class CpuMeterTest {
         CpuUsage usage = meter.usage().orElseThrow();
         assertThat(usage.operations()).isEqualTo(1_000);
         assertThat(usage.clientMillis()).isPresent();
+        CpuMeter.Window window = meter.window().orElseThrow();
+        assertThat(window.first()).isSameAs(start);
+        assertThat(window.last()).isSameAs(lastReadable);
         assertThat(warnings).isEmpty();
     }
 
@@ -113,6 +118,7 @@ class CpuMeterTest {
         meter.sample(new Status(0, 0, 0));
 
         assertThat(meter.usage()).isEmpty();
+        assertThat(meter.window()).isEmpty();
         assertThat(warnings).singleElement().asString().contains("fewer than two status lines");
     }
 
@@ -121,6 +127,6 @@ class CpuMeterTest {
     }
 
     private static Database database(Optional<Path> pidFile) {
-        return new Database("mysql", () -> { }, pidFile);
+        return new Database("mysql", () -> { }, pidFile, Optional.empty());
     }
 }

@@ -40,7 +40,8 @@ class ReportWriterTest {
                 "seconds", "throughput_ops_per_s", "ratio_to_db_alone", "steady_ops_per_s", "steady_ratio_to_db_alone");
         assertThat(header).contains("scan_p95_us", "update_p99_us", "scan_cache_trips_per_op", "update_db_trips_per_op",
                 "anomalies", "rows_checked", "peak_pinned_bytes", "cpu_window_ops", "cpu_client_us_per_op",
-                "cpu_cache_us_per_op", "cpu_db_us_per_op", "cpu_total_us_per_op", "machine_busy_percent");
+                "cpu_cache_us_per_op", "cpu_db_us_per_op", "cpu_total_us_per_op", "machine_busy_percent",
+                "db_statements_per_op", "db_commits_per_op", "db_fsyncs_per_op", "db_bound_projection");
         for (String line : lines) {
             assertThat(line.split(",", -1)).hasSameSizeAs(header.toArray());
         }
@@ -62,15 +63,23 @@ class ReportWriterTest {
         assertThat(wb.get(header.indexOf("cpu_window_ops"))).isEqualTo("2000");
         assertThat(wb.get(header.indexOf("cpu_client_us_per_op"))).isEqualTo("300");
         assertThat(wb.get(header.indexOf("cpu_cache_us_per_op"))).isEqualTo("200");
-        assertThat(wb.get(header.indexOf("cpu_db_us_per_op"))).isEqualTo("500");
-        assertThat(wb.get(header.indexOf("cpu_total_us_per_op"))).isEqualTo("1000");
+        assertThat(wb.get(header.indexOf("cpu_db_us_per_op"))).isEqualTo("125");
+        assertThat(wb.get(header.indexOf("cpu_total_us_per_op"))).isEqualTo("625");
         assertThat(wb.get(header.indexOf("machine_busy_percent"))).isEqualTo("87.5000");
+        assertThat(wb.get(header.indexOf("db_statements_per_op"))).isEqualTo("0.2500");
+        assertThat(wb.get(header.indexOf("db_commits_per_op"))).isEqualTo("0.3000");
+        assertThat(wb.get(header.indexOf("db_fsyncs_per_op"))).isEqualTo("0.0500");
+        assertThat(wb.get(header.indexOf("db_bound_projection"))).isEqualTo("4");
         List<String> alone = Arrays.asList(lines.get(1).split(",", -1));
         assertThat(alone.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("1");
         assertThat(alone.get(header.indexOf("anomalies"))).isEmpty();
         assertThat(alone.get(header.indexOf("steady_ops_per_s"))).isEqualTo("1200");
         assertThat(alone.get(header.indexOf("cpu_cache_us_per_op"))).isEqualTo("0");
         assertThat(alone.get(header.indexOf("cpu_total_us_per_op"))).isEqualTo("800");
+        assertThat(alone.get(header.indexOf("db_statements_per_op"))).isEqualTo("1.5000");
+        assertThat(alone.get(header.indexOf("db_commits_per_op"))).isEqualTo("1");
+        assertThat(alone.get(header.indexOf("db_fsyncs_per_op"))).isEqualTo("0.2500");
+        assertThat(alone.get(header.indexOf("db_bound_projection"))).isEqualTo("1");
         List<String> tooShort = Arrays.asList(lines.get(3).split(",", -1));
         assertThat(tooShort.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("2");
         assertThat(tooShort.get(header.indexOf("steady_ops_per_s"))).isEmpty();
@@ -79,6 +88,10 @@ class ReportWriterTest {
         assertThat(tooShort.get(header.indexOf("cpu_db_us_per_op"))).isEmpty();
         assertThat(tooShort.get(header.indexOf("cpu_total_us_per_op"))).isEmpty();
         assertThat(tooShort.get(header.indexOf("machine_busy_percent"))).isEmpty();
+        assertThat(tooShort.get(header.indexOf("db_statements_per_op"))).isEqualTo("0.5000");
+        assertThat(tooShort.get(header.indexOf("db_commits_per_op"))).isEmpty();
+        assertThat(tooShort.get(header.indexOf("db_fsyncs_per_op"))).isEmpty();
+        assertThat(tooShort.get(header.indexOf("db_bound_projection"))).isEmpty();
     }
 
     @Test
@@ -90,13 +103,19 @@ class ReportWriterTest {
         String text = Files.readString(md);
         assertThat(text).contains("dev/bench --quick", "* CPU: test", "### cpr-star-10 (10 % scan, YCSB*)",
                 "| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs |",
-                "| round trips cache/db per op | CPU µs/op client/cache/db = total | busy % | failed |",
+                "| round trips cache/db per op | CPU µs/op client/cache/db = total | busy %"
+                        + " | db work per op statements/commits/fsyncs | db-bound × alone (projection) | failed |",
                 "Steady throughput counts the operations between the first YCSB status line at or after half the run",
-                "CPU is measured from YCSB's first status line",
-                "| mysql | 1,000 | 1.00 | 1,200 | 1.00 | SCAN 2000/5000; UPDATE 1200/3000 | – | 300/0/500 = 800 | 88 | 1 | – |",
-                "| mysql-write-through | 2,000 | 2.00 | – | – | SCAN 2000/5000; UPDATE 1200/3000 | – | 300/200/– = – | – | 1 |",
+                "CPU and db work are measured from YCSB's first status line",
+                "**db-bound × alone is a projection, not a measurement**",
+                "**db-bound × alone** = the database alone's", "database CPU µs/op ÷ this configuration's",
+                "`Handler_commit`, which counts every autocommitted statement and read-only",
+                "| mysql | 1,000 | 1.00 | 1,200 | 1.00 | SCAN 2000/5000; UPDATE 1200/3000 | – | 300/0/500 = 800 | 88"
+                        + " | 1.50/1.00/0.25 | 1.00 | 1 | – |",
+                "| mysql-write-through | 2,000 | 2.00 | – | – | SCAN 2000/5000; UPDATE 1200/3000 | – | 300/200/– = – | –"
+                        + " | 0.50/–/– | – | 1 |",
                 "| mysql-write-back | 4,500 | 4.50 | 6,000 | 5.00 | SCAN 2000/5000; UPDATE 1200/3000"
-                        + " | SCAN 1.00/0.10; UPDATE 4.00/0.00 | 300/200/500 = 1000 | 88 | 1 | 0 / 4500 |",
+                        + " | SCAN 1.00/0.10; UPDATE 4.00/0.00 | 300/200/125 = 625 | 88 | 0.25/0.30/0.05 | 4.00 | 1 | 0 / 4500 |",
                 "![pinned-memory.png](pinned-memory.png)", "mysql-write-through on A: YCSB exited with 1");
     }
 }
