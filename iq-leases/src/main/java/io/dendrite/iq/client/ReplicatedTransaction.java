@@ -122,7 +122,8 @@ public final class ReplicatedTransaction implements AutoCloseable {
      *
      * @return {@link Outcome#OK} when every replica whose server is not down applied them; {@link
      *     Outcome#PINNED_MEMORY_FULL} when a server refused to pin a staged value, or {@link Outcome#INVALID} when a
-     *     lease was lost (expired, or its server restarted) before the commit: nothing was applied then
+     *     lease was lost (expired, or its server restarted) before the commit, or the transaction lapsed on every
+     *     server between its swaps and its commit: nothing was applied then
      * @throws IqConnectionException when a value is staged for a key whose every server is down
      * @throws IqException when a live server's outcome is unknown (it did not answer, or refused at commit): the
      *     changes may be applied on some replicas and not on others, so they must be taken as not done
@@ -155,12 +156,29 @@ public final class ReplicatedTransaction implements AutoCloseable {
         }
         ended = true;
         Map<ServerAddress, Outcome> outcomes = transaction.commitOnEach(false);
-        outcomes.forEach((server, outcome) -> {
-            if (outcome != Outcome.OK && !(outcome == Outcome.STATE_LOST && client.isDown(server))) {
+        boolean appliedSomewhere = false;
+        List<ServerAddress> lapsed = new ArrayList<>();
+        for (Map.Entry<ServerAddress, Outcome> answered : outcomes.entrySet()) {
+            ServerAddress server = answered.getKey();
+            Outcome outcome = answered.getValue();
+            if (outcome == Outcome.OK) {
+                appliedSomewhere = true;
+            } else if (outcome == Outcome.EXPIRED) {
+                // The server no longer knew the transaction (its record lapsed with the leases between the swaps and
+                // the commit): it applied nothing.
+                lapsed.add(server);
+            } else if (!(outcome == Outcome.STATE_LOST && client.isDown(server))) {
                 throw new IqException("commit of " + leases.keySet() + " on " + server + " answered " + outcome
                         + ": it may or may not be applied there");
             }
-        });
+        }
+        if (!lapsed.isEmpty()) {
+            if (appliedSomewhere) {
+                throw new IqException("commit of " + leases.keySet() + " was applied on some replicas and lapsed on "
+                        + lapsed + ": the replicas differ until the next commit");
+            }
+            return Outcome.INVALID; // lapsed everywhere: nothing was applied, as when a swap finds its lease gone
+        }
         return Outcome.OK;
     }
 
