@@ -12,8 +12,9 @@ import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Exclusive access to buffered writes (values pinned on R servers) for everyone who changes them: writers, drain
- * threads, read misses and the write-through fallback. A holder reads the values, stages changes and commits them.
+ * Exclusive access to buffered writes, and to session queues, session objects and their mappings (values pinned on
+ * R servers) for everyone who changes them: writers, committers, drain threads, read misses and the write-through
+ * fallback. A holder reads the values, stages changes and commits them.
  *
  * <ul>
  *   <li>{@link #replicaLeases}: the Q lease of each buffered write on each of its replica servers ({@link
@@ -46,7 +47,7 @@ interface BufferedWriteLocks {
      *
      * @return {@link Outcome#OK}, or {@link Outcome#PINNED_MEMORY_FULL} when pinned memory refused a value
      *     (nothing changed)
-     * @throws ExclusiveLease.LeaseLostException when a lease was lost before anything changed
+     * @throws LeaseLostException when a lease was lost before anything changed
      * @throws io.dendrite.iq.client.IqException when some replica's outcome is unknown: the changes must be taken as
      *     not done, and may be applied on some replicas
      */
@@ -76,7 +77,7 @@ interface BufferedWriteLocks {
         public Outcome commit() {
           Outcome outcome = transaction.commit();
           if (outcome == Outcome.INVALID) {
-            throw new ExclusiveLease.LeaseLostException(String.join(",", keys));
+            throw new LeaseLostException(String.join(",", keys));
           }
           return outcome;
         }

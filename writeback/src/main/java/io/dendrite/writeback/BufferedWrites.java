@@ -60,7 +60,7 @@ final class BufferedWrites {
    * Buffers {@code changes} behind the document's earlier ones, or, when pinned memory refuses them, applies the
    * earlier ones and then these to the data store. Returns once every replica stored it or the store applied it.
    *
-   * @throws ExclusiveLease.LeaseLostException when the lock was lost before anything changed (retry)
+   * @throws LeaseLostException when the lock was lost before anything changed (retry)
    */
   void write(EntityKey key, ChangeSequence changes) {
     String bufferedKey = BufferedWriteKey.of(key);
@@ -113,7 +113,7 @@ final class BufferedWrites {
    * @return how many buffered writes were written again (0 once every live replica holds its copy)
    * @throws IqException when pinned memory refused a batch or a replica's outcome is unknown (nothing is lost: the
    *     surviving copies are untouched; restore again later)
-   * @throws ExclusiveLease.LeaseLostException when a lock was lost before anything changed
+   * @throws LeaseLostException when a lock was lost before anything changed
    */
   int restoreReplicas(Collection<EntityKey> keys) {
     List<String> bufferedKeys = replicas.lackingACopy(keys.stream().map(BufferedWriteKey::of).distinct().toList());
@@ -140,32 +140,34 @@ final class BufferedWrites {
    * Applies the buffered writes of {@code keys}, those that have one, to the data store and deletes them, a batch at
    * a time; also removes their listings.
    *
-   * @throws ExclusiveLease.LeaseLostException when a lock was lost before a destructive step (the batch stopped
+   * @throws LeaseLostException when a lock was lost before a destructive step (the batch stopped
    *     there; what it applied is still buffered, in idempotent form, and is safe to apply again)
    */
   void drainAll(List<EntityKey> keys) {
     List<EntityKey> distinct = keys.stream().distinct().toList();
     for (int from = 0; from < distinct.size(); from += drainBatch) {
-      drainSplittingWhenLocksLapse(distinct.subList(from, Math.min(distinct.size(), from + drainBatch)));
+      drainSplittingWhenTooSlow(distinct.subList(from, Math.min(distinct.size(), from + drainBatch)));
     }
   }
 
   /**
    * Drains one batch; when its locks lapsed before its buffered writes could be deleted (its store round outlasted
-   * the servers' lease lifetime: a slow or overloaded database), drains it again in halves, each split further if
-   * its locks lapse too. Taking the whole batch again would apply it again, harmlessly but just as slowly, and lose
-   * its locks again: the drain would never finish while the database stays that slow.
+   * the servers' lease lifetime: a slow or overloaded database), or its store round still timed out when the retry
+   * deadline came (a database that does not answer), drains it again in halves under fresh locks, each split further
+   * if it fails so too. Taking the whole batch again would apply it again, harmlessly but just as slowly, and lose
+   * its locks again: the drain would never finish while the database stays that slow. Between the halves the locks
+   * are free, so writers of these documents wait at most one store round, never the whole drain.
    */
-  private void drainSplittingWhenLocksLapse(List<EntityKey> batch) {
+  private void drainSplittingWhenTooSlow(List<EntityKey> batch) {
     try {
       drainBatch(batch, null);
-    } catch (ExclusiveLease.LeaseLostException lapsed) {
-      if (batch.size() == 1) {
-        throw lapsed;
+    } catch (LeaseLostException | DataStoreUnavailableException failed) {
+      if (batch.size() == 1 || !(failed instanceof LeaseLostException || RetryingStore.timedOut(failed))) {
+        throw failed;
       }
       int half = batch.size() / 2;
-      drainSplittingWhenLocksLapse(batch.subList(0, half));
-      drainSplittingWhenLocksLapse(batch.subList(half, batch.size()));
+      drainSplittingWhenTooSlow(batch.subList(0, half));
+      drainSplittingWhenTooSlow(batch.subList(half, batch.size()));
     }
   }
 
@@ -236,7 +238,7 @@ final class BufferedWrites {
         Outcome deleted;
         try {
           deleted = locks.commit();
-        } catch (ExclusiveLease.LeaseLostException lost) {
+        } catch (LeaseLostException lost) {
           if (alsoApply != null) {
             throw new IqException("the write-through of " + keys + " was applied but its lock was lost", lost);
           }

@@ -52,9 +52,16 @@ final class RetryingStore {
    * Applies a batch of idempotent sequences in one store round. A batch that the store did not finish within its
    * reply timeout is applied again in halves (each split further if it times out too): a database slowed down by
    * load would otherwise get the same too-large batch again and again, each abandoned attempt still running on its
-   * side and slowing it further, and the drain would never finish. Only a single sequence is retried whole.
+   * side and slowing it further, and the drain would never finish. Only a single sequence is retried whole. All of
+   * it within the deadline, like any retry: the caller holds the batch's locks meanwhile, and a database that does
+   * not answer at all (black-holed) must not keep writers of those documents waiting past their lock timeout; the
+   * time-out is then thrown, and the caller may go on with smaller batches under fresh locks.
    */
   void apply(List<EntityChanges> idempotent) {
+    apply(idempotent, System.nanoTime() + deadline.toNanos());
+  }
+
+  private void apply(List<EntityChanges> idempotent, long giveUpAt) {
     if (idempotent.size() > 1) {
       try {
         store.apply(idempotent);
@@ -62,9 +69,12 @@ final class RetryingStore {
       } catch (DataStoreUnavailableException unavailable) {
         retries.increment();
         if (timedOut(unavailable)) {
+          if (System.nanoTime() >= giveUpAt) {
+            throw unavailable;
+          }
           int half = idempotent.size() / 2;
-          apply(List.copyOf(idempotent.subList(0, half)));
-          apply(List.copyOf(idempotent.subList(half, idempotent.size())));
+          apply(List.copyOf(idempotent.subList(0, half)), giveUpAt);
+          apply(List.copyOf(idempotent.subList(half, idempotent.size())), giveUpAt);
           return;
         }
         // refused or dropped: the size of the batch is not the problem; retried whole below
@@ -73,7 +83,7 @@ final class RetryingStore {
     retry(() -> {
       store.apply(idempotent);
       return null;
-    });
+    }, giveUpAt);
   }
 
   /** Whether the store was reached but did not answer in time (as opposed to refusing or dropping the connection). */
@@ -93,7 +103,11 @@ final class RetryingStore {
 
   /** Runs {@code operation}, which must be safe to repeat (idempotent or exactly-once), with the retries above. */
   <T> T retry(Supplier<T> operation) {
-    long giveUpAt = System.nanoTime() + deadline.toNanos();
+    return retry(operation, System.nanoTime() + deadline.toNanos());
+  }
+
+  /** {@link #retry(Supplier)} until {@code giveUpAt} ({@link System#nanoTime()}); tried at least once. */
+  private <T> T retry(Supplier<T> operation, long giveUpAt) {
     long delayMillis = FIRST_DELAY.toMillis();
     while (true) {
       try {

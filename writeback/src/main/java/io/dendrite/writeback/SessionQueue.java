@@ -1,24 +1,22 @@
 package io.dendrite.writeback;
 
-import io.dendrite.iq.client.IqClient;
-import io.dendrite.iq.client.Outcome;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * One of Design 2's queues, {@code SessionQueue:<name>}: the ids of buffered sessions in the order they committed,
- * pinned and replicated, one line {@code <session id> <epoch millis committed>} each. Whoever commits to it,
- * drains it, or applies part of it for a read holds its {@link ExclusiveLease} throughout, which is what makes the
- * line order the commit order and lets one applier at a time walk it front to back.
+ * pinned and replicated, one line {@code <session id> <epoch millis committed>} each. Whoever commits to it, drains
+ * it, or applies part of it for a read locks it ({@link BufferedWriteLocks#replicaLeases}, the Q lease on each of
+ * its replicas) and changes it by a commit the servers fence, which is what makes the line order the commit order
+ * and lets one applier at a time walk it front to back.
  */
 final class SessionQueue {
-  private final IqClient cache;
-  private final PinnedLines lines;
+  private final PinnedReplicas replicas;
   private final String name;
 
-  SessionQueue(IqClient cache, PinnedReplicas replicas, String name) {
-    this.cache = cache;
-    this.lines = new PinnedLines(cache, replicas, "SessionQueue:" + name);
+  SessionQueue(PinnedReplicas replicas, String name) {
+    this.replicas = replicas;
     this.name = name;
   }
 
@@ -28,7 +26,7 @@ final class SessionQueue {
 
   /** The cache key of the queue. */
   String key() {
-    return lines.key();
+    return "SessionQueue:" + name;
   }
 
   /** A queued session and when it committed. */
@@ -38,21 +36,23 @@ final class SessionQueue {
     }
   }
 
-  /** Takes the queue's lease (waiting while another holder keeps it). */
-  ExclusiveLease lease() {
-    return ExclusiveLease.acquire(cache, lines.key());
-  }
-
-  /** The queued sessions, oldest first; exact under the queue's lease, a possibly stale snapshot without. */
+  /** The queued sessions, oldest first: a lock-free snapshot that may be stale. */
   List<Entry> entries() {
-    return lines.read().stream().map(line -> {
-      int space = line.indexOf(' ');
-      return new Entry(line.substring(0, space), Instant.ofEpochMilli(Long.parseLong(line.substring(space + 1))));
-    }).toList();
+    return entries(replicas.get(key()).orElse(null));
   }
 
-  /** Replaces the queue by {@code entries}, by the holder of {@code lease}; see {@link PinnedLines#rewrite}. */
-  Outcome rewrite(ExclusiveLease lease, List<Entry> entries) {
-    return lines.rewrite(lease, entries.stream().map(Entry::line).toList());
+  /** The sessions queued in {@code value} (the queue's value, {@code null} when absent), oldest first; mutable. */
+  static List<Entry> entries(byte[] value) {
+    List<Entry> entries = new ArrayList<>();
+    for (String line : PinnedLines.lines(value)) {
+      int space = line.indexOf(' ');
+      entries.add(new Entry(line.substring(0, space), Instant.ofEpochMilli(Long.parseLong(line.substring(space + 1)))));
+    }
+    return entries;
+  }
+
+  /** The queue's value holding {@code entries}; {@code null} (delete it) when there are none. */
+  static byte[] value(List<Entry> entries) {
+    return PinnedLines.value(entries.stream().map(Entry::line).toList());
   }
 }

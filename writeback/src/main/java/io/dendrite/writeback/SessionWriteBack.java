@@ -89,8 +89,9 @@ public final class SessionWriteBack implements AutoCloseable {
     this.appliedSessionsGrace = builder.appliedSessionsGrace;
     this.compactAfterSessions = builder.compactAfterSessions;
     this.compactEvery = builder.compactEvery;
-    this.sessions = new BufferedSessions(builder.cache, replicas, queueNames, store, retryingStore, budget,
-        counters, clock);
+    this.sessions = new BufferedSessions(
+        BufferedWriteLocks.replicaLeases(builder.cache, builder.replicas, builder.lockTimeout), replicas,
+        queueNames, store, retryingStore, budget, counters, clock);
     List<IntSupplier> passes = new ArrayList<>();
     for (SessionQueue queue : sessions.queues()) {
       passes.add(() -> drainPass(queue));
@@ -146,7 +147,7 @@ public final class SessionWriteBack implements AutoCloseable {
       throw new IllegalArgumentException("session of " + value.length + " bytes exceeds maxSessionBytes "
           + maxSessionBytes);
     }
-    return ExclusiveLease.untilKept(() -> sessions.commit(queue, rows, value));
+    return LeaseLostException.untilKept(() -> sessions.commit(queue, rows, value));
   }
 
   /** One row per key, changes concatenated in order and compacted (which surfaces type conflicts here). */
@@ -197,7 +198,7 @@ public final class SessionWriteBack implements AutoCloseable {
   private int drainPass(SessionQueue queue) {
     try {
       return sessions.drain(queue);
-    } catch (ExclusiveLease.LeaseLostException lost) {
+    } catch (LeaseLostException lost) {
       return 1;
     }
   }
@@ -267,6 +268,7 @@ public final class SessionWriteBack implements AutoCloseable {
     private Duration appliedSessionsGrace = Duration.ofMinutes(1);
     private Duration replicaCheckInterval = Duration.ofSeconds(1);
     private Duration replaceDownServerAfter = Duration.ofSeconds(30);
+    private Duration lockTimeout = Duration.ofSeconds(10);
 
     private Builder() {}
 
@@ -367,6 +369,17 @@ public final class SessionWriteBack implements AutoCloseable {
     }
 
     /**
+     * How long a commit, drain or read waits for a queue's lock (default 10 s): while another holds it (an applier
+     * holds it across one batch of database transactions), or while a server holding one of its replicas does not
+     * answer (a stalled server is waited for, never taken for lost). Past it the operation fails, and a session is
+     * not acknowledged.
+     */
+    public Builder lockTimeout(Duration lockTimeout) {
+      this.lockTimeout = lockTimeout;
+      return this;
+    }
+
+    /**
      * How often a background thread asks the cache servers whether one of them restarted (default 1 s); once one
      * did, queues, session objects and mappings are written back to the replicas they lost there, as {@code
      * WriteBack.Builder.replicaCheckInterval} does for buffered writes. {@link Duration#ZERO} turns it off.
@@ -404,7 +417,8 @@ public final class SessionWriteBack implements AutoCloseable {
             + " maxSessionBytes and the compaction threshold must be positive");
       }
       if (storeRetryDeadline.isNegative() || idlePause.isNegative() || compactEvery.isNegative()
-          || appliedSessionsGrace.isNegative() || replicaCheckInterval.isNegative() || replaceDownServerAfter.isNegative()) {
+          || appliedSessionsGrace.isNegative() || replicaCheckInterval.isNegative()
+          || replaceDownServerAfter.isNegative() || lockTimeout.isNegative()) {
         throw new IllegalArgumentException("durations must not be negative");
       }
       return new SessionWriteBack(this);

@@ -106,7 +106,7 @@ public final class WriteBack implements AutoCloseable {
   public void write(EntityKey key, ChangeSequence changes) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(changes, "changes");
-    ExclusiveLease.untilKept(() -> bufferedWrites.write(key, changes));
+    LeaseLostException.untilKept(() -> bufferedWrites.write(key, changes));
   }
 
   /**
@@ -134,7 +134,7 @@ public final class WriteBack implements AutoCloseable {
     Set<EntityKey> buffered = bufferedWrites.bufferedAmong(keys);
     if (!buffered.isEmpty()) {
       List<EntityKey> inOrder = keys.stream().filter(buffered::contains).distinct().toList();
-      ExclusiveLease.untilKept(() -> bufferedWrites.drainAll(inOrder));
+      LeaseLostException.untilKept(() -> bufferedWrites.drainAll(inOrder));
     }
   }
 
@@ -160,7 +160,7 @@ public final class WriteBack implements AutoCloseable {
       foundWork = false;
       try {
         foundWork = drainRound(partitions) > 0;
-      } catch (ExclusiveLease.LeaseLostException lost) {
+      } catch (LeaseLostException lost) {
         foundWork = true;
       }
     }
@@ -221,7 +221,7 @@ public final class WriteBack implements AutoCloseable {
           log.info("write-back closed with every buffered write drained");
           return;
         }
-      } catch (ExclusiveLease.LeaseLostException lost) {
+      } catch (LeaseLostException lost) {
         // another holder moved in between: look again
       } catch (RuntimeException failed) {
         why = "draining failed: " + failed;

@@ -96,7 +96,9 @@ class RangeWriteBackIT {
   void aNewProcessRebuildsTheBufferedWritesIntervalsFromTheLog(MySqlTestDatabase database) throws SQLException {
     try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database)) {
       seed(store, 0, 9);
-      try (RangeStack first = new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0))) {
+      // Each process goes away without draining (drainOnClose zero), as a crashed one would: the next takes over.
+      try (RangeStack first = new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0)
+          .drainOnClose(Duration.ZERO))) {
         first.update(new RangeRow(3, 33));
         first.insert(new RangeRow(12, 120));
         first.delete(5);
@@ -104,7 +106,8 @@ class RangeWriteBackIT {
         assertThat(first.buffer.bufferedEntries()).isEqualTo(2);
       }
       try (IqClient client = clientOf(cache);
-          RangeStack second = new RangeStack(client, store, engine -> engine.replicas(2).drainThreads(0))) {
+          RangeStack second = new RangeStack(client, store, engine -> engine.replicas(2).drainThreads(0)
+              .drainOnClose(Duration.ZERO))) {
         assertThat(second.buffer.bufferedEntries()).as("the insert at 12 and the delete at 5").isEqualTo(2);
         assertThat(logLines(client, 2)).as("compacted on rebuild: two entries and the LSN mark, on 2 replicas")
             .hasSize(6);

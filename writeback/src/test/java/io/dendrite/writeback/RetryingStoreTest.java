@@ -29,6 +29,7 @@ class RetryingStoreTest {
     final List<Integer> attemptedSizes = new ArrayList<>();
     final List<EntityKey> applied = new ArrayList<>();
     boolean refuseConnections;
+    long millisBeforeTimingOut;
 
     SlowStore(int largestItFinishes) {
       this.largestItFinishes = largestItFinishes;
@@ -41,6 +42,7 @@ class RetryingStoreTest {
         throw new DataStoreUnavailableException("refused", new ConnectException("Connection refused"));
       }
       if (batch.size() > largestItFinishes) {
+        sleep(millisBeforeTimingOut);
         throw new DataStoreUnavailableException("slow", new SocketTimeoutException("Read timed out"));
       }
       batch.forEach(entity -> applied.add(entity.key()));
@@ -58,6 +60,15 @@ class RetryingStoreTest {
 
     @Override
     public void close() {
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(interrupted);
     }
   }
 
@@ -86,6 +97,25 @@ class RetryingStoreTest {
 
     assertThatThrownBy(() -> retrying.apply(batch(8))).isInstanceOf(DataStoreUnavailableException.class);
     assertThat(store.attemptedSizes).hasSizeGreaterThan(1).containsOnly(8);
+    assertThat(store.applied).isEmpty();
+  }
+
+  /**
+   * A database that answers nothing (black-holed): the halving must stop at the retry deadline, because the caller
+   * holds the batch's locks meanwhile. Without it, the halves went down to a single document (7 store timeouts for
+   * 64 documents) and only then did the retry deadline start: a writer of those documents waited out its lock
+   * timeout (DatabaseFaultsIT under load).
+   */
+  @Test
+  void halvingATimedOutBatchStopsAtTheDeadline() {
+    SlowStore store = new SlowStore(0);
+    store.millisBeforeTimingOut = 20;
+    RetryingStore retrying = new RetryingStore(store, Duration.ofMillis(100), new LongAdder());
+
+    assertThatThrownBy(() -> retrying.apply(batch(64))).isInstanceOf(DataStoreUnavailableException.class)
+        .hasRootCauseInstanceOf(SocketTimeoutException.class);
+    // 20 ms per attempt against a 100 ms deadline: at most 6 attempts (the halving alone down to one document is 7)
+    assertThat(store.attemptedSizes).hasSizeLessThanOrEqualTo(6).startsWith(64, 32, 16);
     assertThat(store.applied).isEmpty();
   }
 }

@@ -8,8 +8,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * A TCP relay on loopback to a server on loopback that a test can fault and restore while the server (and its
@@ -22,6 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       when packets are dropped: a client waits until its own timeout;
  *   <li>{@link #restore()}: relays again. Connections that lost bytes to the black hole are closed then, because
  *       their streams can no longer be parsed.
+ *   <li>{@link #holdFrom(Predicate)}: delays one client's requests, from the first line a test picks, until the test
+ *       lets them go, as a packet stuck in a queue or a sender paused between two steps: they arrive late, but they
+ *       arrive.
  * </ul>
  */
 public final class CuttableProxy implements AutoCloseable {
@@ -34,6 +42,7 @@ public final class CuttableProxy implements AutoCloseable {
   private volatile Mode mode = Mode.RELAY;
   private volatile ServerSocket listener;
   private volatile boolean closed;
+  private volatile Hold hold;
 
   /** Listens on an ephemeral loopback port and relays to {@code targetHost:targetPort}. */
   public CuttableProxy(String targetHost, int targetPort) throws IOException {
@@ -78,9 +87,24 @@ public final class CuttableProxy implements AutoCloseable {
     links.stream().filter(link -> link.lostBytes).forEach(Link::close);
   }
 
+  /**
+   * Holds the bytes a client sends, from the first request line {@code trigger} accepts (on any connection) until
+   * {@link Hold#release()}; that connection's later requests queue behind them, other connections relay on. Lines
+   * are read as ISO-8859-1 text, so a trigger should look at command lines, whose words are ASCII.
+   */
+  public Hold holdFrom(Predicate<String> trigger) {
+    Hold armed = new Hold(trigger);
+    hold = armed;
+    return armed;
+  }
+
   @Override
   public synchronized void close() {
     closed = true;
+    Hold armed = hold;
+    if (armed != null) {
+      armed.release();
+    }
     closeQuietly(listener);
     links.forEach(Link::close);
   }
@@ -116,7 +140,7 @@ public final class CuttableProxy implements AutoCloseable {
       links.add(link);
       if (mode == Mode.BLACK_HOLE) {
         link.lostBytes = true;
-        pump(link, client, null);
+        pump(link, client, null, true);
         continue;
       }
       try {
@@ -125,13 +149,13 @@ public final class CuttableProxy implements AutoCloseable {
         link.close();
         continue;
       }
-      pump(link, client, link.server);
-      pump(link, link.server, client);
+      pump(link, client, link.server, true);
+      pump(link, link.server, client, false);
     }
   }
 
   /** Copies {@code from} to {@code to} while relaying; drops what it reads while black-holed. */
-  private void pump(Link link, Socket from, Socket to) {
+  private void pump(Link link, Socket from, Socket to, boolean fromClient) {
     Thread pump = new Thread(() -> {
       byte[] buffer = new byte[16 * 1024];
       try (InputStream in = from.getInputStream()) {
@@ -140,6 +164,10 @@ public final class CuttableProxy implements AutoCloseable {
           if (mode != Mode.RELAY || out == null) {
             link.lostBytes = true;
             continue;
+          }
+          Hold armed = hold;
+          if (fromClient && armed != null) {
+            armed.holdIfTriggered(buffer, n);
           }
           out.write(buffer, 0, n);
           out.flush();
@@ -161,6 +189,53 @@ public final class CuttableProxy implements AutoCloseable {
       }
     } catch (Exception ignored) {
       // already closed
+    }
+  }
+
+  /** Requests held from a trigger line on; see {@link #holdFrom}. */
+  public static final class Hold {
+    private final Predicate<String> trigger;
+    private final CountDownLatch held = new CountDownLatch(1);
+    private final CountDownLatch released = new CountDownLatch(1);
+
+    private Hold(Predicate<String> trigger) {
+      this.trigger = trigger;
+    }
+
+    /** Waits until a request was held; false if none was within {@code timeout}. */
+    public boolean awaitHeld(Duration timeout) throws InterruptedException {
+      return held.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Lets the held requests go on to the server, in order; later ones relay at once. */
+    public void release() {
+      released.countDown();
+    }
+
+    /** Blocks the relaying thread while this chunk of requests is held (the first time the trigger fires). */
+    private void holdIfTriggered(byte[] chunk, int length) throws IOException {
+      if (released.getCount() == 0) {
+        return;
+      }
+      synchronized (this) {
+        if (held.getCount() == 0) {
+          return; // one connection is held; the others relay on
+        }
+        boolean fires = false;
+        for (String line : new String(chunk, 0, length, StandardCharsets.ISO_8859_1).split("\r\n")) {
+          fires |= trigger.test(line);
+        }
+        if (!fires) {
+          return;
+        }
+        held.countDown();
+      }
+      try {
+        released.await();
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while holding requests", interrupted);
+      }
     }
   }
 
