@@ -45,6 +45,11 @@ final class CacheServers implements AutoCloseable {
     this(count, 64L << 20);
   }
 
+  /** A client of its own on the same servers, as another application process has; the caller closes it. */
+  IqClient anotherClient() {
+    return IqClient.builder().servers(client.config().servers()).requestTimeout(Duration.ofSeconds(2)).build();
+  }
+
   /** The servers as {@code host:port,host:port}, for a child process to connect to. */
   String addresses() {
     return String.join(",", client.config().servers().stream().map(a -> a.host() + ":" + a.port()).toList());

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dendrite.iq.client.CacheValue;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.Outcome;
-import io.dendrite.iq.client.ServerAddress;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.writeback.change.ChangeSequence;
@@ -105,7 +104,7 @@ class RangeWriteBackIT {
         assertThat(first.get(3, 3)).containsExactly(new RangeRow(3, 33));
         assertThat(first.buffer.bufferedEntries()).isEqualTo(2);
       }
-      try (IqClient client = clientOf(cache);
+      try (IqClient client = cache.anotherClient();
           RangeStack second = new RangeStack(client, store, engine -> engine.replicas(2).drainThreads(0)
               .drainOnClose(Duration.ZERO))) {
         assertThat(second.buffer.bufferedEntries()).as("the insert at 12 and the delete at 5").isEqualTo(2);
@@ -119,7 +118,7 @@ class RangeWriteBackIT {
         assertThat(logLines(client, 2)).as("only the LSN mark is left").hasSize(2);
         second.update(new RangeRow(7, 77));
       }
-      try (IqClient client = clientOf(cache);
+      try (IqClient client = cache.anotherClient();
           RangeStack third = new RangeStack(client, store, engine -> engine.replicas(2).drainThreads(0))) {
         assertThat(third.buffer.bufferedEntries()).isEqualTo(1);
         assertThat(logLines(client, 2)).as("LSNs keep growing across processes (the first one's were 1 to 3)")
@@ -239,11 +238,6 @@ class RangeWriteBackIT {
         .map(CacheValue::data)
         .flatMap(data -> new String(data, StandardCharsets.UTF_8).lines())
         .toList();
-  }
-
-  private static IqClient clientOf(CacheServers cache) {
-    return IqClient.builder().servers(cache.servers.stream().map(server -> new ServerAddress("127.0.0.1",
-        server.port())).toList()).requestTimeout(Duration.ofSeconds(2)).build();
   }
 
   static void createTable(MySqlTestDatabase database) throws SQLException {
