@@ -1,6 +1,7 @@
 package io.dendrite.writeback;
 
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.ServerAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -27,6 +28,10 @@ import org.slf4j.LoggerFactory;
  *       clockwise substitutes for it, gets a copy of every value, and a second loss is survived too. Once it is back
  *       as a new run it is put back in, gets its copies back, and the substitutes' copies are deleted later ({@link
  *       IqClient#deleteStrayReplicas}).
+ *   <li>A server that says it is leaving (its process was told to stop and hands over first, {@code stats
+ *       leaving 1}) is taken out of placement at once, so that its copies are made on the next servers before it
+ *       stops; it refuses new leases on what it holds meanwhile. When a server answers on its address again as a new
+ *       run, it is put back in as after a restart.
  *   <li>A server that was down and answers again as the <em>same</em> run was cut off, not restarted: it kept copies
  *       that may have missed changes made while it was taken for down, and reading one would bring an older buffered
  *       write back. It is taken out of placement at once and stays out until it restarts.
@@ -97,6 +102,12 @@ final class ReplicaRepair implements AutoCloseable {
         }
         log.debug("cache server {} is back (or first seen); restoring replicas", back.server());
         due = true;
+      }
+      for (ServerAddress server : runs.leaving()) {
+        if (cache.excludeFromReplicas(server)) {
+          log.warn("cache server {} is leaving (stopping after a handover): the next servers take its replicas",
+              server);
+        }
       }
       runs.down().forEach((server, downFor) -> {
         if (downFor.compareTo(replaceAfter) >= 0 && cache.excludeFromReplicas(server)) {

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -30,6 +31,8 @@ final class ServerRuns {
   private final Map<ServerAddress, String> lastRun = new HashMap<>();
   /** The servers down at the last look, with the {@link System#nanoTime()} of the first look that found them down. */
   private final Map<ServerAddress, Long> downSince = new ConcurrentHashMap<>();
+  /** The servers that said at the last look that they are leaving (stopping after a handover). */
+  private final Set<ServerAddress> leaving = ConcurrentHashMap.newKeySet();
   private long lastLookNanos = System.nanoTime();
 
   ServerRuns(IqClient cache) {
@@ -47,7 +50,13 @@ final class ServerRuns {
     for (ServerAddress server : cache.config().servers()) {
       String run;
       try {
-        run = runOf(cache.stats(server));
+        Map<String, String> stats = cache.stats(server);
+        run = runOf(stats);
+        if ("1".equals(stats.get("leaving"))) {
+          leaving.add(server);
+        } else {
+          leaving.remove(server);
+        }
       } catch (IqConnectionException unreachable) {
         // A connection left from before a restart can fail while a fresh one is answered: ask again to be sure.
         if (!unreachable.timedOut() && cache.isDown(server)) {
@@ -65,6 +74,11 @@ final class ServerRuns {
       }
     }
     return back;
+  }
+
+  /** The servers that said at the last look that they are leaving: their copies must move before they stop. */
+  Set<ServerAddress> leaving() {
+    return Set.copyOf(leaving);
   }
 
   /** The servers that were down at the last look, with how long each has been down since. */

@@ -40,6 +40,8 @@ class CacheServerRestartIT {
   private static final int DOCUMENTS = 40;
   private static final int REPLICAS = 2;
   private static final Duration RESTORE_LIMIT = Duration.ofSeconds(30);
+  /** Ten looks of the repair thread (100 ms apart here) and the copying, with room for a busy machine. */
+  private static final long HANDOVER_MILLIS = 5_000;
 
   private final List<IqServerProcess> servers = new ArrayList<>();
 
@@ -104,6 +106,52 @@ class CacheServerRestartIT {
     assertThat(run.mismatches()).isEmpty();
     assertThat(run.pendingAfterDrain()).isZero();
     assertThat(run.leftOnServers()).as("buffered writes left on the servers after drainNow").isEmpty();
+  }
+
+  /**
+   * A server stopped with SIGTERM (a service manager's stop, a scale-in) hands over first: it says it is leaving,
+   * the repair takes it out of placement at once and copies what it shared with the others to the next servers, and
+   * then it stops. So a second loss later loses nothing, with no wait for {@code replaceDownServerAfter}.
+   */
+  @Test
+  void aServerStoppedWithSigtermHandsOverItsCopiesFirst(MySqlTestDatabase database) throws Exception {
+    Run run = writeThenStopOneAndKillAnother(database, HANDOVER_MILLIS);
+    assertThat(run.mismatches()).isEmpty();
+    assertThat(run.pendingAfterDrain()).isZero();
+    assertThat(run.leftOnServers()).as("buffered writes left on the servers after drainNow").isEmpty();
+  }
+
+  /** Negative control: stopped without a handover ({@code --handover-ms 0}), the second loss takes writes. */
+  @Test
+  void withoutAHandoverTheCheckCatchesTheWritesASecondLossTakes(MySqlTestDatabase database) throws Exception {
+    Run run = writeThenStopOneAndKillAnother(database, 0);
+    assertThat(run.mismatches()).isNotEmpty();
+  }
+
+  private Run writeThenStopOneAndKillAnother(MySqlTestDatabase database, long handoverMillis) throws Exception {
+    DocumentModel model = new DocumentModel();
+    MySqlStore store = UsersTable.seeded(database, documents(), model);
+    List<ServerAddress> addresses = startServers(handoverMillis);
+    try (IqClient cache = IqClient.builder().servers(addresses).connectTimeout(Duration.ofSeconds(1))
+        .requestTimeout(Duration.ofSeconds(2)).build();
+        // Never replaced for being down: only the handover can move the copies before the second loss.
+        WriteBack writeBack = WriteBack.builder().cache(cache).store(store).replicas(REPLICAS).partitions(4)
+            .drainThreads(0).replicaCheckInterval(Duration.ofMillis(100)).replaceDownServerAfter(Duration.ofDays(1))
+            .build()) {
+      for (int round = 0; round < 3; round++) {
+        for (EntityKey key : documents()) {
+          model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "r" + round)));
+        }
+      }
+      servers.get(0).terminate(); // returns once the process is gone, its handover (if any) done
+      if (handoverMillis > 0) {
+        assertThat(cache.excludedFromReplicas()).containsExactly(addresses.get(0));
+      }
+      servers.get(1).kill();
+      writeBack.drainNow();
+      return new Run(UsersTable.mismatches(store, model, documents()), writeBack.metrics().pendingWrites(),
+          BufferedWritesOnServers.find(addresses, documents()));
+    }
   }
 
   private record Run(List<String> mismatches, long pendingAfterDrain, List<String> leftOnServers) {}
@@ -285,9 +333,13 @@ class CacheServerRestartIT {
   }
 
   private List<ServerAddress> startServers() throws Exception {
+    return startServers(HANDOVER_MILLIS);
+  }
+
+  private List<ServerAddress> startServers(long handoverMillis) throws Exception {
     List<CompletableFuture<IqServerProcess>> starting = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      starting.add(CompletableFuture.supplyAsync(() -> IqServerProcess.start(3_000)));
+      starting.add(CompletableFuture.supplyAsync(() -> IqServerProcess.start(3_000, handoverMillis)));
     }
     for (CompletableFuture<IqServerProcess> server : starting) {
       servers.add(server.get(60, TimeUnit.SECONDS));

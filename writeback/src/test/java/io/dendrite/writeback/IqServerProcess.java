@@ -17,29 +17,37 @@ final class IqServerProcess implements AutoCloseable {
   private final ChildJvm jvm;
   private final ServerAddress address;
   private final long leaseMillis;
+  private final long handoverMillis;
 
-  private IqServerProcess(ChildJvm jvm, ServerAddress address, long leaseMillis) {
+  private IqServerProcess(ChildJvm jvm, ServerAddress address, long leaseMillis, long handoverMillis) {
     this.jvm = jvm;
     this.address = address;
     this.leaseMillis = leaseMillis;
+    this.handoverMillis = handoverMillis;
   }
 
   /** Starts a server on an ephemeral loopback port and waits until it listens. */
   static IqServerProcess start(long leaseMillis) {
-    return start(leaseMillis, 0);
+    return start(leaseMillis, 10_000, 0);
   }
 
-  private static IqServerProcess start(long leaseMillis, int port) {
+  /** {@link #start(long)}, handing over for {@code handoverMillis} when it is {@link #terminate}d with pinned items. */
+  static IqServerProcess start(long leaseMillis, long handoverMillis) {
+    return start(leaseMillis, handoverMillis, 0);
+  }
+
+  private static IqServerProcess start(long leaseMillis, long handoverMillis, int port) {
     ChildJvm jvm = ChildJvm.start("io.dendrite.iq.server.IqServerMain",
         // The test resources log at WARN; the server's INFO line is how the child reports its port.
         List.of("-Xmx128m", "-Dorg.slf4j.simpleLogger.log.io.dendrite.iq.server.IqServer=info"),
-        List.of("--port", String.valueOf(port), "--pinned-memory", "64m", "--lease-ms", String.valueOf(leaseMillis)));
+        List.of("--port", String.valueOf(port), "--pinned-memory", "64m", "--lease-ms", String.valueOf(leaseMillis),
+            "--handover-ms", String.valueOf(handoverMillis)));
     try {
       Matcher listening = LISTENING.matcher(jvm.awaitLine(line -> LISTENING.matcher(line).find(),
           Duration.ofSeconds(30)));
       listening.find();
       return new IqServerProcess(jvm, new ServerAddress("127.0.0.1", Integer.parseInt(listening.group(1))),
-          leaseMillis);
+          leaseMillis, handoverMillis);
     } catch (RuntimeException | Error failed) { // an Error too: a server left running outlives the test run
       jvm.close();
       throw failed;
@@ -53,7 +61,7 @@ final class IqServerProcess implements AutoCloseable {
   IqServerProcess restartEmpty() {
     kill();
     jvm.close();
-    return start(leaseMillis, address.port());
+    return start(leaseMillis, handoverMillis, address.port());
   }
 
   ServerAddress address() {
@@ -63,6 +71,11 @@ final class IqServerProcess implements AutoCloseable {
   /** SIGKILL: the server and every value it held are gone. */
   void kill() {
     jvm.kill();
+  }
+
+  /** SIGTERM, as a service manager stops it: it hands over first (see {@code --handover-ms}) and then stops. */
+  void terminate() {
+    jvm.terminate(Duration.ofMillis(handoverMillis).plusSeconds(30));
   }
 
   /** SIGSTOP: the server stalls with its connections open, as in a long pause; see {@link ChildJvm#pause()}. */

@@ -39,7 +39,9 @@ public final class ServerProcess implements AutoCloseable {
             throws IOException, InterruptedException {
         int port = freePort();
         return start("iq-server:" + port, List.of(java, "-Xmx1g", "-cp", classpath, "io.dendrite.iq.server.IqServerMain",
-                "--port", String.valueOf(port), "--memory", memory, "--pinned-memory", pinnedMemory), port, log);
+                // A run's leftovers are not worth a handover: stop at once when the run is over.
+                "--port", String.valueOf(port), "--memory", memory, "--pinned-memory", pinnedMemory,
+                "--handover-ms", "0"), port, log);
     }
 
     /** A memcached process with its own empty cache, so look-aside runs do not see each other's values. */

@@ -119,6 +119,25 @@ public final class ChildJvm implements AutoCloseable {
     signal("CONT");
   }
 
+  /**
+   * Asks the child to stop with SIGTERM, as a service manager does, and waits until it is gone (its shutdown hooks
+   * ran) and its output is read to the end.
+   *
+   * @throws IllegalStateException when it is still running after {@code timeout} (it is then left running)
+   */
+  public void terminate(Duration timeout) {
+    signal("TERM");
+    try {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException("the child " + process.pid() + " still runs " + timeout + " after SIGTERM");
+      }
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the child to stop", interrupted);
+    }
+    waitUntilEnded();
+  }
+
   private void signal(String name) {
     try {
       Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();

@@ -41,7 +41,7 @@ final class IqServerChild implements AutoCloseable {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dorg.slf4j.simpleLogger.log.io.dendrite.iq.server.IqServer=info",
                 "-cp", System.getProperty("java.class.path"),
-                "io.dendrite.iq.server.IqServerMain", "--port", "0"));
+                "io.dendrite.iq.server.IqServerMain", "--port", "0", "--handover-ms", "0"));
         command.addAll(serverOptions);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         Thread stopOnExit = new Thread(process::destroyForcibly, "iq-server-child-stop");

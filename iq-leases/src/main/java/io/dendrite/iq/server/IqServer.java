@@ -10,6 +10,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,6 +96,23 @@ public final class IqServer implements AutoCloseable {
     /** The bound port; the real one when the configuration asked for port 0. */
     public int port() {
         return port;
+    }
+
+    /**
+     * Hands over before a stop: announces that this server is leaving ({@code stats leaving 1}; no new Q lease on a
+     * pinned item) and keeps serving for {@code handover}, so that clients keeping other replicas of its pinned items
+     * take it out of replica placement and copy them to the next servers (write-back's replica repair looks every
+     * second), and the loss of one more server later is survived too. Returns at once when nothing is pinned here.
+     */
+    public void leave(Duration handover) throws InterruptedException {
+        long pinned = state.items.pinnedItemCount();
+        if (pinned == 0 || handover.isZero()) {
+            return;
+        }
+        state.leaving = true;
+        LOG.info("IQ server on port {} is leaving: serving {} more so that clients copy its {} pinned items to other"
+                + " servers", port, handover, pinned);
+        Thread.sleep(handover.toMillis());
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.dendrite.iq.server;
 
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -24,6 +25,9 @@ public final class IqServerMain {
               --memory <size>          memory for unpinned items (default 64m)
               --pinned-memory <size>   memory for pinned items (default 64m)
               --lease-ms <n>           lease, transaction and session lifetime in ms (default 10000)
+              --handover-ms <n>        on SIGTERM with pinned items: keep serving this long, announced as
+                                       leaving, so that clients copy them to other servers (default 10000;
+                                       0 stops at once)
               --help                   print this help
             Sizes take an optional k, m or g suffix (powers of 1024).
             """;
@@ -46,14 +50,39 @@ public final class IqServerMain {
             System.out.print(USAGE);
             return;
         }
+        Duration handover = handover(argv);
         IqServer server = IqServer.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("shutting down");
+            try {
+                server.leave(handover);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt(); // stop now, without the rest of the handover
+            }
             server.close();
             stopped.countDown();
         }, "iq-server-shutdown"));
         stopped.await();
+    }
+
+    /** The {@code --handover-ms} of an argument list {@link #parse} accepted (default 10 s). */
+    static Duration handover(String[] argv) {
+        long millis = 10_000;
+        for (int i = 0; i + 1 < argv.length; i++) {
+            if (argv[i].equals("--handover-ms")) {
+                millis = handoverMillis(argv[i + 1]);
+            }
+        }
+        return Duration.ofMillis(millis);
+    }
+
+    private static long handoverMillis(String value) {
+        long millis = integer("--handover-ms", value);
+        if (millis < 0) {
+            throw new IllegalArgumentException("--handover-ms must not be negative, got " + value);
+        }
+        return millis;
     }
 
     /** Returns the configuration, or {@code null} when {@code --help} was asked for. */
@@ -69,6 +98,7 @@ public final class IqServerMain {
             }
             String value = argv[++i];
             switch (option) {
+                case "--handover-ms" -> handoverMillis(value);
                 case "--listen" -> builder.listenAddress(value);
                 case "--port" -> builder.port(integer(option, value));
                 case "--threads" -> builder.threads(integer(option, value));

@@ -203,7 +203,11 @@ final class LeaseCommands {
                 writeLease(out, key, lease.hasStaged ? lease.staged : item, lease.token);
                 return;
             }
-            if (lease.owner != null || lease.isQuarantine()) {
+            // Leaving: a pinned item is a replica the clients are moving to other servers. A holder that read it here
+            // might read an older copy than the one the clients that already moved wrote elsewhere; taken as busy,
+            // the taker retries, on the servers its placement gives once it has seen this one leave.
+            boolean leavingReplica = state.leaving && item != null && item.pinned();
+            if (lease.owner != null || lease.isQuarantine() || leavingReplica) {
                 state.leases.removeIfEmpty(key, lease);
                 writeLease(out, key, null, HOT_MISS);
                 return;

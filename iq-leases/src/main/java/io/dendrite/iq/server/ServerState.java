@@ -36,6 +36,12 @@ final class ServerState {
      * restarted, empty of what it held, even when the restart reused the address and fell within one second.
      */
     final String runId = Long.toHexString(new java.security.SecureRandom().nextLong());
+    /**
+     * Set while the process hands over before it stops ({@link IqServer#leave}): reported by {@code stats} as {@code
+     * leaving 1}, and no new Q lease is granted on a pinned item, so that clients take the server out of replica
+     * placement and copy what it holds to the next servers.
+     */
+    volatile boolean leaving;
     private final ScheduledExecutorService scheduler;
 
     ServerState(IqServerConfig config, LongSupplier clock, ScheduledExecutorService scheduler) {

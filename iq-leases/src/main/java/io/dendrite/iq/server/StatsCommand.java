@@ -33,6 +33,7 @@ final class StatsCommand implements Command {
         values.put("uptime", (now - state.startedAtMillis) / 1000);
         values.put("time", now / 1000);
         values.put("run_id", state.runId);
+        values.put("leaving", state.leaving ? 1 : 0);
         values.put("version", StandardCommands.VERSION);
         values.put("curr_connections", stats.currentConnections.get());
         values.put("total_connections", stats.totalConnections.sum());

@@ -59,6 +59,42 @@ class LeaseLifetimeTest {
         }
     }
 
+    /**
+     * A server handing over before it stops says so in {@code stats} and grants no new Q lease on a pinned item (a
+     * replica the clients are moving elsewhere), while unpinned keys are served as before.
+     */
+    @Test
+    void aLeavingServerSaysSoAndGrantsNoLeaseOnAPinnedItem() throws Exception {
+        try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).build());
+                TestConnection c = new TestConnection(server.port())) {
+            assertThat(c.call("set pinned 0 0 1 1\nv")).isEqualTo("STORED\n");
+            assertThat(c.call("set plain 0 0 1 0\nv")).isEqualTo("STORED\n");
+            assertThat(c.call("stats")).contains("STAT leaving 0\n");
+
+            Thread leaving = new Thread(() -> {
+                try {
+                    server.leave(java.time.Duration.ofSeconds(30));
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            leaving.start();
+            try {
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (!c.call("stats").contains("STAT leaving 1\n")) {
+                    assertThat(System.nanoTime()).as("stats says leaving").isLessThan(deadline);
+                    Thread.sleep(10);
+                }
+                assertThat(c.call("qaread pinned 0 T")).as("refused like a hot miss").startsWith("LVALUE pinned 0 0 3\n");
+                assertThat(c.call("get pinned")).as("still readable").startsWith("VALUE pinned ");
+                assertThat(c.call("qaread plain 0 U")).startsWith("LEASE plain ");
+            } finally {
+                leaving.interrupt();
+                leaving.join();
+            }
+        }
+    }
+
     @Test
     void tokensFromANewServerNeverEqualEarlierOnes() {
         Set<Long> earlier = new HashSet<>();
