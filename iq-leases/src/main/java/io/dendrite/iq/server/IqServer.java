@@ -6,6 +6,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -52,8 +55,10 @@ public final class IqServer implements AutoCloseable {
      * @throws IllegalStateException if the address cannot be bound
      */
     public static IqServer start(IqServerConfig config) {
-        EventLoopGroup acceptor = new NioEventLoopGroup(1);
-        EventLoopGroup workers = new NioEventLoopGroup(config.threads());
+        boolean epoll = config.epoll() && Epoll.isAvailable();
+        EventLoopGroup acceptor = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
+        EventLoopGroup workers = epoll ? new EpollEventLoopGroup(config.threads())
+                : new NioEventLoopGroup(config.threads());
         ServerState state = new ServerState(config, System::currentTimeMillis, workers);
         CommandTable commands = new CommandTable(state.stats);
         new StandardCommands(state).registerAll(commands);
@@ -63,7 +68,7 @@ public final class IqServer implements AutoCloseable {
         try {
             Channel channel = new ServerBootstrap()
                     .group(acceptor, workers)
-                    .channel(NioServerSocketChannel.class)
+                    .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     // A restarted server takes its address back at once, connections of its last run in TIME_WAIT or not.
                     .option(ChannelOption.SO_REUSEADDR, true)
@@ -82,9 +87,9 @@ public final class IqServer implements AutoCloseable {
             long sweepMillis = Math.max(50, Math.min(1000, config.leaseMillis() / 4));
             workers.scheduleAtFixedRate(state::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
             IqServer server = new IqServer(acceptor, workers, channel, state);
-            LOG.info("IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B)",
+            LOG.info("IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B, {})",
                     config.listenAddress(), server.port, config.leaseMillis(), config.memoryBytes(),
-                    config.pinnedMemoryBytes());
+                    config.pinnedMemoryBytes(), epoll ? "epoll" : "nio");
             return server;
         } catch (RuntimeException e) {
             acceptor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);

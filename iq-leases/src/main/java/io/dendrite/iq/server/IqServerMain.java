@@ -25,6 +25,7 @@ public final class IqServerMain {
               --memory <size>          memory for unpinned items (default 64m)
               --pinned-memory <size>   memory for pinned items (default 64m)
               --lease-ms <n>           lease, transaction and session lifetime in ms (default 10000)
+              --transport <t>          epoll (default; NIO where it does not load) or nio
               --handover-ms <n>        on SIGTERM with pinned items: keep serving this long, announced as
                                        leaving, so that clients copy them to other servers (default 10000;
                                        0 stops at once)
@@ -77,6 +78,14 @@ public final class IqServerMain {
         return Duration.ofMillis(millis);
     }
 
+    private static boolean transport(String value) {
+        return switch (value) {
+            case "epoll" -> true;
+            case "nio" -> false;
+            default -> throw new IllegalArgumentException("--transport must be epoll or nio, got " + value);
+        };
+    }
+
     private static long handoverMillis(String value) {
         long millis = integer("--handover-ms", value);
         if (millis < 0) {
@@ -99,6 +108,7 @@ public final class IqServerMain {
             String value = argv[++i];
             switch (option) {
                 case "--handover-ms" -> handoverMillis(value);
+                case "--transport" -> builder.epoll(transport(value));
                 case "--listen" -> builder.listenAddress(value);
                 case "--port" -> builder.port(integer(option, value));
                 case "--threads" -> builder.threads(integer(option, value));
