@@ -1,6 +1,5 @@
 package io.dendrite.ycsb;
 
-import io.dendrite.core.CacheUpdate;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
@@ -10,7 +9,6 @@ import io.dendrite.writeback.RangeWriteBack;
 import io.dendrite.writeback.WriteBack;
 import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.EntityChanges;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,7 +19,8 @@ import java.util.function.Supplier;
 /**
  * Records through a {@link Dendrite} over the record number: a read is the point interval [n, n], a scan the range
  * predicate [first, last], and a write goes through Dendrite's write path with the row change as write-back buffers
- * it ({@link EntityChanges}) and a {@link CacheUpdate} that applies it to the cached rows. Write-back buffers the
+ * it ({@link EntityChanges}), which Dendrite also appends to the cached scan results it touches as a change record
+ * ({@link RecordChangeRecords}). Write-back buffers the
  * change with a {@link RangeWriteBack} over a {@link WriteBack} engine whose drain threads apply it later; what is
  * still buffered at the end stays in the cache servers (reported as {@code writeback.pendingAtEnd}).
  *
@@ -89,7 +88,8 @@ final class DendriteBackend implements RecordBackend {
     try {
       cache = IqClient.builder().servers(servers).build();
       Dendrite.Builder<Long, YcsbRecord> builder = Dendrite.builder(DomainType.LONG, new RecordCodec())
-          .collection(table.name()).domain(RecordTable.NUMBER).cache(cache).writePolicy(policy).beta(beta);
+          .collection(table.name()).domain(RecordTable.NUMBER).cache(cache).writePolicy(policy).beta(beta)
+          .changeRecords(new RecordChangeRecords(table));
       if (policy == WritePolicy.WRITE_BACK) {
         engine = WriteBack.builder().cache(cache).store(store.dataStore()).replicas(replicas)
             .partitions(partitions).drainThreads(drainThreads).drainBatch(drainBatch)
@@ -131,33 +131,30 @@ final class DendriteBackend implements RecordBackend {
 
   @Override
   public void update(String key, long number, Map<String, String> values, TripCount trips) {
-    write(number, store.table().update(key, values), trips,
-        (entry, rows) -> rows.stream().map(row -> row.key().equals(key) ? row.with(values) : row).toList());
+    write(number, store.table().update(key, values), trips);
   }
 
   @Override
   public void insert(YcsbRecord record, TripCount trips) {
-    write(record.number(), store.table().insert(record), trips, (entry, rows) -> {
-      List<YcsbRecord> after = new ArrayList<>(rows.stream().filter(row -> !row.key().equals(record.key())).toList());
-      after.add(record);
-      return after;
-    });
+    write(record.number(), store.table().insert(record), trips);
   }
 
   @Override
   public void delete(String key, long number, TripCount trips) {
-    write(number, store.table().delete(key), trips,
-        (entry, rows) -> rows.stream().filter(row -> !row.key().equals(key)).toList());
+    write(number, store.table().delete(key), trips);
   }
 
-  /** Dendrite's insert, update and delete are one write path; the cache update says what the write does. */
-  private void write(long number, EntityChanges change, TripCount trips, CacheUpdate<Long, YcsbRecord> cacheUpdate) {
+  /**
+   * Dendrite's insert, update and delete are one write path; the change says what the write does, to the database
+   * and, as a change record ({@link RecordChangeRecords}), to the cached scan results.
+   */
+  private void write(long number, EntityChanges change, TripCount trips) {
     counted(trips, () -> {
       // Under write-back the change goes to the buffer and the applier is not used.
       dendrite.update(number, number, change, engine != null ? null : applied -> {
         trips.database(1);
         store.apply(applied);
-      }, cacheUpdate);
+      }, null);
       return null;
     });
   }

@@ -22,13 +22,6 @@ record YcsbRecord(String key, long number, Map<String, String> fields) {
     fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
   }
 
-  /** This record with {@code changed} fields overwritten, as an update leaves it. */
-  YcsbRecord with(Map<String, String> changed) {
-    Map<String, String> updated = new LinkedHashMap<>(fields);
-    updated.putAll(changed);
-    return new YcsbRecord(key, number, updated);
-  }
-
   /** The fields a read asked for: all of them when {@code wanted} is null, as YCSB means it. */
   Map<String, String> fields(Set<String> wanted) {
     if (wanted == null) {

@@ -59,6 +59,8 @@ import java.util.function.Supplier;
  * @param <R> the row type
  */
 public final class Dendrite<K extends Comparable<? super K>, R> implements AutoCloseable {
+  /** After how many appended change records a write rewrites a cached entry whole (see {@link ChangeRecords}). */
+  static final int RECORDS_BEFORE_REWRITE = 16;
 
   private final DomainType<K> type;
   private final K min;
@@ -69,6 +71,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   private final double beta;
   private final RowCodec<K, R> rows;
   private final ResultSetCodec<R> resultSets;
+  private final ChangeRecords<K, R, ?> changeRecords;
   private final IntervalLeases<K> intervalLeases;
   private final Duration intervalLeaseTimeout;
   private final EntryIndex<K> index;
@@ -87,6 +90,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     this.beta = builder.beta;
     this.rows = builder.rows;
     this.resultSets = new ResultSetCodec<>(rows);
+    this.changeRecords = builder.changeRecords;
     this.intervalLeases = new IntervalLeases<>(builder.intervalLeaseLifetime);
     this.intervalLeaseTimeout = builder.intervalLeaseTimeout;
     this.leasesEnabled = builder.leasesEnabled;
@@ -141,7 +145,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
    * {@code cacheUpdate}) every cached result set whose interval overlaps [{@code lowerBound},
    * {@code upperBound}], the interval the insert touches.
    *
-   * @param cacheUpdate how the insert changes a cached result set; unused by write-around
+   * @param cacheUpdate how the insert changes a cached result set; unused by write-around, and may be null when
+   *     {@code change} is of the type of the Builder's {@link Builder#changeRecords ChangeRecords}
    * @throws IllegalArgumentException for bad bounds, as {@link #get}
    * @throws DataStoreException if {@code apply} threw a checked exception (the cache is left consistent)
    */
@@ -215,8 +220,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       return Optional.empty();
     }
     List<R> found = new ArrayList<>();
-    for (CacheValue value : values.values()) {
-      found.addAll(resultSets.decode(value.data()));
+    for (EntryIndex.Entry<K> entry : entries) {
+      found.addAll(rowsOf(entry, values.get(entry.key()).data()));
     }
     return Optional.of(normalize(interval, found));
   }
@@ -232,7 +237,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         if (read instanceof ReadResult.Leased leased) {
           inhibit = leased.lease();
         } else if (read instanceof ReadResult.Hit hit && index.isRegistered(interval, key)) {
-          return normalize(interval, resultSets.decode(hit.value().data()));
+          return normalize(interval, rowsOf(new EntryIndex.Entry<>(interval, key), hit.value().data()));
         }
       } catch (IqException unreachable) {
         cacheReachable = false;
@@ -364,8 +369,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     } else {
       Objects.requireNonNull(apply, "apply");
     }
-    if (policy != WritePolicy.WRITE_AROUND) {
-      Objects.requireNonNull(cacheUpdate, "cacheUpdate");
+    if (policy != WritePolicy.WRITE_AROUND && cacheUpdate == null
+        && (changeRecords == null || !changeRecords.changeType().isInstance(change))) {
+      throw new NullPointerException("cacheUpdate is required for a change that is not a "
+          + (changeRecords == null ? "ChangeRecords change (none configured)" : changeRecords.changeType().getName()));
     }
     RoundTrips trips = new RoundTrips();
     try {
@@ -433,27 +440,39 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     } else if (!point) {
       index.uncoverOverlapping(interval);
     }
-    LeasedTargets leased = leaseTargets(cache.beginTransaction(), targets, trips);
+    byte[] record = changeRecordOf(change);
+    Map<EntryIndex.Entry<K>, byte[]> appends = new LinkedHashMap<>();
+    if (record != null) {
+      for (EntryIndex.Entry<K> entry : targets) {
+        if (entry != newPoint && index.changeRecords(entry.key()) < RECORDS_BEFORE_REWRITE) {
+          appends.put(entry, record);
+        }
+      }
+    }
+    CacheUpdate<K, R> update = cacheUpdateOf(change, cacheUpdate);
+    LeasedTargets leased = leaseTargets(cache.beginTransaction(), targets, appends, trips);
     try (Transaction transaction = leased.transaction()) {
       Map<EntryIndex.Entry<K>, List<R>> staged = new LinkedHashMap<>();
       Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps = new LinkedHashMap<>();
       List<CompletableFuture<Outcome>> stagedDeletes = new ArrayList<>();
       List<EntryIndex.Entry<K>> emptied = new ArrayList<>();
+      List<EntryIndex.Entry<K>> appended = new ArrayList<>();
       for (int i = 0; i < targets.size(); i++) {
         EntryIndex.Entry<K> entry = targets.get(i);
-        RefreshResult result = leased.results().get(i);
+        TargetLease result = leased.results().get(i);
         if (result == null) {
           continue; // its server is unreachable: dropped and owed a delete
         }
-        if (!(result instanceof RefreshResult.Granted granted)) {
-          throw new DendriteBusyException("another process holds the Q lease of " + entry.key(), null);
+        if (result instanceof TargetLease.Appended) {
+          appended.add(entry);
+          continue;
         }
-        RefreshLease lease = granted.lease();
+        RefreshLease lease = ((TargetLease.Refresh) result).lease();
         if (lease.current().isEmpty() && entry != newPoint) {
           continue; // evicted: the commit leaves it absent and the next get refills it
         }
-        List<R> before = lease.current().map(value -> resultSets.decode(value.data())).orElse(List.of());
-        List<R> after = normalize(entry.interval(), cacheUpdate.apply(entry.interval(), Collections.unmodifiableList(before)));
+        List<R> before = lease.current().map(value -> rowsOf(entry, value.data())).orElse(List.of());
+        List<R> after = normalize(entry.interval(), update.apply(entry.interval(), Collections.unmodifiableList(before)));
         boolean isPoint = entry.interval().lo().compareTo(entry.interval().hi()) == 0;
         trips.add(1);
         if (after.isEmpty() && isPoint) {
@@ -493,34 +512,57 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
           index.updateRowCount(entry.getKey().key(), entry.getValue().size());
         }
       }
-      metrics.entriesRefreshed.add(refreshed.size());
+      appended.forEach(entry -> index.addChangeRecord(entry.key()));
+      metrics.entriesRefreshed.add(refreshed.size() + appended.size());
     }
   }
 
-  /** The transaction holding the targets' Q-refresh leases, and each target's result (null: server unreachable). */
-  private record LeasedTargets(Transaction transaction, List<RefreshResult> results) {}
+  /** What a write holds on one target: its Q-refresh lease with the current value, or an append staged under one. */
+  private sealed interface TargetLease {
+    record Refresh(RefreshLease lease) implements TargetLease {}
+
+    record Appended() implements TargetLease {}
+  }
+
+  /** The transaction holding the targets' Q leases, and what it holds on each target (null: server unreachable). */
+  private record LeasedTargets(Transaction transaction, List<TargetLease> results) {}
 
   /**
-   * Takes the Q-refresh lease of every target with all the {@code qaread}s in flight at once, so a write pays one
-   * round trip of latency for them however many cached results it refreshes. When another writer holds one of them,
-   * the leases got are given back and a fresh transaction takes them one at a time, in the index's order, waiting
-   * with backoff: two writers that each got part of the other's keys at once would otherwise wait for each other.
-   * A target whose server is unreachable is dropped, owed a delete, and has a null result.
+   * Takes the Q lease of every target with all the requests in flight at once, so a write pays one round trip of
+   * latency for them however many cached results it refreshes: a target in {@code appends} gets its change record
+   * appended under a Q-incremental lease in the same request ({@code iqappend}), the others are read under a
+   * Q-refresh lease ({@code qaread}) to be rewritten. When another writer holds one of them (or an append would make
+   * a value too large), what was got is given back and a fresh transaction reads every target under a Q-refresh
+   * lease, one at a time, in the index's order, waiting with backoff: two writers that each got part of the other's
+   * keys at once would otherwise wait for each other. A target whose server is unreachable is dropped, owed a
+   * delete, and has a null result.
    */
-  private LeasedTargets leaseTargets(Transaction transaction, List<EntryIndex.Entry<K>> targets, RoundTrips trips) {
+  private LeasedTargets leaseTargets(Transaction transaction, List<EntryIndex.Entry<K>> targets,
+      Map<EntryIndex.Entry<K>, byte[]> appends, RoundTrips trips) {
     try {
-      List<CompletableFuture<RefreshResult>> requests = new ArrayList<>();
+      List<CompletableFuture<?>> requests = new ArrayList<>();
       for (EntryIndex.Entry<K> entry : targets) {
         trips.add(1);
-        requests.add(transaction.readForUpdateOnce(entry.key()));
+        byte[] record = appends.get(entry);
+        requests.add(record != null
+            ? transaction.appendOnce(entry.key(), record)
+            : transaction.readForUpdateOnce(entry.key()));
       }
-      List<RefreshResult> results = new ArrayList<>();
+      List<TargetLease> results = new ArrayList<>();
       boolean busy = false;
       for (int i = 0; i < targets.size(); i++) {
-        CompletableFuture<RefreshResult> request = requests.get(i);
-        RefreshResult result = unlessUnreachable(targets.get(i), () -> await(request));
-        busy |= result instanceof ReadResult.Busy;
-        results.add(result);
+        CompletableFuture<?> request = requests.get(i);
+        Object reply = unlessUnreachable(targets.get(i), () -> await(request));
+        if (reply instanceof RefreshResult.Granted granted) {
+          results.add(new TargetLease.Refresh(granted.lease()));
+        } else if (reply == Outcome.OK || reply == Outcome.STATE_LOST) {
+          results.add(new TargetLease.Appended()); // a lost server's state fails the commit, which drops the targets
+        } else if (reply == null) {
+          results.add(null);
+        } else {
+          busy = true; // Busy, ABORTED, or NOT_STORED: the value would outgrow the item size
+          results.add(null);
+        }
       }
       if (!busy) {
         return new LeasedTargets(transaction, results);
@@ -532,10 +574,14 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     transaction.release();
     Transaction oneByOne = cache.beginTransaction();
     try {
-      List<RefreshResult> results = new ArrayList<>();
+      List<TargetLease> results = new ArrayList<>();
       for (EntryIndex.Entry<K> entry : targets) {
         trips.add(1);
-        results.add(unlessUnreachable(entry, () -> oneByOne.readForUpdate(entry.key())));
+        RefreshResult result = unlessUnreachable(entry, () -> oneByOne.readForUpdate(entry.key()));
+        if (result instanceof ReadResult.Busy) {
+          throw new DendriteBusyException("another process holds the Q lease of " + entry.key(), null);
+        }
+        results.add(result == null ? null : new TargetLease.Refresh(((RefreshResult.Granted) result).lease()));
       }
       return new LeasedTargets(oneByOne, results);
     } catch (RuntimeException failed) {
@@ -545,7 +591,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   }
 
   /** The lease request's result, or null after dropping the entry when its server cannot be reached. */
-  private RefreshResult unlessUnreachable(EntryIndex.Entry<K> entry, Supplier<RefreshResult> request) {
+  private <T> T unlessUnreachable(EntryIndex.Entry<K> entry, Supplier<T> request) {
     try {
       return request.get();
     } catch (IqConnectionException unreachable) {
@@ -602,7 +648,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (current.isPresent()) {
         trips.add(1);
         List<R> after = normalize(entry.interval(),
-            cacheUpdate.apply(entry.interval(), resultSets.decode(current.get().data())));
+            cacheUpdateOf(change, cacheUpdate).apply(entry.interval(), rowsOf(entry, current.get().data())));
         cache.set(entry.key(), resultSets.encode(after));
       }
     }
@@ -624,6 +670,59 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       throw new IllegalArgumentException("upperBound " + upper + " is above the domain's maximum " + max);
     }
     return Interval.of(lower, upper);
+  }
+
+  /**
+   * The rows a cached entry's value holds: its result set with the change records appended since folded in, in
+   * order. A value with many records is reported, so that the next write to the entry rewrites it whole.
+   */
+  private List<R> rowsOf(EntryIndex.Entry<K> entry, byte[] value) {
+    ResultSetCodec.Decoded<R> decoded = resultSets.decode(value);
+    if (decoded.changes().isEmpty()) {
+      return decoded.rows();
+    }
+    if (changeRecords == null) {
+      throw new IllegalStateException("the cached value of " + entry.key() + " holds change records, and this"
+          + " Dendrite was built without ChangeRecords to read them");
+    }
+    if (decoded.changes().size() >= RECORDS_BEFORE_REWRITE) {
+      index.noteChangeRecords(entry.key(), decoded.changes().size());
+    }
+    List<R> rows = decoded.rows();
+    for (byte[] record : decoded.changes()) {
+      rows = normalize(entry.interval(), applyRecord(changeRecords, entry.interval(), rows, record));
+    }
+    return rows;
+  }
+
+  private static <K extends Comparable<? super K>, R, C> List<R> applyRecord(ChangeRecords<K, R, C> records,
+      Interval<K> entryInterval, List<R> rows, byte[] record) {
+    return records.apply(entryInterval, Collections.unmodifiableList(rows), records.decode(record));
+  }
+
+  /** The change record a write appends to the cached entries it touches, or null when it rewrites them. */
+  private byte[] changeRecordOf(Object change) {
+    return changeRecords != null && changeRecords.changeType().isInstance(change)
+        ? ResultSetCodec.changeRecord(encodeChange(changeRecords, change))
+        : null;
+  }
+
+  private static <C> byte[] encodeChange(ChangeRecords<?, ?, C> records, Object change) {
+    return records.encode(records.changeType().cast(change));
+  }
+
+  /** How the write rewrites a cached entry: its own {@link CacheUpdate}, else its change record's fold. */
+  private CacheUpdate<K, R> cacheUpdateOf(Object change, CacheUpdate<K, R> cacheUpdate) {
+    if (cacheUpdate != null) {
+      return cacheUpdate;
+    }
+    return recordUpdate(changeRecords, change);
+  }
+
+  private static <K extends Comparable<? super K>, R, C> CacheUpdate<K, R> recordUpdate(
+      ChangeRecords<K, R, C> records, Object change) {
+    C typed = records.changeType().cast(change);
+    return (entryInterval, rows) -> records.apply(entryInterval, rows, typed);
   }
 
   /** Rows of {@code interval} only, each once, ordered by attribute. */
@@ -693,6 +792,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     private Coordinator coordinator = new LocalCoordinator();
     private WritePolicy policy = WritePolicy.WRITE_AROUND;
     private WriteBuffer<K> writeBuffer;
+    private ChangeRecords<K, R, ?> changeRecords;
     private double beta = 1.0;
     private int alpha = 16;
     private Duration intervalLeaseLifetime = Duration.ofSeconds(10);
@@ -753,6 +853,16 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
      */
     public Builder<K, R> writeBuffer(WriteBuffer<K> writeBuffer) {
       this.writeBuffer = Objects.requireNonNull(writeBuffer, "writeBuffer");
+      return this;
+    }
+
+    /**
+     * Keeps writes whose change is of {@code records}' type in the cached result sets they touch as appended change
+     * records, one request per entry and no rewriting of result sets; such writes need no {@link CacheUpdate}.
+     * Optional: without it, every write-through or write-back refresh reads and rewrites each entry.
+     */
+    public Builder<K, R> changeRecords(ChangeRecords<K, R, ?> records) {
+      this.changeRecords = Objects.requireNonNull(records, "records");
       return this;
     }
 

@@ -16,8 +16,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * What one range has cached, in process: PrInT (cached result sets by interval), the intervals that
- * are completely cached as points (coverage), each entry's row count (for β), and the log that lets a
- * successor rebuild all of it.
+ * are completely cached as points (coverage), each entry's row count (for β) and number of appended
+ * change records (when to rewrite it whole), and the log that lets a successor rebuild all of it.
  *
  * <p>Two rules keep the index and the cache in step under concurrency. An entry is registered only
  * after its value was stored, and only while its filler holds a Shared LeMInT lease, so no write runs
@@ -34,6 +34,7 @@ final class EntryIndex<K extends Comparable<? super K>> {
   private final PredicateIndex<K, String> entries = new PredicateIndex<>();
   private final PredicateIndex<K, String> coverage = new PredicateIndex<>();
   private final Map<String, Integer> rowCounts = new ConcurrentHashMap<>();
+  private final Map<String, Integer> changeRecords = new ConcurrentHashMap<>();
 
   EntryIndex(DomainType<K> type, CacheKeys<K> keys, PredicateLog log) {
     this.type = type;
@@ -120,11 +121,31 @@ final class EntryIndex<K extends Comparable<? super K>> {
   void register(Interval<K> interval, String key, int rows) {
     entries.register(interval, key);
     rowCounts.put(key, rows);
+    changeRecords.remove(key);
   }
 
-  /** Records a new row count for a registered entry after a write-through refresh. */
+  /** Records a new row count for a registered entry after a write-through refresh rewrote it whole. */
   void updateRowCount(String key, int rows) {
     rowCounts.computeIfPresent(key, (k, old) -> rows);
+    changeRecords.remove(key);
+  }
+
+  /**
+   * The change records appended to an entry's value since it was last written whole, as far as this process knows
+   * (0 for entries rebuilt from the log: a reader that finds many reports them with {@link #noteChangeRecords}).
+   */
+  int changeRecords(String key) {
+    return changeRecords.getOrDefault(key, 0);
+  }
+
+  /** Counts one more change record appended to an entry's value. */
+  void addChangeRecord(String key) {
+    changeRecords.merge(key, 1, Integer::sum);
+  }
+
+  /** A reader found {@code records} change records in an entry's value. */
+  void noteChangeRecords(String key, int records) {
+    changeRecords.merge(key, records, Math::max);
   }
 
   /**
@@ -135,6 +156,7 @@ final class EntryIndex<K extends Comparable<? super K>> {
   void remove(Entry<K> entry) {
     if (entries.unregister(entry.interval(), entry.key())) {
       rowCounts.remove(entry.key());
+      changeRecords.remove(entry.key());
       log.appendLater(record(LogRecord.Action.DELETE, entry.interval(), null), entry.key());
     }
     uncoverOverlapping(entry.interval());

@@ -33,10 +33,14 @@ class DendriteConsistencyIT {
   private static final Duration RUN = Duration.ofSeconds(Long.getLong("dendrite.consistency.seconds", 20));
   private static final Duration CONTROL_RUN = Duration.ofSeconds(10);
 
-  @ParameterizedTest(name = "{0}, beta {1}")
-  @CsvSource({"WRITE_AROUND, 1.0", "WRITE_AROUND, 0.0", "WRITE_THROUGH, 1.0", "WRITE_THROUGH, 0.0"})
-  void noReadIsStale(WritePolicy policy, double beta, MySqlTestDatabase database) throws Exception {
-    Outcome outcome = run(database, RUN, builder -> builder.writePolicy(policy).beta(beta));
+  @ParameterizedTest(name = "{0}, beta {1}, change records {2}")
+  @CsvSource({"WRITE_AROUND, 1.0, false", "WRITE_AROUND, 0.0, false", "WRITE_THROUGH, 1.0, false",
+      "WRITE_THROUGH, 0.0, false", "WRITE_THROUGH, 1.0, true", "WRITE_THROUGH, 0.0, true"})
+  void noReadIsStale(WritePolicy policy, double beta, boolean changeRecords, MySqlTestDatabase database)
+      throws Exception {
+    Outcome outcome = run(database, RUN, builder -> changeRecords
+        ? builder.writePolicy(policy).beta(beta).changeRecords(ScoreTable.SET_RECORDS)
+        : builder.writePolicy(policy).beta(beta));
 
     assertThat(outcome.report.count()).as("stale reads: %s", outcome.report.violations()).isZero();
     assertThat(outcome.report.rowReadsChecked()).isGreaterThan(1_000);

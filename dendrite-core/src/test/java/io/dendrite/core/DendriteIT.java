@@ -3,6 +3,7 @@ package io.dendrite.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.core.interval.Interval;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import java.sql.SQLException;
@@ -98,6 +99,53 @@ class DendriteIT {
       assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(7, 70)).hasSize(9);
       assertThat(queries).hasValue(2);
       assertThat(dendrite.metrics().snapshot().entriesRefreshed()).isEqualTo(4);
+    }
+  }
+
+  @Test
+  void withChangeRecordsAWriteAppendsToEachEntryAndRewritesItEverySixteenChanges() {
+    CacheKeys<Integer> keys = new CacheKeys<>("scores", "id", DomainType.INTEGER);
+    ResultSetCodec<ScoreRow> codec = new ResultSetCodec<>(ScoreRow.CODEC);
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(builder -> builder.writePolicy(WritePolicy.WRITE_THROUGH)
+        .changeRecords(ScoreTable.SET_RECORDS))) {
+      get(dendrite, 0, 9);
+      get(dendrite, 5, 14);
+
+      dendrite.update(7, 7, new ScoreRow(7, 70), table::set, null);
+
+      ResultSetCodec.Decoded<ScoreRow> cached = codec.decode(cacheTier.client.get(keys.entryKey(Interval.of(0, 9)))
+          .orElseThrow().data());
+      assertThat(cached.changes()).as("the write appended its change, the rows are as filled").hasSize(1);
+      assertThat(cached.rows()).contains(new ScoreRow(7, 0));
+      assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70)).hasSize(10);
+      assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(7, 70)).hasSize(10);
+
+      dendrite.delete(8, 8, 8, table::remove, ScoreTable.removing(8)); // not a record: rewrites both entries
+      assertThat(codec.decode(cacheTier.client.get(keys.entryKey(Interval.of(5, 14))).orElseThrow().data())
+          .changes()).isEmpty();
+
+      for (int version = 1; version <= 20; version++) {
+        dendrite.update(9, 9, new ScoreRow(9, version), table::set, null);
+      }
+      // 16 appends, the 17th write rewrites the entry whole, then 3 more appends
+      assertThat(codec.decode(cacheTier.client.get(keys.entryKey(Interval.of(0, 9))).orElseThrow().data())
+          .changes()).hasSize(3);
+      assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70), new ScoreRow(9, 20)).hasSize(9);
+      assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(9, 20)).hasSize(9);
+      assertThat(queries).as("every get after the first two was a hit").hasValue(2);
+    }
+  }
+
+  @Test
+  void aChangeWithoutACacheUpdateIsRefusedUnlessChangeRecordsTakeIt() {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
+      assertThatThrownBy(() -> dendrite.update(7, 7, new ScoreRow(7, 70), table::set, null))
+          .isInstanceOf(NullPointerException.class).hasMessageContaining("cacheUpdate is required");
+    }
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(builder -> builder.writePolicy(WritePolicy.WRITE_THROUGH)
+        .changeRecords(ScoreTable.SET_RECORDS))) {
+      assertThatThrownBy(() -> dendrite.delete(7, 7, 7, table::remove, null))
+          .isInstanceOf(NullPointerException.class).hasMessageContaining("not a io.dendrite.core.ScoreRow");
     }
   }
 

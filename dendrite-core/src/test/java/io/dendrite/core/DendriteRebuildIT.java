@@ -54,7 +54,7 @@ class DendriteRebuildIT {
             assertThat(cached).as("write-around deleted %s", interval).isEmpty();
           } else {
             assertThat(cached).as("write-through refreshed %s", interval).isPresent();
-            assertThat(new ResultSetCodec<>(ScoreRow.CODEC).decode(cached.get().data())).contains(row);
+            assertThat(new ResultSetCodec<>(ScoreRow.CODEC).decode(cached.get().data()).rows()).contains(row);
           }
         }
       }

@@ -15,7 +15,7 @@ class ResultSetCodecTest {
   void aResultSetSurvivesItsByteFormInOrder() {
     List<ScoreRow> rows = List.of(new ScoreRow(3, 30), new ScoreRow(1, 10), new ScoreRow(2, -20));
 
-    assertThat(codec.decode(codec.encode(rows))).containsExactlyElementsOf(rows);
+    assertThat(codec.decode(codec.encode(rows)).rows()).containsExactlyElementsOf(rows);
   }
 
   @Test
@@ -23,7 +23,37 @@ class ResultSetCodecTest {
     byte[] empty = codec.encode(List.of());
 
     assertThat(empty).isNotEmpty();
-    assertThat(codec.decode(empty)).isEmpty();
+    assertThat(codec.decode(empty).rows()).isEmpty();
+  }
+
+  @Test
+  void changeRecordsAppendedToAValueComeBackInOrderAfterItsRows() {
+    byte[] value = concat(codec.encode(List.of(new ScoreRow(1, 10))), ResultSetCodec.changeRecord(new byte[] {7}),
+        ResultSetCodec.changeRecord(new byte[0]), ResultSetCodec.changeRecord(new byte[] {8, 9}));
+
+    ResultSetCodec.Decoded<ScoreRow> decoded = codec.decode(value);
+
+    assertThat(decoded.rows()).containsExactly(new ScoreRow(1, 10));
+    assertThat(decoded.changes()).containsExactly(new byte[] {7}, new byte[0], new byte[] {8, 9});
+  }
+
+  @Test
+  void refusesATruncatedOrUntaggedChangeRecord() {
+    byte[] rows = codec.encode(List.of(new ScoreRow(1, 10)));
+    byte[] record = ResultSetCodec.changeRecord(new byte[] {7, 7, 7});
+
+    assertThatThrownBy(() -> codec.decode(concat(rows, Arrays.copyOf(record, record.length - 1))))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("change record length 3");
+    assertThatThrownBy(() -> codec.decode(concat(rows, ByteBuffer.allocate(4).putInt(5).array())))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("5 where a change record starts");
+    assertThatThrownBy(() -> codec.decode(concat(rows, new byte[] {1})))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("where a change record starts");
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    ByteBuffer out = ByteBuffer.allocate(Arrays.stream(parts).mapToInt(part -> part.length).sum());
+    Arrays.stream(parts).forEach(out::put);
+    return out.array();
   }
 
   @Test

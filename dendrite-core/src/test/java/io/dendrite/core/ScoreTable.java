@@ -1,5 +1,6 @@
 package io.dendrite.core;
 
+import io.dendrite.core.interval.Interval;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -83,6 +84,29 @@ final class ScoreTable implements AutoCloseable {
       return after;
     };
   }
+
+  /** {@link #set}'s changes kept as change records in the cached entries: the row replaces its old version. */
+  static final ChangeRecords<Integer, ScoreRow, ScoreRow> SET_RECORDS = new ChangeRecords<>() {
+    @Override
+    public Class<ScoreRow> changeType() {
+      return ScoreRow.class;
+    }
+
+    @Override
+    public byte[] encode(ScoreRow row) {
+      return ScoreRow.CODEC.encode(row);
+    }
+
+    @Override
+    public ScoreRow decode(byte[] record) {
+      return ScoreRow.CODEC.decode(record);
+    }
+
+    @Override
+    public List<ScoreRow> apply(Interval<Integer> entryInterval, List<ScoreRow> cachedRows, ScoreRow row) {
+      return putting(row).apply(entryInterval, cachedRows);
+    }
+  };
 
   /** Write-through's cache update for {@link #remove}. */
   static CacheUpdate<Integer, ScoreRow> removing(int id) {

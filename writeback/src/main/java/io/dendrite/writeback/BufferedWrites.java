@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
@@ -39,6 +40,12 @@ final class BufferedWrites {
   private final PinnedBudget budget;
   private final Clock clock;
   private final int drainBatch;
+  /**
+   * The largest batch a drain sends in one store round now: halved when a round timed out at the retry deadline (a
+   * database too slow or too loaded for the batch, or not answering at all), grown back by a quarter with every round
+   * that went through, up to {@code drainBatch}.
+   */
+  private final AtomicInteger batchLimit;
   private final LongAdder drained;
   private final LongAdder fallbacks;
 
@@ -52,6 +59,7 @@ final class BufferedWrites {
     this.budget = budget;
     this.clock = clock;
     this.drainBatch = drainBatch;
+    this.batchLimit = new AtomicInteger(drainBatch);
     this.drained = drained;
     this.fallbacks = fallbacks;
   }
@@ -138,36 +146,54 @@ final class BufferedWrites {
 
   /**
    * Applies the buffered writes of {@code keys}, those that have one, to the data store and deletes them, a batch at
-   * a time; also removes their listings.
+   * a time; also removes their listings. A batch is at most {@code drainBatch} documents, fewer while the database
+   * is timing out (see {@link #batchLimit}).
    *
    * @throws LeaseLostException when a lock was lost before a destructive step (the batch stopped
    *     there; what it applied is still buffered, in idempotent form, and is safe to apply again)
+   * @throws DataStoreUnavailableException when the store stayed down or silent past the retry deadline: the pass
+   *     stops there, so that the documents' writers get their locks before anything is tried again
    */
   void drainAll(List<EntityKey> keys) {
     List<EntityKey> distinct = keys.stream().distinct().toList();
-    for (int from = 0; from < distinct.size(); from += drainBatch) {
-      drainSplittingWhenTooSlow(distinct.subList(from, Math.min(distinct.size(), from + drainBatch)));
+    int from = 0;
+    while (from < distinct.size()) {
+      int size = Math.min(batchLimit.get(), distinct.size() - from);
+      try {
+        drainSplittingWhenLocksLapse(distinct.subList(from, from + size));
+      } catch (DataStoreUnavailableException unavailable) {
+        if (RetryingStore.timedOut(unavailable)) {
+          batchLimit.updateAndGet(limit -> Math.max(1, Math.min(limit, size / 2)));
+        }
+        throw unavailable;
+      }
+      batchLimit.updateAndGet(limit -> Math.min(drainBatch, limit + limit / 4 + 1));
+      from += size;
     }
   }
 
   /**
    * Drains one batch; when its locks lapsed before its buffered writes could be deleted (its store round outlasted
-   * the servers' lease lifetime: a slow or overloaded database), or its store round still timed out when the retry
-   * deadline came (a database that does not answer), drains it again in halves under fresh locks, each split further
-   * if it fails so too. Taking the whole batch again would apply it again, harmlessly but just as slowly, and lose
-   * its locks again: the drain would never finish while the database stays that slow. Between the halves the locks
-   * are free, so writers of these documents wait at most one store round, never the whole drain.
+   * the servers' lease lifetime: a slow or overloaded database), drains it again in halves, each split further if it
+   * loses its locks too. Taking the whole batch again would apply it again, harmlessly but just as slowly, and lose
+   * its locks again: the drain would never finish while the database stays that slow. The lapsed locks were free to
+   * writers meanwhile.
+   *
+   * <p>A store round that timed out at the retry deadline is not split here: smaller batches under fresh locks, one
+   * right after the other, would hold the first documents' locks round after round (a writer of one of them waited
+   * out its lock timeout behind seven rounds on a black-holed FerretDB). The pass stops instead, and {@link
+   * #drainAll} sends smaller batches from then on.
    */
-  private void drainSplittingWhenTooSlow(List<EntityKey> batch) {
+  private void drainSplittingWhenLocksLapse(List<EntityKey> batch) {
     try {
       drainBatch(batch, null);
-    } catch (LeaseLostException | DataStoreUnavailableException failed) {
-      if (batch.size() == 1 || !(failed instanceof LeaseLostException || RetryingStore.timedOut(failed))) {
-        throw failed;
+    } catch (LeaseLostException lapsed) {
+      if (batch.size() == 1) {
+        throw lapsed;
       }
       int half = batch.size() / 2;
-      drainSplittingWhenTooSlow(batch.subList(0, half));
-      drainSplittingWhenTooSlow(batch.subList(half, batch.size()));
+      drainSplittingWhenLocksLapse(batch.subList(0, half));
+      drainSplittingWhenLocksLapse(batch.subList(half, batch.size()));
     }
   }
 

@@ -55,7 +55,7 @@ final class RetryingStore {
    * side and slowing it further, and the drain would never finish. Only a single sequence is retried whole. All of
    * it within the deadline, like any retry: the caller holds the batch's locks meanwhile, and a database that does
    * not answer at all (black-holed) must not keep writers of those documents waiting past their lock timeout; the
-   * time-out is then thrown, and the caller may go on with smaller batches under fresh locks.
+   * time-out is then thrown, and the caller releases the locks and drains smaller batches later.
    */
   void apply(List<EntityChanges> idempotent) {
     apply(idempotent, System.nanoTime() + deadline.toNanos());

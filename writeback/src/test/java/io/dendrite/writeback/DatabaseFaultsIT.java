@@ -13,9 +13,11 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
+import io.dendrite.writeback.store.DataStoreUnavailableException;
 import io.dendrite.writeback.store.MongoStore;
 import io.dendrite.writeback.store.MySqlStore;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -109,6 +111,58 @@ class DatabaseFaultsIT {
       assertThat(UsersTable.mismatches(mysql, model, documents)).isEmpty();
     } finally {
       drainer.shutdownNow();
+      mysql.close();
+    }
+  }
+
+  /**
+   * A database that takes every store round and never answers (each attempt times out after 1 s, the retry deadline
+   * is 2 s): a writer of a document the drain thread keeps meeting must still get its lock. A drain that went on in
+   * ever smaller batches right after a timed-out round held its first documents' locks round after round (16, 8, 4,
+   * 2, 1 documents: 10 s and more), and such a writer waited out its lock timeout (8 s here); a drain that stops its
+   * pass and rests lets it in within one round.
+   */
+  @Test
+  void aWriterGetsItsLockWhileTheDrainMeetsASilentDatabase(MySqlTestDatabase database) throws Exception {
+    List<EntityKey> documents = UsersTable.documents(16);
+    DocumentModel model = new DocumentModel();
+    MySqlStore mysql = UsersTable.seeded(database, documents, model);
+    AtomicBoolean silent = new AtomicBoolean(true);
+    DataStore silentWhenAsked = new ForwardingStore(mysql) {
+      @Override
+      public void apply(List<EntityChanges> batch) {
+        if (silent.get()) {
+          try {
+            Thread.sleep(STORE_TIMEOUT.toMillis());
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+          }
+          throw new DataStoreUnavailableException("no reply within " + STORE_TIMEOUT,
+              new SocketTimeoutException("Read timed out"));
+        }
+        super.apply(batch);
+      }
+    };
+    try (CacheServers cache = new CacheServers(1);
+        // One partition: a drain pass takes all 16 documents in one batch.
+        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(silentWhenAsked).drainThreads(1)
+            .partitions(1).drainBatch(16).idlePause(Duration.ofMillis(5)).storeRetryDeadline(Duration.ofSeconds(2))
+            .lockTimeout(Duration.ofSeconds(8)).build()) {
+      for (EntityKey key : documents) {
+        model.write(writeBack, key, ChangeSequence.of(set("name", "buffered")));
+      }
+      awaitOrFail(() -> writeBack.metrics().storeRetries() > 0, "the drain meeting the silent database");
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
+      for (int i = 0; System.nanoTime() < until; i++) {
+        // Throws IqException "could not lock ... within PT8S" when the drain keeps the lock.
+        model.write(writeBack, documents.get(i % documents.size()), ChangeSequence.of(set("name", "w" + i)));
+      }
+      assertThat(writeBack.metrics().drained()).as("nothing drained while the database is silent").isZero();
+
+      silent.set(false);
+      awaitOrFail(() -> writeBack.metrics().pendingWrites() == 0, "the backlog drained to zero");
+      assertThat(UsersTable.mismatches(mysql, model, documents)).isEmpty();
+    } finally {
       mysql.close();
     }
   }

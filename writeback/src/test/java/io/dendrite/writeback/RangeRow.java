@@ -1,6 +1,8 @@
 package io.dendrite.writeback;
 
 import io.dendrite.core.CacheUpdate;
+import io.dendrite.core.ChangeRecords;
+import io.dendrite.core.interval.Interval;
 import io.dendrite.core.RowCodec;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
@@ -10,8 +12,10 @@ import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A row of the range tests' table {@code t}: key {@code id} (a Long), range attribute {@code pos} (always equal to
@@ -75,6 +79,38 @@ record RangeRow(long id, long val) {
   static CacheUpdate<Long, RangeRow> removing(long id) {
     return (interval, cached) -> cached.stream().filter(row -> row.id() != id).toList();
   }
+
+  /** Writes to one row kept as change records in the cached entries: its id, then its encoded changes. */
+  static final ChangeRecords<Long, RangeRow, EntityChanges> CHANGE_RECORDS = new ChangeRecords<>() {
+    @Override
+    public Class<EntityChanges> changeType() {
+      return EntityChanges.class;
+    }
+
+    @Override
+    public byte[] encode(EntityChanges change) {
+      byte[] changes = change.changes().encode();
+      return ByteBuffer.allocate(8 + changes.length).putLong(((Number) change.key().id()).longValue()).put(changes)
+          .array();
+    }
+
+    @Override
+    public EntityChanges decode(byte[] record) {
+      return new EntityChanges(key(ByteBuffer.wrap(record).getLong()),
+          ChangeSequence.decode(Arrays.copyOfRange(record, 8, record.length)));
+    }
+
+    @Override
+    public List<RangeRow> apply(Interval<Long> entryInterval, List<RangeRow> cachedRows, EntityChanges change) {
+      long id = ((Number) change.key().id()).longValue();
+      List<RangeRow> after = new ArrayList<>(cachedRows);
+      Optional<Map<String, Object>> before = after.stream().filter(row -> row.id() == id).findFirst()
+          .map(row -> Map.of(RANGE_ATTRIBUTE, row.id(), "val", row.val()));
+      after.removeIf(row -> row.id() == id);
+      change.changes().applyTo(before).ifPresent(fields -> after.add(of(new Entity(change.key(), fields))));
+      return after;
+    }
+  };
 
   /** The rows of the data store in [lowerBound, upperBound]: the query behind every get. */
   static List<RangeRow> readRange(DataStore store, long lowerBound, long upperBound) {

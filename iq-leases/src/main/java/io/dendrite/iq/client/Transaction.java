@@ -116,6 +116,22 @@ public final class Transaction implements AutoCloseable {
         return onKey(key, Command.iqDelta("iqappend", key, delta, id));
     }
 
+    /**
+     * One {@code iqappend} without waiting for its reply, so that a writer can stage appends to many keys together:
+     * {@link Outcome#OK} when staged, or when the key has no value (the commit then leaves it absent);
+     * {@link Outcome#ABORTED} when another transaction holds a Q lease on it; {@link Outcome#STATE_LOST} when the
+     * server lost what this transaction held there. The future fails with {@link IqConnectionException} when the
+     * key's server cannot be reached.
+     */
+    public CompletableFuture<Outcome> appendOnce(String key, byte[] delta) {
+        ensureOpen();
+        ServerConnection server = client.connectionFor(key);
+        if (!touched.touch(server)) {
+            return CompletableFuture.completedFuture(Outcome.STATE_LOST);
+        }
+        return server.send(Command.iqDelta("iqappend", key, delta, id)).thenApply(Outcome::of);
+    }
+
     /** Like {@link #append}, at the front ({@code iqprepend}). */
     public Outcome prepend(String key, byte[] delta) {
         return onKey(key, Command.iqDelta("iqprepend", key, delta, id));
