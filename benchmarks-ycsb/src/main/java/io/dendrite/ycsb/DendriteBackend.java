@@ -162,10 +162,12 @@ final class DendriteBackend implements RecordBackend {
   /** Runs a Dendrite call and adds the cache round trips it made on this thread. */
   private <T> T counted(TripCount trips, Supplier<T> call) {
     long before = cache.requestsOfCurrentThread();
+    long awaitedBefore = cache.roundTripsOfCurrentThread();
     try {
       return call.get();
     } finally {
       trips.cache((int) (cache.requestsOfCurrentThread() - before));
+      trips.cacheAwaited((int) (cache.roundTripsOfCurrentThread() - awaitedBefore));
     }
   }
 

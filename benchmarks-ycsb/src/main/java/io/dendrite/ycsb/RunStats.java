@@ -13,7 +13,9 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Per operation type, over a whole run in one JVM: operations, the ones that failed, and the cache and database
  * round trips they made. Thread-safe. {@link #write} writes them as the stats file the runner reads:
- * {@code ops.<OP>}, {@code errors.<OP>}, {@code cacheTrips.<OP>}, {@code dbTrips.<OP>} for every {@link Operation},
+ * {@code ops.<OP>}, {@code errors.<OP>}, {@code cacheTrips.<OP>} (requests), {@code cacheAwaited.<OP>} (round trips
+ * awaited, see {@link io.dendrite.iq.client.IqClient#roundTripsOfCurrentThread()}), {@code dbTrips.<OP>} for every
+ * {@link Operation},
  * plus the entries the caller adds.
  */
 final class RunStats {
@@ -21,7 +23,8 @@ final class RunStats {
 
   RunStats() {
     for (Operation operation : Operation.values()) {
-      counters.put(operation, new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()});
+      counters.put(operation, new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder(),
+          new LongAdder()});
     }
   }
 
@@ -33,6 +36,7 @@ final class RunStats {
     }
     counts[2].add(trips.cache());
     counts[3].add(trips.database());
+    counts[4].add(trips.cacheAwaited());
   }
 
   long operations(Operation operation) {
@@ -47,6 +51,7 @@ final class RunStats {
       properties.setProperty("errors." + operation, Long.toString(counts[1].sum()));
       properties.setProperty("cacheTrips." + operation, Long.toString(counts[2].sum()));
       properties.setProperty("dbTrips." + operation, Long.toString(counts[3].sum()));
+      properties.setProperty("cacheAwaited." + operation, Long.toString(counts[4].sum()));
     });
     extra.forEach(properties::setProperty);
     return properties;

@@ -450,7 +450,20 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       }
     }
     CacheUpdate<K, R> update = cacheUpdateOf(change, cacheUpdate);
-    LeasedTargets leased = leaseTargets(cache.beginTransaction(), targets, appends, trips);
+    // Write-back sends its buffer's first requests (log record, reads of the buffered writes) with the leases.
+    WriteBuffer.Started buffering = writeBuffer == null ? null : writeBuffer.start(interval, change);
+    LeasedTargets leased;
+    try {
+      leased = leaseTargets(cache.beginTransaction(), targets, appends, trips, buffering);
+    } catch (RuntimeException failed) {
+      if (buffering != null) {
+        buffering.abandon();
+      }
+      throw failed;
+    }
+    if (leased.waited() && buffering != null) {
+      buffering = writeBuffer.start(interval, change); // abandoned while waiting for another writer's lease
+    }
     try (Transaction transaction = leased.transaction()) {
       Map<EntryIndex.Entry<K>, List<R>> staged = new LinkedHashMap<>();
       Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps = new LinkedHashMap<>();
@@ -484,26 +497,44 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
           swaps.put(entry, lease.swapAsync(resultSets.encode(after), WriteOptions.DEFAULT));
         }
       }
-      stagedDeletes.forEach(Dendrite::await);
       Map<EntryIndex.Entry<K>, List<R>> refreshed = new LinkedHashMap<>();
-      swaps.forEach((entry, swap) -> {
-        if (await(swap) == Outcome.OK) {
-          refreshed.put(entry, staged.get(entry));
-        }
-      });
+      WriteBuffer.Stored stored;
       try {
-        persist(interval, change, apply);
+        stagedDeletes.forEach(Dendrite::await);
+        swaps.forEach((entry, swap) -> {
+          if (await(swap) == Outcome.OK) {
+            refreshed.put(entry, staged.get(entry));
+          }
+        });
+        stored = buffering != null ? buffering.store() : null;
+        if (buffering == null) {
+          run(() -> apply.apply(change), "apply");
+        }
       } catch (RuntimeException failed) {
+        if (buffering != null) {
+          buffering.abandon(); // nothing buffered yet (a no-op once stored had thrown)
+        }
         if (!transaction.servers().isEmpty()) {
           trips.add(transaction.servers().size());
           transaction.release(); // the data store is unchanged: keep the old values
         }
         throw failed;
       }
-      emptied.forEach(index::remove);
-      if (!transaction.servers().isEmpty()) {
-        trips.add(transaction.servers().size());
-        settleEnd(transaction.commit(), targets);
+      CompletableFuture<Outcome> committing = null;
+      try {
+        emptied.forEach(index::remove);
+        if (!transaction.servers().isEmpty()) {
+          trips.add(transaction.servers().size());
+          // Under write-back the commit goes out with the buffered writes: one round trip for both.
+          committing = transaction.commitAsync();
+        }
+      } finally {
+        if (stored != null) {
+          awaitStored(stored, committing, targets, trips); // also ends what the buffer holds
+        }
+      }
+      if (committing != null) {
+        settleEnd(committing.join(), targets);
       }
       for (Map.Entry<EntryIndex.Entry<K>, List<R>> entry : refreshed.entrySet()) {
         if (entry.getKey() == newPoint) {
@@ -517,6 +548,23 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
   }
 
+  /**
+   * Waits for the buffered writes that went out with the commit. When they failed the write is not acknowledged,
+   * yet the refreshed results may be committed: they must not be served, so every target is dropped.
+   */
+  private void awaitStored(WriteBuffer.Stored stored, CompletableFuture<Outcome> committing,
+      List<EntryIndex.Entry<K>> targets, RoundTrips trips) {
+    try {
+      stored.await();
+    } catch (RuntimeException failed) {
+      if (committing != null) {
+        committing.join();
+      }
+      targets.forEach(entry -> drop(entry, trips));
+      throw failed;
+    }
+  }
+
   /** What a write holds on one target: its Q-refresh lease with the current value, or an append staged under one. */
   private sealed interface TargetLease {
     record Refresh(RefreshLease lease) implements TargetLease {}
@@ -524,8 +572,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     record Appended() implements TargetLease {}
   }
 
-  /** The transaction holding the targets' Q leases, and what it holds on each target (null: server unreachable). */
-  private record LeasedTargets(Transaction transaction, List<TargetLease> results) {}
+  /**
+   * The transaction holding the targets' Q leases, what it holds on each target (null: server unreachable), and
+   * whether it had to wait for another writer (the write buffer's started write was abandoned then).
+   */
+  private record LeasedTargets(Transaction transaction, List<TargetLease> results, boolean waited) {}
 
   /**
    * Takes the Q lease of every target with all the requests in flight at once, so a write pays one round trip of
@@ -538,7 +589,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
    * delete, and has a null result.
    */
   private LeasedTargets leaseTargets(Transaction transaction, List<EntryIndex.Entry<K>> targets,
-      Map<EntryIndex.Entry<K>, byte[]> appends, RoundTrips trips) {
+      Map<EntryIndex.Entry<K>, byte[]> appends, RoundTrips trips, WriteBuffer.Started buffering) {
     try {
       List<CompletableFuture<?>> requests = new ArrayList<>();
       for (EntryIndex.Entry<K> entry : targets) {
@@ -565,13 +616,16 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         }
       }
       if (!busy) {
-        return new LeasedTargets(transaction, results);
+        return new LeasedTargets(transaction, results, false);
       }
     } catch (RuntimeException failed) {
       transaction.close();
       throw failed;
     }
     transaction.release();
+    if (buffering != null) {
+      buffering.abandon(); // what it holds (its documents' locks) must not wait with us: the other writer may need it
+    }
     Transaction oneByOne = cache.beginTransaction();
     try {
       List<TargetLease> results = new ArrayList<>();
@@ -583,7 +637,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         }
         results.add(result == null ? null : new TargetLease.Refresh(((RefreshResult.Granted) result).lease()));
       }
-      return new LeasedTargets(oneByOne, results);
+      return new LeasedTargets(oneByOne, results, true);
     } catch (RuntimeException failed) {
       oneByOne.close();
       throw failed;

@@ -32,6 +32,49 @@ public interface WriteBuffer<K extends Comparable<? super K>> {
    */
   void buffer(Interval<K> interval, Object change);
 
+  /**
+   * {@link #buffer} in steps, so that the Dendrite sends the buffer's cache requests in the same round trips as its
+   * own (the Q leases of the cached results the write refreshes, then their commit): this sends what needs no
+   * reply yet (e.g. the log record, the reads of the documents' buffered writes) and returns; {@link
+   * Started#store()} sends the buffered writes; {@link Stored#await()} waits for them, with {@link #buffer}'s
+   * meaning. The default does all of it in {@code store}.
+   *
+   * <p>A started write holds what it needs to go on (e.g. its documents' locks) until it is stored and awaited or
+   * abandoned, so the Dendrite abandons it before it waits for a lease another writer holds, and starts again.
+   */
+  default Started start(Interval<K> interval, Object change) {
+    return new Started() {
+      @Override
+      public Stored store() {
+        buffer(interval, change);
+        return () -> {};
+      }
+
+      @Override
+      public void abandon() {}
+    };
+  }
+
+  /** A write {@link #start}ed: nothing is buffered until {@link #store()}. */
+  interface Started {
+    /**
+     * Sends the buffered writes.
+     *
+     * @throws RuntimeException when the change cannot be buffered; nothing was then
+     */
+    Stored store();
+
+    /** Gives up before {@link #store()}, releasing what was held; nothing is buffered. Idempotent. */
+    void abandon();
+  }
+
+  /** A write whose buffered writes are on their way. */
+  @FunctionalInterface
+  interface Stored {
+    /** Waits for them: returns once the write is acknowledged, as {@link WriteBuffer#buffer} returns. */
+    void await();
+  }
+
   /** Applies to the data store, oldest first, every buffered write whose interval overlaps {@code interval}. */
   void applyOverlapping(Interval<K> interval);
 }

@@ -236,6 +236,62 @@ class DendriteIT {
     }
   }
 
+  /**
+   * Write-back sends its commit with the buffered writes (one round trip for both): when the buffer then reports a
+   * failure, the refreshed results may hold a write that was not acknowledged, so they are dropped; when it fails
+   * before anything went out, the old values are kept.
+   */
+  @Test
+  void aWriteBackWhoseBufferFailsLeavesNoRefreshedResultBehind() {
+    RuntimeException refused = new IllegalStateException("the buffer's replicas refused it");
+    boolean[] failLate = {true};
+    WriteBuffer<Integer> failing = new WriteBuffer<>() {
+      @Override
+      public void check(Object change) {}
+
+      @Override
+      public void buffer(Interval<Integer> interval, Object change) {
+        throw refused;
+      }
+
+      @Override
+      public Started start(Interval<Integer> interval, Object change) {
+        return new Started() {
+          @Override
+          public Stored store() {
+            if (!failLate[0]) {
+              throw refused;
+            }
+            return () -> {
+              throw refused;
+            };
+          }
+
+          @Override
+          public void abandon() {}
+        };
+      }
+
+      @Override
+      public void applyOverlapping(Interval<Integer> interval) {}
+    };
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(builder -> builder.writePolicy(WritePolicy.WRITE_BACK)
+        .writeBuffer(failing))) {
+      get(dendrite, 0, 9);
+      ScoreRow row = new ScoreRow(3, 33);
+      assertThatThrownBy(() -> dendrite.update(3, 3, row, null, ScoreTable.putting(row))).isSameAs(refused);
+      assertThat(dendrite.cachedEntries()).as("dropped: it was committed with the change").isZero();
+      int before = queries.get();
+      assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(3, 0));
+      assertThat(queries.get()).as("a miss").isEqualTo(before + 1);
+
+      failLate[0] = false;
+      assertThatThrownBy(() -> dendrite.update(3, 3, row, null, ScoreTable.putting(row))).isSameAs(refused);
+      assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(3, 0));
+      assertThat(queries.get()).as("a hit: released, old value kept").isEqualTo(before + 1);
+    }
+  }
+
   @Test
   void badBoundsAreRefusedNamingTheArgument() {
     try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,14 +68,23 @@ final class BufferedIntervalLog {
    * @throws IqException when a replica answered otherwise, or no reachable replica holds the record
    */
   boolean appendIndexed(BufferedIntervalRecord record) {
-    Outcome outcome = append(partitionKey(Math.floorMod(record.lsn(), partitions)), List.of(record.toLine()));
-    if (outcome == Outcome.PINNED_MEMORY_FULL) {
-      return false;
-    }
-    if (!outcome.isOk()) {
-      throw new IqException("could not log the buffered write " + record.toLine() + ": " + outcome);
-    }
-    return true;
+    return appendIndexedAsync(record).await();
+  }
+
+  /** {@link #appendIndexed}, sent now. */
+  PinnedReplicas.Sent<Boolean> appendIndexedAsync(BufferedIntervalRecord record) {
+    PinnedReplicas.Sent<Outcome> sent =
+        appendAsync(partitionKey(Math.floorMod(record.lsn(), partitions)), List.of(record.toLine()));
+    return () -> {
+      Outcome outcome = sent.await();
+      if (outcome == Outcome.PINNED_MEMORY_FULL) {
+        return false;
+      }
+      if (!outcome.isOk()) {
+        throw new IqException("could not log the buffered write " + record.toLine() + ": " + outcome);
+      }
+      return true;
+    };
   }
 
   /** Queues a removed record; appends the queue once it holds {@code batch} records. */
@@ -189,19 +200,30 @@ final class BufferedIntervalLog {
    * append counts when a reachable replica shows it (records are unique, so finding the first line is proof).
    */
   private Outcome append(String key, List<String> lines) {
+    return appendAsync(key, lines).await();
+  }
+
+  /** {@link #append}, sent now. */
+  private PinnedReplicas.Sent<Outcome> appendAsync(String key, List<String> lines) {
     List<byte[]> values = lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
     appendedSinceRewrite.addAndGet(lines.size());
-    try {
-      return cache.appendReplicated(key, values, replicas);
-    } catch (IqConnectionException unreachable) {
-      for (CacheValue replica : cache.getEachReplica(key, replicas)) {
-        String content = "\n" + new String(replica.data(), StandardCharsets.UTF_8);
-        if (content.contains("\n" + lines.get(0) + "\n")) {
-          return Outcome.OK;
+    CompletableFuture<Outcome> sent = cache.appendReplicatedAsync(key, values, replicas);
+    return () -> {
+      try {
+        return sent.join();
+      } catch (CompletionException failed) {
+        if (!(failed.getCause() instanceof IqConnectionException unreachable)) {
+          throw failed.getCause() instanceof IqException iq ? iq : failed;
         }
+        for (CacheValue replica : cache.getEachReplica(key, replicas)) {
+          String content = "\n" + new String(replica.data(), StandardCharsets.UTF_8);
+          if (content.contains("\n" + lines.get(0) + "\n")) {
+            return Outcome.OK;
+          }
+        }
+        throw unreachable;
       }
-      throw unreachable;
-    }
+    };
   }
 
   private String partitionKey(int n) {

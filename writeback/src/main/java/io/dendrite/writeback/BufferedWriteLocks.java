@@ -33,6 +33,21 @@ interface BufferedWriteLocks {
   /** Locks {@code keys} (all or none, in an order every caller shares) and reads their values. */
   Locked lock(List<String> keys);
 
+  /**
+   * {@link #lock}, with the reads of the values in flight when it returns, so that a caller can send other requests
+   * alongside; {@link PinnedReplicas.Sent#await} gives the holding once they are in. The keys are locked already
+   * (for {@link #inProcess}); other locks lock and read before returning.
+   */
+  default PinnedReplicas.Sent<Locked> lockAsync(List<String> keys) {
+    Locked locked = lock(keys);
+    return () -> locked;
+  }
+
+  /** Whether these locks exclude this process's threads only: no other process writes these values. */
+  default boolean inProcessOnly() {
+    return false;
+  }
+
   /** Buffered writes held together. */
   interface Locked extends AutoCloseable {
 
@@ -96,71 +111,98 @@ interface BufferedWriteLocks {
     for (int i = 0; i < stripes; i++) {
       locks[i] = new ReentrantLock();
     }
-    return keys -> {
-      TreeSet<Integer> indexes = new TreeSet<>();
-      keys.forEach(key -> indexes.add(Math.floorMod(key.hashCode(), stripes)));
-      List<ReentrantLock> held = new ArrayList<>(indexes.size());
-      for (int index : indexes) {
-        locks[index].lock();
-        held.add(locks[index]);
+    return new BufferedWriteLocks() {
+      @Override
+      public Locked lock(List<String> keys) {
+        return lockAsync(keys).await();
       }
-      Map<String, byte[]> values;
-      try {
-        values = replicas.getAll(keys);
-      } catch (RuntimeException failed) {
-        held.forEach(ReentrantLock::unlock);
-        throw failed;
+
+      @Override
+      public boolean inProcessOnly() {
+        return true;
       }
-      Map<String, byte[]> staged = new LinkedHashMap<>();
-      return new Locked() {
-        private boolean released;
 
-        @Override
-        public Map<String, byte[]> values() {
-          return values;
+      @Override
+      public PinnedReplicas.Sent<Locked> lockAsync(List<String> keys) {
+        TreeSet<Integer> indexes = new TreeSet<>();
+        keys.forEach(key -> indexes.add(Math.floorMod(key.hashCode(), stripes)));
+        List<ReentrantLock> held = new ArrayList<>(indexes.size());
+        for (int index : indexes) {
+          locks[index].lock();
+          held.add(locks[index]);
         }
-
-        @Override
-        public void stage(String key, byte[] value) {
-          staged.put(key, value);
+        PinnedReplicas.Sent<Map<String, byte[]>> reading;
+        try {
+          reading = replicas.getAllAsync(keys);
+        } catch (RuntimeException failed) {
+          held.forEach(ReentrantLock::unlock);
+          throw failed;
         }
-
-        @Override
-        public Outcome commit() {
+        return () -> {
+          Map<String, byte[]> values;
           try {
-            List<String> deleted = new ArrayList<>();
-            for (Map.Entry<String, byte[]> change : staged.entrySet()) {
-              if (change.getValue() == null) {
-                deleted.add(change.getKey());
-                continue;
-              }
-              Outcome stored = replicas.set(change.getKey(), change.getValue());
-              if (!stored.isOk()) {
-                // Some replicas may hold the new value: put the one this holder read back, so nothing changed.
-                byte[] before = values.get(change.getKey());
-                if (before == null) {
-                  replicas.delete(change.getKey());
-                } else {
-                  replicas.set(change.getKey(), before);
-                }
-                return stored;
-              }
-            }
-            replicas.deleteAll(deleted);
-            return Outcome.OK;
-          } finally {
-            close();
-          }
-        }
-
-        @Override
-        public void close() {
-          if (!released) {
-            released = true;
+            values = reading.await();
+          } catch (RuntimeException failed) {
             held.forEach(ReentrantLock::unlock);
+            throw failed;
           }
+          return holding(replicas, held, values);
+        };
+      }
+    };
+  }
+
+  /** What {@link #inProcess} holds: the stripes' locks, and the values read under them. */
+  private static Locked holding(PinnedReplicas replicas, List<ReentrantLock> held, Map<String, byte[]> values) {
+    Map<String, byte[]> staged = new LinkedHashMap<>();
+    return new Locked() {
+      private boolean released;
+
+      @Override
+      public Map<String, byte[]> values() {
+        return values;
+      }
+
+      @Override
+      public void stage(String key, byte[] value) {
+        staged.put(key, value);
+      }
+
+      @Override
+      public Outcome commit() {
+        try {
+          List<String> deleted = new ArrayList<>();
+          for (Map.Entry<String, byte[]> change : staged.entrySet()) {
+            if (change.getValue() == null) {
+              deleted.add(change.getKey());
+              continue;
+            }
+            Outcome stored = replicas.set(change.getKey(), change.getValue());
+            if (!stored.isOk()) {
+              // Some replicas may hold the new value: put the one this holder read back, so nothing changed.
+              byte[] before = values.get(change.getKey());
+              if (before == null) {
+                replicas.delete(change.getKey());
+              } else {
+                replicas.set(change.getKey(), before);
+              }
+              return stored;
+            }
+          }
+          replicas.deleteAll(deleted);
+          return Outcome.OK;
+        } finally {
+          close();
         }
-      };
+      }
+
+      @Override
+      public void close() {
+        if (!released) {
+          released = true;
+          held.forEach(ReentrantLock::unlock);
+        }
+      }
     };
   }
 }

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
@@ -33,6 +34,9 @@ import java.util.stream.Collectors;
  * held from the read of the buffered writes to the commit of their deletion.
  */
 final class BufferedWrites {
+  /** Past this many documents {@link #listedHere} starts over (a bound on its memory; see there). */
+  private static final int LISTED_HERE_LIMIT = 1 << 20;
+
   private final BufferedWriteLocks documentLocks;
   private final PinnedReplicas replicas;
   private final List<PendingWritesPartition> partitions;
@@ -48,6 +52,12 @@ final class BufferedWrites {
   private final AtomicInteger batchLimit;
   private final LongAdder drained;
   private final LongAdder fallbacks;
+  /**
+   * With in-process locks only: documents whose buffered write this process listed and no drain deleted since, so
+   * a write to them needs no new listing ({@link StartedWrite}). Anything not here is listed again on its next write
+   * (a duplicate listing is harmless), so forgetting entries, or the whole set, is always safe.
+   */
+  private final Set<String> listedHere = ConcurrentHashMap.newKeySet();
 
   BufferedWrites(BufferedWriteLocks documentLocks, PinnedReplicas replicas, List<PendingWritesPartition> partitions,
       RetryingStore store, PinnedBudget budget, Clock clock, int drainBatch, LongAdder drained,
@@ -99,6 +109,175 @@ final class BufferedWrites {
       }
     }
     writeThrough(key, changes);
+  }
+
+  /**
+   * Starts {@link #write} for several documents at once, each step's requests sent together so that a caller can
+   * send its own requests alongside: this locks the documents and sends the reads of their buffered writes; {@link
+   * StartedWrite#store} sends the new buffered writes and their listings; {@link StartedWrite#await} waits for them.
+   * Only with in-process locks (no other process writes these documents); with others, {@code store} writes each
+   * document as {@link #write} does.
+   *
+   * <p>The listing and the buffered write are in flight together, not listing first: unless both are confirmed, the
+   * buffered write is put back as it was read before the lock is released. Only a process that dies between the
+   * replies can leave a new buffered write unlisted, and it holds nothing acknowledged: the next write to the document
+   * lists it again (a listing is sent unless this process listed the document since its last drain of it, {@link
+   * #listedHere}, so a process that just started lists every document it writes), and a range write-back log record
+   * sent before it names the document.
+   */
+  StartedWrite startWrite(Map<EntityKey, ChangeSequence> changes) {
+    List<String> bufferedKeys = changes.keySet().stream().map(BufferedWriteKey::of).toList();
+    return new StartedWrite(changes,
+        documentLocks.inProcessOnly() ? documentLocks.lockAsync(bufferedKeys) : null);
+  }
+
+  /** A write of several documents in steps; see {@link #startWrite}. */
+  final class StartedWrite {
+    private final Map<EntityKey, ChangeSequence> changes;
+    private final PinnedReplicas.Sent<BufferedWriteLocks.Locked> locking;
+    private BufferedWriteLocks.Locked lock;
+    private final Map<String, PinnedReplicas.Sent<Outcome>> listings = new LinkedHashMap<>();
+    private final Map<String, PinnedReplicas.Sent<Outcome>> stores = new LinkedHashMap<>();
+    private final List<EntityKey> writeThrough = new ArrayList<>();
+    private long reserved;
+
+    private StartedWrite(Map<EntityKey, ChangeSequence> changes,
+        PinnedReplicas.Sent<BufferedWriteLocks.Locked> locking) {
+      this.changes = changes;
+      this.locking = locking;
+    }
+
+    /**
+     * Sends each document's new buffered write (its earlier changes, then these, compacted), and a listing for each
+     * that has none this process knows of. A document whose growth the pinned budget refuses goes through instead,
+     * in {@link #await}.
+     *
+     * @throws IllegalArgumentException when the changes conflict with the buffered ones; nothing is buffered then
+     */
+    void store() {
+      if (locking == null) {
+        changes.forEach((key, more) -> LeaseLostException.untilKept(() -> write(key, more)));
+        return;
+      }
+      lock = locking.await();
+      try {
+        Map<String, byte[]> next = new LinkedHashMap<>();
+        changes.forEach((key, more) -> {
+          String bufferedKey = BufferedWriteKey.of(key);
+          byte[] existing = lock.values().get(bufferedKey);
+          Optional<ChangeSequence> buffered = Optional.ofNullable(existing).map(ChangeSequence::decode);
+          next.put(bufferedKey, buffered.orElse(ChangeSequence.empty()).then(more).compact().encode());
+        });
+        changes.forEach((key, more) -> {
+          String bufferedKey = BufferedWriteKey.of(key);
+          byte[] existing = lock.values().get(bufferedKey);
+          byte[] value = next.get(bufferedKey);
+          long growth = (long) (value.length - (existing == null ? 0 : existing.length)) * replicas.count();
+          if (!budget.tryReserve(growth)) {
+            writeThrough.add(key);
+            return;
+          }
+          reserved += growth;
+          if (existing == null || !listedHere.contains(bufferedKey)) {
+            listings.put(bufferedKey, partitionOf(bufferedKey).addAsync(bufferedKey, clock.instant()));
+          }
+          stores.put(bufferedKey, replicas.setAsync(bufferedKey, value));
+        });
+      } catch (RuntimeException failed) {
+        try {
+          concat(listings.values(), stores.values()).forEach(sent -> {
+            try {
+              sent.await();
+            } catch (RuntimeException ignored) {
+              // put back below in any case
+            }
+          });
+          putBack();
+        } finally {
+          release();
+        }
+        throw failed;
+      }
+    }
+
+    /**
+     * Waits for what {@link #store} sent. When a listing or a store was refused, every buffered write this changed is
+     * put back as it was read (a new one deleted) and, if pinned memory refused, the documents go through to the data
+     * store instead (as {@link #write}'s fallback); otherwise the write fails with nothing changed.
+     *
+     * @throws IqException when something was refused other than for pinned memory, or could not be put back
+     */
+    void await() {
+      if (locking == null) {
+        return;
+      }
+      List<EntityKey> fallBack = new ArrayList<>(writeThrough);
+      try {
+        Outcome worst = Outcome.OK;
+        RuntimeException failure = null;
+        for (PinnedReplicas.Sent<Outcome> sent : concat(listings.values(), stores.values())) {
+          try {
+            worst = worst.worst(sent.await());
+          } catch (RuntimeException failed) {
+            failure = failure == null ? failed : failure;
+          }
+        }
+        if (failure == null && worst.isOk()) {
+          // Every stored document is listed now: by the listing just confirmed, or by one this process made before
+          // (a drain forgets it here before it deletes the buffered write).
+          stores.keySet().forEach(listedHere::add);
+          if (listedHere.size() > LISTED_HERE_LIMIT) {
+            listedHere.clear();
+          }
+          return;
+        }
+        putBack();
+        if (failure != null) {
+          throw failure;
+        }
+        if (worst != Outcome.PINNED_MEMORY_FULL) {
+          throw new IqException("could not buffer the write of " + changes.keySet() + ": " + worst);
+        }
+        changes.keySet().stream().filter(key -> stores.containsKey(BufferedWriteKey.of(key))).forEach(fallBack::add);
+      } finally {
+        release();
+      }
+      fallBack.forEach(key -> BufferedWrites.this.writeThrough(key, changes.get(key)));
+    }
+
+    /** Gives up before {@link #store}: nothing was written. */
+    void abandon() {
+      if (locking != null && lock == null) {
+        lock = locking.await();
+      }
+      release();
+    }
+
+    /** Puts back what was read under the lock for every document whose store was sent. */
+    private void putBack() {
+      for (String bufferedKey : stores.keySet()) {
+        byte[] before = lock.values().get(bufferedKey);
+        if (before == null) {
+          replicas.delete(bufferedKey);
+        } else {
+          replicas.set(bufferedKey, before);
+        }
+      }
+      budget.adjust(-reserved);
+      reserved = 0;
+    }
+
+    private void release() {
+      if (lock != null) {
+        lock.close();
+      }
+    }
+  }
+
+  private static <T> List<T> concat(Collection<T> first, Collection<T> second) {
+    List<T> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all;
   }
 
   /** Lists a new buffered write in its partition (first, see {@link PendingWritesPartition}), then pins it. */
@@ -261,6 +440,9 @@ final class BufferedWrites {
           locks.stage(bufferedKey, null);
           freed += pinnedSizes.getOrDefault(key, 0);
         }
+        // Forgotten while still locked: a writer that still found them here after the delete would not list the
+        // buffered write it starts, and nothing would drain it.
+        keys.forEach(key -> listedHere.remove(BufferedWriteKey.of(key)));
         Outcome deleted;
         try {
           deleted = locks.commit();

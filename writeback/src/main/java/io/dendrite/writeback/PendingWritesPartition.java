@@ -32,7 +32,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>The invariant every buffered write relies on, both steps under the document's lock: a writer adds a listing
  * before it stores a document's first buffered write, and a drain removes the listings it saw only after it deleted
  * the buffered write they announced. So a buffered write always has a listing; a crash between the steps leaves at
- * most a listing without a buffered write, which a drain removes as a no-op. The log is rewritten to its live
+ * most a listing without a buffered write, which a drain removes as a no-op. (With in-process locks a writer sends
+ * the listing and the buffered write together and puts the buffered write back unless both are confirmed; see
+ * {@link BufferedWrites#startWrite} for why that stays safe.) The log is rewritten to its live
  * listings when dead lines outnumber them, per replica and only if that replica did not change meanwhile (CAS).
  */
 final class PendingWritesPartition {
@@ -96,8 +98,13 @@ final class PendingWritesPartition {
    * @return {@link Outcome#OK}, or the refusal (e.g. {@link Outcome#PINNED_MEMORY_FULL}) of the pinned append
    */
   Outcome add(String bufferedWriteKey, Instant now) {
+    return addAsync(bufferedWriteKey, now).await();
+  }
+
+  /** {@link #add}, sent now. */
+  PinnedReplicas.Sent<Outcome> addAsync(String bufferedWriteKey, Instant now) {
     String id = Long.toHexString(ThreadLocalRandom.current().nextLong());
-    return replicas.append(key, List.of("+" + bufferedWriteKey + " " + now.toEpochMilli() + " " + id));
+    return replicas.appendAsync(key, List.of("+" + bufferedWriteKey + " " + now.toEpochMilli() + " " + id));
   }
 
   /**

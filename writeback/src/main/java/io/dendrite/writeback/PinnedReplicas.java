@@ -65,19 +65,66 @@ final class PinnedReplicas {
    * @throws IqConnectionException when a replica whose server is not down could not confirm it
    */
   Outcome set(String key, byte[] value) {
+    return setAsync(key, value).await();
+  }
+
+  /** A request fan-out already sent; {@link #await} waits for its replies and answers as the blocking form would. */
+  @FunctionalInterface
+  interface Sent<T> {
+    T await();
+  }
+
+  /** {@link #set}, sent now. */
+  Sent<Outcome> setAsync(String key, byte[] value) {
+    CompletableFuture<Outcome> sent = cache.setReplicatedAsync(key, value, count);
+    return () -> {
+      try {
+        return join(sent);
+      } catch (IqConnectionException unreachable) {
+        confirmOnLiveReplicas(key, unreachable, found -> found != null && Arrays.equals(found, value));
+        return Outcome.OK;
+      }
+    };
+  }
+
+  /** {@link #append}, sent now. */
+  Sent<Outcome> appendAsync(String key, List<String> lines) {
+    List<byte[]> values = lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
+    CompletableFuture<Outcome> sent = cache.appendReplicatedAsync(key, values, count);
+    return () -> {
+      try {
+        return join(sent);
+      } catch (IqConnectionException unreachable) {
+        confirmOnLiveReplicas(key, unreachable, found -> found != null
+            && PinnedLines.lines(found).containsAll(lines));
+        return Outcome.OK;
+      }
+    };
+  }
+
+  /** {@link #getAll}, sent now. */
+  Sent<Map<String, byte[]>> getAllAsync(Collection<String> keys) {
+    CompletableFuture<Map<String, Map<ServerAddress, CacheValue>>> sent = cache.getAllOnEachReplicaAsync(keys, count);
+    return () -> {
+      Map<String, byte[]> values = new HashMap<>();
+      join(sent).forEach((key, copies) ->
+          copies.values().stream().findFirst().ifPresent(value -> values.put(key, value.data())));
+      return values;
+    };
+  }
+
+  /** The reply, its failure unwrapped: a replica that could not be reached is an {@link IqConnectionException}. */
+  private static <T> T join(CompletableFuture<T> sent) {
     try {
-      return cache.setReplicated(key, value, count);
-    } catch (IqConnectionException unreachable) {
-      confirmOnLiveReplicas(key, unreachable, found -> found != null && Arrays.equals(found, value));
-      return Outcome.OK;
+      return sent.join();
+    } catch (CompletionException failed) {
+      throw failed.getCause() instanceof IqException iq ? iq : failed;
     }
   }
 
   /** The values of those of {@code keys} that have one, each from its first reachable replica that has it. */
   Map<String, byte[]> getAll(Collection<String> keys) {
-    Map<String, byte[]> values = new HashMap<>();
-    cache.getAllReplicated(keys, count).forEach((key, value) -> values.put(key, value.data()));
-    return values;
+    return getAllAsync(keys).await();
   }
 
   /** Every reachable replica of each of {@code keys}, by server, for values that are merged across replicas. */
@@ -98,15 +145,9 @@ final class PinnedReplicas {
    * @throws IqConnectionException when a replica whose server is not down could not confirm it
    */
   Outcome append(String key, List<String> lines) {
-    List<byte[]> values = lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
-    try {
-      return cache.appendReplicated(key, values, count);
-    } catch (IqConnectionException unreachable) {
-      confirmOnLiveReplicas(key, unreachable, found -> found != null
-          && PinnedLines.lines(found).containsAll(lines));
-      return Outcome.OK;
-    }
+    return appendAsync(key, lines).await();
   }
+
 
   /**
    * Those of {@code keys} that some replica holds and some replica on a server that is not down lacks (one batched

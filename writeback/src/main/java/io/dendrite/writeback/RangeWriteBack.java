@@ -6,11 +6,14 @@ import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.interval.BufferedWriteIndex;
 import io.dendrite.core.interval.Interval;
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executors;
@@ -136,32 +139,94 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
    */
   @Override
   public void buffer(Interval<K> interval, Object change) {
+    start(interval, change).store().await();
+  }
+
+  /**
+   * {@link #buffer} in steps: the log record's append and the reads of the documents' buffered writes go out at
+   * once here (the documents locked), their buffered writes and listings at once in {@code store}.
+   */
+  @Override
+  public Started start(Interval<K> interval, Object change) {
     List<EntityChanges> changes = changesOf(change);
-    List<EntityKey> documents = changes.stream().map(EntityChanges::key).distinct().toList();
-    IndexedWrite write = null;
+    Map<EntityKey, ChangeSequence> byDocument = new LinkedHashMap<>();
+    changes.forEach(one -> byDocument.merge(one.key(), one.changes(), ChangeSequence::then));
+    List<EntityKey> documents = List.copyOf(byDocument.keySet());
     logLock.readLock().lock();
+    BufferedIntervalRecord record;
+    PinnedReplicas.Sent<Boolean> logging;
+    BufferedWrites.StartedWrite writing;
     try {
-      BufferedIntervalRecord record = BufferedIntervalRecord.indexed(intervalLog.nextLsn(),
-          type.format(interval.lo()), type.format(interval.hi()),
-          documents.stream().map(BufferedWriteKey::of).toList());
-      if (intervalLog.appendIndexed(record)) {
-        write = new IndexedWrite(record, documents, false);
-        index.append(interval, write);
-      }
-    } finally {
+      record = BufferedIntervalRecord.indexed(intervalLog.nextLsn(), type.format(interval.lo()),
+          type.format(interval.hi()), documents.stream().map(BufferedWriteKey::of).toList());
+      logging = intervalLog.appendIndexedAsync(record);
+      writing = writeBack.startWrite(byDocument);
+    } catch (RuntimeException failed) {
       logLock.readLock().unlock();
+      throw failed;
     }
-    try {
-      changes.forEach(one -> writeBack.write(one.key(), one.changes()));
-    } finally {
-      if (write == null) {
-        // Unindexed, a buffered write would be invisible to range misses: it must not outlive the Exclusive lease.
-        writeBack.drainAll(documents);
-      } else {
-        // Also when buffering failed: the entry stays until its documents have nothing buffered.
-        write.settled = true;
+    return new Started() {
+      private boolean logAwaited;
+      private IndexedWrite write;
+
+      /** Indexes the write once its record is logged (false: pinned memory refused it); ends the log's lock. */
+      private void awaitLog(boolean settled) {
+        if (logAwaited) {
+          return;
+        }
+        logAwaited = true;
+        try {
+          if (logging.await()) {
+            write = new IndexedWrite(record, documents, settled);
+            index.append(interval, write);
+          }
+        } finally {
+          logLock.readLock().unlock();
+        }
       }
-    }
+
+      @Override
+      public Stored store() {
+        try {
+          awaitLog(false);
+        } catch (RuntimeException failed) {
+          writing.abandon();
+          throw failed;
+        }
+        try {
+          writing.store();
+        } catch (RuntimeException failed) {
+          settle();
+          throw failed;
+        }
+        return () -> {
+          try {
+            writing.await();
+          } finally {
+            settle();
+          }
+        };
+      }
+
+      @Override
+      public void abandon() {
+        try {
+          awaitLog(true);
+        } finally {
+          writing.abandon();
+        }
+      }
+
+      private void settle() {
+        if (write == null) {
+          // Unindexed, a buffered write would be invisible to range misses: it must not outlive the Exclusive lease.
+          writeBack.drainAll(documents);
+        } else {
+          // Also when buffering failed: the entry stays until its documents have nothing buffered.
+          write.settled = true;
+        }
+      }
+    };
   }
 
   /**

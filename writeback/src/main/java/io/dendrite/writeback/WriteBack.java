@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -107,6 +108,15 @@ public final class WriteBack implements AutoCloseable {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(changes, "changes");
     LeaseLostException.untilKept(() -> bufferedWrites.write(key, changes));
+  }
+
+  /**
+   * {@link #write} for several documents, in steps whose requests go out together (see {@link
+   * BufferedWrites#startWrite}); for {@link RangeWriteBack}, which sends them with its log record and its
+   * Dendrite's leases.
+   */
+  BufferedWrites.StartedWrite startWrite(Map<EntityKey, ChangeSequence> changes) {
+    return bufferedWrites.startWrite(changes);
   }
 
   /**

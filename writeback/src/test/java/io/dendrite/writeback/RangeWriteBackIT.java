@@ -214,6 +214,52 @@ class RangeWriteBackIT {
     }
   }
 
+  /**
+   * Issue 13's bound: with in-process locks, a write-back update awaits two round trips however many cached results
+   * it refreshes (the results' Q leases with their change records, the log record and the reads of the buffered
+   * writes; then the buffered writes, their listings and the commit). The replica-lease engine, which locks each
+   * document on its replicas before reading it, takes more, so the count can tell them apart.
+   */
+  @Test
+  void aWriteBackUpdateAwaitsTwoRoundTripsWhateverItRefreshes(MySqlTestDatabase database) throws SQLException {
+    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
+        RangeStack stack = new RangeStack(cache.client, store,
+            engine -> engine.drainThreads(0).replicas(2).singleProcess(true), range -> range,
+            settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS));
+        RangeStack leased = new RangeStack(cache.client, store, engine -> engine.drainThreads(0).replicas(2),
+            range -> range.domain("pos2"), settings -> settings.domain("pos2"))) {
+      seed(store, 0, 19);
+      stack.get(0, 9);
+      stack.get(5, 14);
+      assertThat(stack.dendrite.cachedEntries()).isEqualTo(2);
+
+      long requests = cache.client.requestsOfCurrentThread();
+      assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(7, 70)))).as("a new buffered write")
+          .isLessThanOrEqualTo(2);
+      assertThat(cache.client.requestsOfCurrentThread() - requests).as("two results refreshed, and the buffer")
+          .isGreaterThanOrEqualTo(5);
+      assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(7, 71)))).as("a buffered write again")
+          .isLessThanOrEqualTo(2);
+      assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(12, 120)))).as("one result refreshed")
+          .isLessThanOrEqualTo(2);
+      assertThat(stack.get(0, 14)).contains(new RangeRow(7, 71), new RangeRow(12, 120));
+      assertThat(stack.get(7, 7)).containsExactly(new RangeRow(7, 71));
+
+      assertThat(awaitedBy(cache.client, () -> leased.update(new RangeRow(3, 30)))).as("replica leases")
+          .isGreaterThan(2);
+      stack.writeBack.drainNow();
+      leased.writeBack.drainNow();
+      assertThat(RangeRow.readRange(store, 7, 7)).containsExactly(new RangeRow(7, 71));
+      assertThat(RangeRow.readRange(store, 3, 3)).containsExactly(new RangeRow(3, 30));
+    }
+  }
+
+  private static long awaitedBy(IqClient client, Runnable write) {
+    long before = client.roundTripsOfCurrentThread();
+    write.run();
+    return client.roundTripsOfCurrentThread() - before;
+  }
+
   private static RangeRow row(long id) {
     return new RangeRow(id, 0);
   }

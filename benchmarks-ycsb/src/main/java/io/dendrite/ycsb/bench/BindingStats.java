@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * type, stale reads found by the consistency checker, and for write-back what was still buffered.
  */
 public record BindingStats(String binding, Map<String, Long> operations, Map<String, Long> cacheTrips,
-                           Map<String, Long> dbTrips, long anomalies, long rowReadsChecked,
+                           Map<String, Long> cacheAwaited, Map<String, Long> dbTrips, long anomalies, long rowReadsChecked,
                            OptionalLong writebackPendingAtEnd, OptionalLong writebackDrained) {
 
     /** The operation types of the stats-file contract. */
@@ -22,12 +22,21 @@ public record BindingStats(String binding, Map<String, Long> operations, Map<Str
     public BindingStats {
         operations = Map.copyOf(operations);
         cacheTrips = Map.copyOf(cacheTrips);
+        cacheAwaited = Map.copyOf(cacheAwaited);
         dbTrips = Map.copyOf(dbTrips);
     }
 
     /** Cache round trips per operation of this type; NaN when the run had none. */
     public double cacheTripsPerOperation(String type) {
         return perOperation(cacheTrips, type);
+    }
+
+    /**
+     * Cache round trips awaited per operation of this type (requests sent together count once; see
+     * {@code IqClient.roundTripsOfCurrentThread}); NaN when the run had none or the binding did not count them.
+     */
+    public double cacheAwaitedPerOperation(String type) {
+        return cacheAwaited.containsKey(type) ? perOperation(cacheAwaited, type) : Double.NaN;
     }
 
     /** Database round trips per operation of this type; NaN when the run had none. */
@@ -54,13 +63,15 @@ public record BindingStats(String binding, Map<String, Long> operations, Map<Str
         }
         Map<String, Long> ops = new TreeMap<>();
         Map<String, Long> cache = new TreeMap<>();
+        Map<String, Long> awaited = new TreeMap<>();
         Map<String, Long> db = new TreeMap<>();
         for (String type : OPERATION_TYPES) {
             optional(p, file, "ops." + type).ifPresent(v -> ops.put(type, v));
             optional(p, file, "cacheTrips." + type).ifPresent(v -> cache.put(type, v));
+            optional(p, file, "cacheAwaited." + type).ifPresent(v -> awaited.put(type, v));
             optional(p, file, "dbTrips." + type).ifPresent(v -> db.put(type, v));
         }
-        return new BindingStats(binding.strip(), ops, cache, db, required(p, file, "anomalies"),
+        return new BindingStats(binding.strip(), ops, cache, awaited, db, required(p, file, "anomalies"),
                 required(p, file, "rowReadsChecked"), optional(p, file, "writeback.pendingAtEnd"),
                 optional(p, file, "writeback.drained"));
     }

@@ -27,7 +27,7 @@ public final class ReportWriter {
         for (String op : BindingStats.OPERATION_TYPES) {
             String p = op.toLowerCase(Locale.ROOT);
             header.addAll(List.of(p + "_count", p + "_avg_us", p + "_p95_us", p + "_p99_us",
-                    p + "_cache_trips_per_op", p + "_db_trips_per_op"));
+                    p + "_cache_trips_per_op", p + "_cache_awaited_per_op", p + "_db_trips_per_op"));
         }
         header.addAll(List.of("cpu_window_ops", "cpu_client_us_per_op", "cpu_cache_us_per_op", "cpu_db_us_per_op",
                 "cpu_total_us_per_op", "machine_busy_percent", "db_statements_per_op", "db_commits_per_op",
@@ -50,6 +50,7 @@ public final class ReportWriter {
                 cells.add(s == null ? "" : number(s.p95LatencyUs()));
                 cells.add(s == null ? "" : number(s.p99LatencyUs()));
                 cells.add(stats.map(b -> number(b.cacheTripsPerOperation(op))).orElse(""));
+                cells.add(stats.map(b -> number(b.cacheAwaitedPerOperation(op))).orElse(""));
                 cells.add(stats.map(b -> number(b.dbTripsPerOperation(op))).orElse(""));
             }
             Optional<CpuUsage> cpu = r.cpu();
@@ -134,7 +135,7 @@ public final class ReportWriter {
             md.append("\n### ").append(workload).append(" (").append(number(w.scanPercent())).append(" % scan")
                     .append(w.shape().isEmpty() ? "" : ", " + w.shape()).append(")\n\n");
             md.append("| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs"
-                    + " | round trips cache/db per op | CPU µs/op client/cache/db = total | busy %"
+                    + " | cache requests (round trips awaited) / db round trips per op | CPU µs/op client/cache/db = total | busy %"
                     + " | db work per op statements/commits/fsyncs | db-bound × alone (projection) | failed"
                     + " | anomalies / rows checked |\n");
             md.append("|---|---:|---:|---:|---:|---|---|---|---:|---|---:|---:|---:|\n");
@@ -184,8 +185,8 @@ public final class ReportWriter {
         BindingStats s = r.stats().get();
         return BindingStats.OPERATION_TYPES.stream()
                 .filter(op -> s.operations().getOrDefault(op, 0L) > 0)
-                .map(op -> String.format(Locale.ROOT, "%s %.2f/%.2f", op, s.cacheTripsPerOperation(op),
-                        s.dbTripsPerOperation(op)))
+                .map(op -> String.format(Locale.ROOT, "%s %.2f (%.2f awaited)/%.2f", op, s.cacheTripsPerOperation(op),
+                        s.cacheAwaitedPerOperation(op), s.dbTripsPerOperation(op)))
                 .collect(Collectors.joining("; "));
     }
 

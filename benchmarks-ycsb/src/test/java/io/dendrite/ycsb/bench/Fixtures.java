@@ -95,7 +95,7 @@ final class Fixtures {
 
     static BindingStats stats(long anomalies) {
         return new BindingStats("dendrite", Map.of("SCAN", 900L, "UPDATE", 100L), Map.of("SCAN", 900L, "UPDATE", 400L),
-                Map.of("SCAN", 90L, "UPDATE", 0L), anomalies, 4500, java.util.OptionalLong.of(3),
+                Map.of("SCAN", 900L, "UPDATE", 200L), Map.of("SCAN", 90L, "UPDATE", 0L), anomalies, 4500, java.util.OptionalLong.of(3),
                 java.util.OptionalLong.of(97));
     }
 }

@@ -54,6 +54,7 @@ class ReportWriterTest {
         assertThat(wb.get(header.indexOf("scan_count"))).isEqualTo("900");
         assertThat(wb.get(header.indexOf("scan_p95_us"))).isEqualTo("2000");
         assertThat(wb.get(header.indexOf("update_cache_trips_per_op"))).isEqualTo("4");
+        assertThat(wb.get(header.indexOf("update_cache_awaited_per_op"))).isEqualTo("2");
         assertThat(wb.get(header.indexOf("scan_db_trips_per_op"))).isEqualTo("0.1000");
         assertThat(wb.get(header.indexOf("failed_ops"))).isEqualTo("1");
         assertThat(wb.get(header.indexOf("anomalies"))).isEqualTo("0");
@@ -103,7 +104,7 @@ class ReportWriterTest {
         String text = Files.readString(md);
         assertThat(text).contains("dev/bench --quick", "* CPU: test", "### cpr-star-10 (10 % scan, YCSB*)",
                 "| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs |",
-                "| round trips cache/db per op | CPU µs/op client/cache/db = total | busy %"
+                "| cache requests (round trips awaited) / db round trips per op | CPU µs/op client/cache/db = total | busy %"
                         + " | db work per op statements/commits/fsyncs | db-bound × alone (projection) | failed |",
                 "Steady throughput counts the operations between the first YCSB status line at or after half the run",
                 "CPU and db work are measured from YCSB's first status line",
@@ -115,7 +116,7 @@ class ReportWriterTest {
                 "| mysql-write-through | 2,000 | 2.00 | – | – | SCAN 2000/5000; UPDATE 1200/3000 | – | 300/200/– = – | –"
                         + " | 0.50/–/– | – | 1 |",
                 "| mysql-write-back | 4,500 | 4.50 | 6,000 | 5.00 | SCAN 2000/5000; UPDATE 1200/3000"
-                        + " | SCAN 1.00/0.10; UPDATE 4.00/0.00 | 300/200/125 = 625 | 88 | 0.25/0.30/0.05 | 4.00 | 1 | 0 / 4500 |",
+                        + " | SCAN 1.00 (1.00 awaited)/0.10; UPDATE 4.00 (2.00 awaited)/0.00 | 300/200/125 = 625 | 88 | 0.25/0.30/0.05 | 4.00 | 1 | 0 / 4500 |",
                 "![pinned-memory.png](pinned-memory.png)", "mysql-write-through on A: YCSB exited with 1");
     }
 }

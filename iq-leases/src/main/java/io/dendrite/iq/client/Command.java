@@ -24,6 +24,8 @@ final class Command {
     volatile long sentAtNanos;
     /** A thread parked until the reply is in, to be woken when it is or when it must read for itself. */
     volatile Thread waiter;
+    /** The sending thread's counts, told when a thread has to wait for this reply; null until sent. */
+    ThreadTrips sender;
 
     private Command(byte[] bytes, ReplyFormat format) {
         this.bytes = bytes;
@@ -32,6 +34,10 @@ final class Command {
 
     /** Reads the reply in the calling thread (or waits for the thread reading it), if the command was sent. */
     void awaitReply() {
+        ThreadTrips trips = sender;
+        if (trips != null) {
+            trips.waited();
+        }
         SocketConnection sentOn = connection;
         if (sentOn != null) {
             sentOn.await(this);

@@ -64,13 +64,13 @@ public final class IqClient implements AutoCloseable {
     private long lastIncludedNanos = System.nanoTime();
     // Per sending thread, so that a caller sharing the client across threads can attribute round trips to its own
     // operations (a benchmark binding counts cache round trips per operation type this way).
-    private final ThreadLocal<long[]> requestsOfThread = ThreadLocal.withInitial(() -> new long[1]);
+    private final ThreadLocal<ThreadTrips> tripsOfThread = ThreadLocal.withInitial(ThreadTrips::new);
 
     private IqClient(IqClientConfig config) {
         this.config = config;
         for (ServerAddress server : config.servers()) {
             connections.put(server, new ServerConnection(server, config.connectionsPerServer(), config.connectTimeout(),
-                    config.requestTimeout(), background, requestsOfThread));
+                    config.requestTimeout(), background, tripsOfThread));
         }
         this.ring = new HashRing(config.servers(), config.pointsPerServer());
         this.placement = new ReplicaPlacement(ring, config.servers().size());
@@ -97,7 +97,17 @@ public final class IqClient implements AutoCloseable {
      * is that call's round trips, even while other threads use the same client.
      */
     public long requestsOfCurrentThread() {
-        return requestsOfThread.get()[0];
+        return tripsOfThread.get().requests;
+    }
+
+    /**
+     * How many round trips the calling thread has awaited through this client so far: requests it sent together,
+     * before waiting for any reply, count as one; a request sent after it had to wait for a reply starts the next.
+     * The difference across a call is the length of that call's chain of dependent requests, which is what its
+     * latency is made of, however many requests each step sends at once.
+     */
+    public long roundTripsOfCurrentThread() {
+        return tripsOfThread.get().roundTrips;
     }
 
     // ---------------------------------------------------------------- plain memcached commands
@@ -365,6 +375,16 @@ public final class IqClient implements AutoCloseable {
                 .reduce(Outcome.OK, Outcome::worst);
     }
 
+    /**
+     * Async {@link #setReplicated}: sends the stores and returns at once, so that they are in flight together with
+     * other requests. Completes with the worst outcome once every replica answered, or with the first replica's
+     * failure (only after the others answered or timed out).
+     */
+    public CompletableFuture<Outcome> setReplicatedAsync(String key, byte[] value, int replicas) {
+        return onReplicasAsync(key, replicas, () -> Command.store("set", key, value, WriteOptions.PINNED))
+                .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
+    }
+
     /** Reads a replicated key from the first of its servers that has it. */
     public Optional<CacheValue> getReplicated(String key, int replicas) {
         for (ServerAddress address : placement.serversFor(key, replicas)) {
@@ -394,6 +414,19 @@ public final class IqClient implements AutoCloseable {
         }
         return onReplicas(key, replicas, () -> Command.mappend(key, true, values)).stream()
                 .reduce(Outcome.OK, Outcome::worst);
+    }
+
+    /**
+     * Async {@link #appendReplicated}: sends the appends and returns at once, so that they are in flight together
+     * with other requests. Completes with the worst outcome once every replica answered, or with the first
+     * replica's failure (only after the others answered or timed out).
+     */
+    public CompletableFuture<Outcome> appendReplicatedAsync(String key, List<byte[]> values, int replicas) {
+        if (values.isEmpty()) {
+            throw new IllegalArgumentException("nothing to append");
+        }
+        return onReplicasAsync(key, replicas, () -> Command.mappend(key, true, values))
+                .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
     }
 
     /**
@@ -437,6 +470,15 @@ public final class IqClient implements AutoCloseable {
      *     unreachable servers and misses left out
      */
     public Map<String, Map<ServerAddress, CacheValue>> getAllOnEachReplica(Collection<String> keys, int replicas) {
+        return ServerConnection.await(getAllOnEachReplicaAsync(keys, replicas));
+    }
+
+    /**
+     * Async {@link #getAllOnEachReplica}: sends the reads and returns at once, so that they are in flight together
+     * with other requests; completes once every server answered or failed.
+     */
+    public CompletableFuture<Map<String, Map<ServerAddress, CacheValue>>> getAllOnEachReplicaAsync(
+            Collection<String> keys, int replicas) {
         Map<String, List<ServerAddress>> serversOf = new LinkedHashMap<>();
         Map<ServerAddress, List<String>> byServer = new LinkedHashMap<>();
         for (String key : keys) {
@@ -446,6 +488,13 @@ public final class IqClient implements AutoCloseable {
         }
         Map<ServerAddress, List<CompletableFuture<Reply>>> sent = new LinkedHashMap<>();
         byServer.forEach((address, serverKeys) -> sent.put(address, sendGets(connections.get(address), serverKeys)));
+        List<CompletableFuture<Reply>> all = sent.values().stream().flatMap(List::stream).toList();
+        return ReplyFuture.allOf(all).handle((done, failed) -> copiesByKey(serversOf, sent));
+    }
+
+    /** The replies of {@link #getAllOnEachReplicaAsync}, all in, as copies by key and server. */
+    private static Map<String, Map<ServerAddress, CacheValue>> copiesByKey(Map<String, List<ServerAddress>> serversOf,
+            Map<ServerAddress, List<CompletableFuture<Reply>>> sent) {
         Map<ServerAddress, Map<String, CacheValue>> found = new HashMap<>();
         for (Map.Entry<ServerAddress, List<CompletableFuture<Reply>>> server : sent.entrySet()) {
             Map<String, CacheValue> hits = new HashMap<>();

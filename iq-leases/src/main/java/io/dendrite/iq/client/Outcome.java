@@ -35,7 +35,7 @@ public enum Outcome {
     }
 
     /** The worse of two outcomes. */
-    Outcome worst(Outcome other) {
+    public Outcome worst(Outcome other) {
         return other.ordinal() > ordinal() ? other : this;
     }
 

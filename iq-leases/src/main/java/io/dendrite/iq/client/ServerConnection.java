@@ -33,17 +33,17 @@ final class ServerConnection {
     private final AtomicReferenceArray<CompletableFuture<SocketConnection>> slots;
     private final AtomicInteger nextSlot = new AtomicInteger();
     private final AtomicLong epoch = new AtomicLong();
-    private final ThreadLocal<long[]> requestsOfThread;
+    private final ThreadLocal<ThreadTrips> tripsOfThread;
 
-    /** {@code requestsOfThread}: the sending thread's request count, shared by the client's connections. */
+    /** {@code tripsOfThread}: the sending thread's requests and round trips, shared by the client's connections. */
     ServerConnection(ServerAddress address, int connections, Duration connectTimeout, Duration requestTimeout,
-                     BackgroundReader background, ThreadLocal<long[]> requestsOfThread) {
+                     BackgroundReader background, ThreadLocal<ThreadTrips> tripsOfThread) {
         this.address = address;
         this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
         this.background = background;
         this.slots = new AtomicReferenceArray<>(connections);
-        this.requestsOfThread = requestsOfThread;
+        this.tripsOfThread = tripsOfThread;
     }
 
     ServerAddress address() {
@@ -72,7 +72,9 @@ final class ServerConnection {
      * reads the reply in the waiting thread.
      */
     CompletableFuture<Reply> send(Command command) {
-        requestsOfThread.get()[0]++;
+        ThreadTrips trips = tripsOfThread.get();
+        trips.sent();
+        command.sender = trips;
         SocketConnection connection;
         try {
             connection = connection(Math.floorMod(nextSlot.getAndIncrement(), slots.length()));

@@ -2,6 +2,7 @@ package io.dendrite.iq.client;
 
 import io.dendrite.iq.protocol.Reply;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +50,14 @@ final class TouchedServers {
      */
     Outcome endOnAll(Function<ServerConnection, Command> command, Outcome unknownReply) {
         return endOnEach(command, unknownReply).values().stream().reduce(Outcome.OK, Outcome::worst);
+    }
+
+    /** {@link #endOnAll}, sent now: completes once every touched server answered (never exceptionally). */
+    CompletableFuture<Outcome> endOnAllAsync(Function<ServerConnection, Command> command, Outcome unknownReply) {
+        List<CompletableFuture<Outcome>> sent = new ArrayList<>();
+        epochs.forEach((server, epoch) -> sent.add(endOn(server, epoch, command, unknownReply, false)));
+        return ReplyFuture.allOf(sent).thenApply(done -> sent.stream().map(CompletableFuture::join)
+                .reduce(Outcome.OK, Outcome::worst));
     }
 
     /** {@link #endOnAll}, with each touched server's own outcome. */

@@ -165,6 +165,15 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
+     * {@link #commit()}, sent now so that it goes out with other requests; waiting on the result reads the replies.
+     * It never completes exceptionally: a lost reply is {@link Outcome#STATE_LOST}, as with {@code commit}.
+     */
+    public CompletableFuture<Outcome> commitAsync() {
+        end();
+        return touched.endOnAllAsync(server -> Command.commit(id, false), Outcome.NOT_FOUND);
+    }
+
+    /**
      * {@link #commit(boolean)} with each touched server's own outcome, for a caller that keeps one value on several
      * servers and must tell a lost server from a refusal.
      */
