@@ -398,15 +398,20 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     index.uncoverOverlapping(interval);
     try (Transaction transaction = cache.beginTransaction()) {
       boolean quarantined = false;
+      // All in flight at once: one round trip however many entries the write touches.
+      List<CompletableFuture<Outcome>> quarantines = new ArrayList<>();
       for (EntryIndex.Entry<K> entry : impacted) {
         index.remove(entry);
+        trips.add(1);
+        quarantines.add(transaction.quarantineOnce(entry.key()));
+      }
+      for (int i = 0; i < impacted.size(); i++) {
         try {
-          trips.add(1);
-          transaction.quarantine(entry.key());
+          await(quarantines.get(i));
           quarantined = true;
         } catch (IqConnectionException unreachable) {
           metrics.cacheUnavailable.increment();
-          outage.owe(entry.key());
+          outage.owe(impacted.get(i).key());
         }
       }
       try {

@@ -76,7 +76,10 @@ class DendriteIT {
       get(dendrite, 5, 14);
       get(dendrite, 20, 29);
 
+      long awaited = cacheTier.client.roundTripsOfCurrentThread();
       put(dendrite, new ScoreRow(7, 70));
+      assertThat(cacheTier.client.roundTripsOfCurrentThread() - awaited)
+          .as("the quarantines of both entries together, then delete-and-release").isEqualTo(2);
 
       assertThat(dendrite.cachedEntries()).isEqualTo(1);
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70));
@@ -111,7 +114,10 @@ class DendriteIT {
       get(dendrite, 0, 9);
       get(dendrite, 5, 14);
 
+      long awaited = cacheTier.client.roundTripsOfCurrentThread();
       dendrite.update(7, 7, new ScoreRow(7, 70), table::set, null);
+      assertThat(cacheTier.client.roundTripsOfCurrentThread() - awaited)
+          .as("both entries' appends together, then the commit").isEqualTo(2);
 
       ResultSetCodec.Decoded<ScoreRow> cached = codec.decode(cacheTier.client.get(keys.entryKey(Interval.of(0, 9)))
           .orElseThrow().data());

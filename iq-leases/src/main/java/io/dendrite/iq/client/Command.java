@@ -24,8 +24,10 @@ final class Command {
     volatile long sentAtNanos;
     /** A thread parked until the reply is in, to be woken when it is or when it must read for itself. */
     volatile Thread waiter;
-    /** The sending thread's counts, told when a thread has to wait for this reply; null until sent. */
+    /** The sending thread's counts, told when that thread waits on this reply; null until sent. */
     ThreadTrips sender;
+    /** The thread that sent it: another thread waiting on the reply (a callback joining it) is not its chain. */
+    Thread senderThread;
 
     private Command(byte[] bytes, ReplyFormat format) {
         this.bytes = bytes;
@@ -35,11 +37,13 @@ final class Command {
     /** Reads the reply in the calling thread (or waits for the thread reading it), if the command was sent. */
     void awaitReply() {
         ThreadTrips trips = sender;
-        if (trips != null) {
+        if (trips != null && Thread.currentThread() == senderThread) {
+            // Counted whether or not the reply is in already (another thread may have read it): what the count
+            // measures is the chain of dependent requests, not how long this thread happened to block.
             trips.waited();
         }
         SocketConnection sentOn = connection;
-        if (sentOn != null) {
+        if (sentOn != null && !reply.isDone()) {
             sentOn.await(this);
         }
     }

@@ -39,7 +39,7 @@ final class ReplyFuture<T> extends CompletableFuture<T> {
     }
 
     private static void awaitReplies(CompletableFuture<?> future) {
-        if (future instanceof ReplyFuture<?> reply && !reply.isDone()) {
+        if (future instanceof ReplyFuture<?> reply) {
             reply.awaitReplies.run();
         }
     }
@@ -51,17 +51,13 @@ final class ReplyFuture<T> extends CompletableFuture<T> {
 
     @Override
     public T get() throws InterruptedException, ExecutionException {
-        if (!isDone()) {
-            awaitReplies.run();
-        }
+        awaitReplies.run(); // also when done: the thread's round-trip count notes that it waited (ThreadTrips)
         return super.get();
     }
 
     @Override
     public T join() {
-        if (!isDone()) {
-            awaitReplies.run();
-        }
+        awaitReplies.run();
         return super.join();
     }
 }

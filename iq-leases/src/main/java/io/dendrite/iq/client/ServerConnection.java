@@ -75,6 +75,7 @@ final class ServerConnection {
         ThreadTrips trips = tripsOfThread.get();
         trips.sent();
         command.sender = trips;
+        command.senderThread = Thread.currentThread();
         SocketConnection connection;
         try {
             connection = connection(Math.floorMod(nextSlot.getAndIncrement(), slots.length()));

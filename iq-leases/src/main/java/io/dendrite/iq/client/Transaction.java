@@ -60,6 +60,19 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
+     * {@link #quarantine} without waiting for its reply, so that a write-around can quarantine many keys in one round
+     * trip. The future fails with {@link IqConnectionException} when the key's server cannot be reached.
+     */
+    public CompletableFuture<Outcome> quarantineOnce(String key) {
+        ensureOpen();
+        ServerConnection server = client.connectionFor(key);
+        if (!touched.touch(server)) {
+            return CompletableFuture.completedFuture(Outcome.STATE_LOST);
+        }
+        return server.send(Command.qareg(key, id)).thenApply(Outcome::of);
+    }
+
+    /**
      * Refresh: takes the key's exclusive Q-refresh lease ({@code qaread}), retrying with backoff
      * while another writer holds one.
      */
