@@ -475,6 +475,9 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       List<CompletableFuture<Outcome>> stagedDeletes = new ArrayList<>();
       List<EntryIndex.Entry<K>> emptied = new ArrayList<>();
       List<EntryIndex.Entry<K>> appended = new ArrayList<>();
+      // The new values are all computed first (a cache-update function that throws changes nothing) and sent after
+      // the buffer's second step, so that step needs no reply that arrives after them.
+      Map<EntryIndex.Entry<K>, Runnable> sendSwaps = new LinkedHashMap<>();
       for (int i = 0; i < targets.size(); i++) {
         EntryIndex.Entry<K> entry = targets.get(i);
         TargetLease result = leased.results().get(i);
@@ -495,25 +498,26 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         trips.add(1);
         if (after.isEmpty() && isPoint) {
           // stages a delete: a point without rows has no entry
-          stagedDeletes.add(lease.swapAsync(new byte[0], WriteOptions.DEFAULT));
+          sendSwaps.put(entry, () -> stagedDeletes.add(lease.swapAsync(new byte[0], WriteOptions.DEFAULT)));
           emptied.add(entry);
         } else {
           staged.put(entry, after);
-          swaps.put(entry, lease.swapAsync(resultSets.encode(after), WriteOptions.DEFAULT));
+          byte[] value = resultSets.encode(after);
+          sendSwaps.put(entry, () -> swaps.put(entry, lease.swapAsync(value, WriteOptions.DEFAULT)));
         }
       }
       Map<EntryIndex.Entry<K>, List<R>> refreshed = new LinkedHashMap<>();
-      WriteBuffer.Stored stored;
+      WriteBuffer.Stored stored = null;
+      boolean allStaged = true;
       try {
-        stagedDeletes.forEach(Dendrite::await);
-        swaps.forEach((entry, swap) -> {
-          if (await(swap) == Outcome.OK) {
-            refreshed.put(entry, staged.get(entry));
-          }
-        });
-        stored = buffering != null ? buffering.store() : null;
         if (buffering == null) {
+          sendSwaps.values().forEach(Runnable::run);
+          allStaged = awaitSwaps(stagedDeletes, swaps, staged, refreshed);
           run(() -> apply.apply(change), "apply");
+        } else {
+          stored = buffering.store();
+          // Not awaited before the commit: they reach each server before the commit sent after them.
+          sendSwaps.values().forEach(Runnable::run);
         }
       } catch (RuntimeException failed) {
         if (buffering != null) {
@@ -538,8 +542,17 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
           awaitStored(stored, committing, targets, trips); // also ends what the buffer holds
         }
       }
-      if (committing != null) {
-        settleEnd(committing.join(), targets);
+      Outcome end = committing == null ? Outcome.OK : committing.join();
+      if (buffering != null) {
+        try {
+          allStaged = awaitSwaps(stagedDeletes, swaps, staged, refreshed);
+        } catch (IqException lost) {
+          allStaged = false; // the write is buffered; what the swap's server holds is unknown
+        }
+      }
+      if (!allStaged || end != Outcome.OK) {
+        settleEnd(Outcome.STATE_LOST, targets); // dropped: nothing to register
+        return;
       }
       for (Map.Entry<EntryIndex.Entry<K>, List<R>> entry : refreshed.entrySet()) {
         if (entry.getKey() == newPoint) {
@@ -551,6 +564,29 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       appended.forEach(entry -> index.addChangeRecord(entry.key()));
       metrics.entriesRefreshed.add(refreshed.size() + appended.size());
     }
+  }
+
+  /**
+   * Waits for the staged deletes and swaps; the targets whose swap was staged go into {@code refreshed}.
+   *
+   * @return whether every one was staged: a target whose swap was refused (its lease lapsed) would keep its old
+   *     value through the commit, so the caller drops them all then
+   */
+  private boolean awaitSwaps(List<CompletableFuture<Outcome>> stagedDeletes,
+      Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps, Map<EntryIndex.Entry<K>, List<R>> staged,
+      Map<EntryIndex.Entry<K>, List<R>> refreshed) {
+    boolean all = true;
+    for (CompletableFuture<Outcome> delete : stagedDeletes) {
+      all &= await(delete) == Outcome.OK;
+    }
+    for (Map.Entry<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swap : swaps.entrySet()) {
+      if (await(swap.getValue()) == Outcome.OK) {
+        refreshed.put(swap.getKey(), staged.get(swap.getKey()));
+      } else {
+        all = false;
+      }
+    }
+    return all;
   }
 
   /**

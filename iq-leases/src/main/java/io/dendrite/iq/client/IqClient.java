@@ -18,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -135,7 +136,11 @@ public final class IqClient implements AutoCloseable {
     /** Async {@link #getAll}. */
     public CompletableFuture<Map<String, CacheValue>> getAllAsync(Collection<String> keys) {
         List<CompletableFuture<Reply>> replies = sendGetsByServer(keys);
-        return ReplyFuture.allOf(replies).thenApply(done -> hitsOf(replies));
+        return ReplyFuture.allOf(replies).thenApply(done -> {
+            Map<String, CacheValue> hits = new HashMap<>();
+            replies.forEach(reply -> addHits(ServerConnection.completed(reply), hits));
+            return hits;
+        });
     }
 
     private List<CompletableFuture<Reply>> sendGetsByServer(Collection<String> keys) {
@@ -499,7 +504,7 @@ public final class IqClient implements AutoCloseable {
         for (Map.Entry<ServerAddress, List<CompletableFuture<Reply>>> server : sent.entrySet()) {
             Map<String, CacheValue> hits = new HashMap<>();
             try {
-                server.getValue().forEach(reply -> addHits(ServerConnection.await(reply), hits));
+                server.getValue().forEach(reply -> addHits(ServerConnection.completed(reply), hits));
                 found.put(server.getKey(), hits);
             } catch (IqConnectionException lost) {
                 // that server's replicas are lost; the others hold what was acknowledged
@@ -601,7 +606,7 @@ public final class IqClient implements AutoCloseable {
      */
     private CompletableFuture<List<Outcome>> onReplicasAsync(String key, int replicas, Supplier<Command> command) {
         List<CompletableFuture<Outcome>> pending = sendToReplicas(key, replicas, command);
-        return ReplyFuture.allOf(pending).handle((done, failed) -> awaitEvery(pending));
+        return ReplyFuture.allOf(pending).handle((done, failed) -> every(pending, ServerConnection::completed));
     }
 
     private List<CompletableFuture<Outcome>> sendToReplicas(String key, int replicas, Supplier<Command> command) {
@@ -612,11 +617,17 @@ public final class IqClient implements AutoCloseable {
 
     /** Every outcome, or the first failure once every future is done (each read in this thread). */
     private static List<Outcome> awaitEvery(List<CompletableFuture<Outcome>> pending) {
+        return every(pending, ServerConnection::await);
+    }
+
+    /** Every outcome read by {@code read}, or the first failure once all were read. */
+    private static List<Outcome> every(List<CompletableFuture<Outcome>> pending,
+            Function<CompletableFuture<Outcome>, Outcome> read) {
         List<Outcome> outcomes = new ArrayList<>(pending.size());
         RuntimeException first = null;
         for (CompletableFuture<Outcome> outcome : pending) {
             try {
-                outcomes.add(ServerConnection.await(outcome));
+                outcomes.add(read.apply(outcome));
             } catch (RuntimeException failure) {
                 first = first == null ? failure : first;
             }

@@ -62,12 +62,15 @@ public final class RefreshLease {
         return ServerConnection.await(swapAsync(value, options));
     }
 
-    /** {@link #swap(byte[], WriteOptions)} without waiting for the reply, so that many swaps are in flight together. */
+    /**
+     * {@link #swap(byte[], WriteOptions)} without waiting for the reply, so that many swaps are in flight together;
+     * sent on the transaction's ordered connection, so a commit sent right after it applies it.
+     */
     public CompletableFuture<Outcome> swapAsync(byte[] value, WriteOptions options) {
         if (server.epoch() != epoch) {
             return CompletableFuture.completedFuture(Outcome.STATE_LOST);
         }
-        return server.send(Command.swap(key, value, options, token)).thenApply(Outcome::of);
+        return server.sendInOrder(Command.swap(key, value, options, token)).thenApply(Outcome::of);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.dendrite.iq.protocol.Reply;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -72,13 +73,26 @@ final class ServerConnection {
      * reads the reply in the waiting thread.
      */
     CompletableFuture<Reply> send(Command command) {
+        return send(command, Math.floorMod(nextSlot.getAndIncrement(), slots.length()));
+    }
+
+    /**
+     * {@link #send}, always on the first connection: the commands of a transaction sent this way reach the server in
+     * the order they were sent (a swap before the commit that applies it) even when the sender does not wait for one
+     * reply before it sends the next. Other requests are spread over every connection.
+     */
+    CompletableFuture<Reply> sendInOrder(Command command) {
+        return send(command, 0);
+    }
+
+    private CompletableFuture<Reply> send(Command command, int slot) {
         ThreadTrips trips = tripsOfThread.get();
         trips.sent();
         command.sender = trips;
         command.senderThread = Thread.currentThread();
         SocketConnection connection;
         try {
-            connection = connection(Math.floorMod(nextSlot.getAndIncrement(), slots.length()));
+            connection = connection(slot);
         } catch (IqConnectionException e) {
             command.reply.completeExceptionally(e);
             return command.reply;
@@ -92,6 +106,11 @@ final class ServerConnection {
         return await(send(command));
     }
 
+    /** {@link #sendInOrder} a command and waits for its reply. */
+    Reply callInOrder(Command command) {
+        return await(sendInOrder(command));
+    }
+
     /** Waits for a future of this package, turning its failures into {@link IqException}s. */
     static <T> T await(CompletableFuture<T> future) {
         try {
@@ -100,6 +119,27 @@ final class ServerConnection {
             Thread.currentThread().interrupt();
             throw new IqException("interrupted while waiting for a reply", e);
         } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IqException iq) {
+                throw iq;
+            }
+            throw new IqException("request failed", cause);
+        }
+    }
+
+    /**
+     * The outcome of a future that is complete already (read in a callback of all its requests' futures), its
+     * failure unwrapped as {@link #await} does. Unlike {@code join}, it does not count as the thread waiting
+     * ({@link ThreadTrips}): a callback that runs in the sending thread, because the replies were in before it was
+     * attached, is not a step of that thread's chain of requests.
+     */
+    static <T> T completed(CompletableFuture<T> future) {
+        if (!future.isDone()) {
+            throw new IllegalStateException("not complete: " + future);
+        }
+        try {
+            return future.getNow(null);
+        } catch (CompletionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof IqException iq) {
                 throw iq;

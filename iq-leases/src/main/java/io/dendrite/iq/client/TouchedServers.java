@@ -13,7 +13,8 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * The servers a transaction or session has created state on, each with the epoch it had then.
+ * The servers a transaction or session has created state on, each with the epoch it had then. Its commands go
+ * to each server on one connection ({@link ServerConnection#sendInOrder}), so they arrive in the order sent.
  * IQ servers keep a tid's or sid's record per server, so ending it means telling every one of
  * them; a server whose epoch has moved since has lost that record.
  */
@@ -36,7 +37,7 @@ final class TouchedServers {
         if (!touch(server)) {
             return Outcome.STATE_LOST;
         }
-        return Outcome.of(server.call(command));
+        return Outcome.of(server.callInOrder(command));
     }
 
     Set<ServerAddress> addresses() {
@@ -56,7 +57,7 @@ final class TouchedServers {
     CompletableFuture<Outcome> endOnAllAsync(Function<ServerConnection, Command> command, Outcome unknownReply) {
         List<CompletableFuture<Outcome>> sent = new ArrayList<>();
         epochs.forEach((server, epoch) -> sent.add(endOn(server, epoch, command, unknownReply, false)));
-        return ReplyFuture.allOf(sent).thenApply(done -> sent.stream().map(CompletableFuture::join)
+        return ReplyFuture.allOf(sent).thenApply(done -> sent.stream().map(ServerConnection::completed)
                 .reduce(Outcome.OK, Outcome::worst));
     }
 
@@ -92,7 +93,7 @@ final class TouchedServers {
         if (server.epoch() != epoch && !evenIfEpochMoved) {
             return CompletableFuture.completedFuture(Outcome.STATE_LOST);
         }
-        return server.send(command.apply(server)).handle((Reply reply, Throwable failure) -> {
+        return server.sendInOrder(command.apply(server)).handle((Reply reply, Throwable failure) -> {
             if (failure != null || server.epoch() != epoch) {
                 // The reply is lost with the connection: whether the server applied it is unknown.
                 return Outcome.STATE_LOST;

@@ -69,7 +69,7 @@ public final class Transaction implements AutoCloseable {
         if (!touched.touch(server)) {
             return CompletableFuture.completedFuture(Outcome.STATE_LOST);
         }
-        return server.send(Command.qareg(key, id)).thenApply(Outcome::of);
+        return server.sendInOrder(Command.qareg(key, id)).thenApply(Outcome::of);
     }
 
     /**
@@ -104,7 +104,7 @@ public final class Transaction implements AutoCloseable {
         ensureOpen();
         long epoch = server.epoch();
         touched.touch(server);
-        return server.send(Command.qaread(key, id)).thenApply(reply -> {
+        return server.sendInOrder(Command.qaread(key, id)).thenApply(reply -> {
             long token = -1;
             CacheValue current = null;
             for (Reply.Entry entry : IqClient.entries(reply)) {
@@ -142,7 +142,7 @@ public final class Transaction implements AutoCloseable {
         if (!touched.touch(server)) {
             return CompletableFuture.completedFuture(Outcome.STATE_LOST);
         }
-        return server.send(Command.iqDelta("iqappend", key, delta, id)).thenApply(Outcome::of);
+        return server.sendInOrder(Command.iqDelta("iqappend", key, delta, id)).thenApply(Outcome::of);
     }
 
     /** Like {@link #append}, at the front ({@code iqprepend}). */
