@@ -3,7 +3,11 @@ package io.dendrite.writeback;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.core.DomainType;
 import io.dendrite.iq.client.CacheValue;
+import io.dendrite.iq.client.Transaction;
+import io.dendrite.iq.client.RefreshResult;
+import io.dendrite.iq.client.Backoff;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.testsupport.MySqlTestDatabase;
@@ -20,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -257,6 +263,43 @@ class RangeWriteBackIT {
       leased.writeBack.drainNow();
       assertThat(RangeRow.readRange(store, 7, 7)).containsExactly(new RangeRow(7, 91));
       assertThat(RangeRow.readRange(store, 3, 3)).containsExactly(new RangeRow(3, 30));
+    }
+  }
+
+  /**
+   * A write-back update that meets another writer's Q lease on a cached result gives back what it holds, its
+   * documents' in-process locks included, before it waits: a drain of its document goes through meanwhile (with the
+   * locks kept, the drain and the update would wait for each other until the update's lease wait gave up). Then the
+   * update completes on the slow path and reaches the store.
+   */
+  @Test
+  void anUpdateWaitingForAnotherWritersLeaseHoldsNoDocumentLock(MySqlTestDatabase database) throws Exception {
+    try (CacheServers cache = new CacheServers(1, client -> client.backoff(
+            new Backoff(Duration.ofMillis(1), Duration.ofMillis(50), Duration.ofSeconds(60), 0.5)));
+        MySqlStore store = open(database);
+        RangeStack stack = new RangeStack(cache.client, store,
+            engine -> engine.drainThreads(0).singleProcess(true), range -> range,
+            settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS))) {
+      seed(store, 0, 9);
+      stack.get(0, 9);
+      stack.update(new RangeRow(3, 30));
+      String entry = "dd:t:pos:" + DomainType.LONG.format(0L) + ":" + DomainType.LONG.format(9L);
+      try (Transaction other = cache.client.beginTransaction()) {
+        assertThat(other.readForUpdate(entry)).isInstanceOf(RefreshResult.Granted.class);
+        CompletableFuture<Void> update = CompletableFuture.runAsync(() -> stack.update(new RangeRow(3, 31)));
+        Thread.sleep(300); // time to meet the lease; if it has not yet, the drain below just runs first
+        assertThat(update).as("waits for the other writer's lease").isNotDone();
+
+        stack.writeBack.drainNow();
+        assertThat(RangeRow.readRange(store, 3, 3)).as("drained while the update waited")
+            .containsExactly(new RangeRow(3, 30));
+
+        other.release();
+        update.get(60, TimeUnit.SECONDS);
+      }
+      assertThat(stack.get(0, 9)).contains(new RangeRow(3, 31));
+      stack.writeBack.drainNow();
+      assertThat(RangeRow.readRange(store, 3, 3)).containsExactly(new RangeRow(3, 31));
     }
   }
 
