@@ -30,6 +30,8 @@ public final class BenchMain {
               --configs a,b,...     configurations (default: all); known: %s
               --workloads a,b,...   workload files in the workloads directory (default: all)
               --iq-servers N        IQ server processes per Dendrite run (default 2)
+              --mysql-driver D      mariadb (default: MariaDB Connector/J, drains in its bulk protocol) or
+                                    connector-j (MySQL Connector/J); the same driver for every MySQL configuration
               --status-interval S   seconds between progress lines (default 10)
               --workloads-dir DIR   default benchmarks-ycsb/workloads
               --output DIR          results root (default results); the report goes to DIR/<date>[-n]
@@ -57,7 +59,15 @@ public final class BenchMain {
     }
 
     public static void main(String[] argv) throws IOException, InterruptedException {
-        List<Configuration> known = Configurations.standard(System.getenv("DENDRITE_MYSQL_URL"),
+        String mysqlUrl;
+        try {
+            mysqlUrl = mysqlUrl(System.getenv("DENDRITE_MYSQL_URL"), argv);
+        } catch (IllegalArgumentException e) {
+            System.err.println("dev/bench: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        List<Configuration> known = Configurations.standard(mysqlUrl,
                 System.getenv("DENDRITE_MONGO_URL"), Path.of(System.getenv().getOrDefault("DENDRITE_SERVICES_DIR", "target/services")));
         Bench.Plan plan;
         try {
@@ -80,6 +90,34 @@ public final class BenchMain {
             System.err.println("dev/bench: " + e.getMessage());
             System.exit(1);
         }
+    }
+
+    /**
+     * {@code url} (a {@code jdbc:mysql:} or {@code jdbc:mariadb:} URL, or null when MySQL is not configured) with
+     * the scheme of the driver {@code --mysql-driver} names. The database alone and every Dendrite over it get the
+     * same driver, so the ratios compare the cache tier, not two drivers.
+     */
+    static String mysqlUrl(String url, String[] argv) {
+        String driver = "mariadb";
+        for (int i = 0; i + 1 < argv.length; i++) {
+            if (argv[i].equals("--mysql-driver")) {
+                driver = argv[i + 1];
+            }
+        }
+        String scheme = switch (driver) {
+            case "mariadb" -> "jdbc:mariadb:";
+            case "connector-j" -> "jdbc:mysql:";
+            default -> throw new IllegalArgumentException("--mysql-driver is mariadb or connector-j, got " + driver);
+        };
+        if (url == null) {
+            return null;
+        }
+        for (String known : List.of("jdbc:mysql:", "jdbc:mariadb:")) {
+            if (url.startsWith(known)) {
+                return scheme + url.substring(known.length());
+            }
+        }
+        throw new IllegalArgumentException("DENDRITE_MYSQL_URL must start with jdbc:mysql: or jdbc:mariadb:");
     }
 
     /** The plan the options describe, or null for {@code --help}. */
@@ -109,6 +147,9 @@ public final class BenchMain {
             } else if (List.of("--records", "--seconds", "--warmup", "--threads", "--configs", "--workloads", "--iq-servers",
                     "--status-interval", "--workloads-dir", "--output").contains(option)) {
                 options.put(option, value);
+            } else if (option.equals("--mysql-driver")) {
+                continue; // applied to the URL by main, before the configurations are built
+
             } else {
                 throw new IllegalArgumentException("unknown option " + option);
             }

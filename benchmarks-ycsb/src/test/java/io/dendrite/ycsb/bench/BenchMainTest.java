@@ -71,6 +71,19 @@ class BenchMainTest {
                 .hasMessageContaining("-p needs key=value");
     }
 
+    @Test
+    void theMySqlDriverOptionSetsTheUrlSchemeForEveryMySqlConfiguration() throws IOException {
+        String url = "jdbc:mysql://127.0.0.1:13306/db?user=u&password=p";
+
+        assertThat(BenchMain.mysqlUrl(url, new String[0])).isEqualTo("jdbc:mariadb://127.0.0.1:13306/db?user=u&password=p");
+        assertThat(BenchMain.mysqlUrl("jdbc:mariadb://h/db", new String[] {"--mysql-driver", "connector-j"}))
+                .isEqualTo("jdbc:mysql://h/db");
+        assertThat(BenchMain.mysqlUrl(null, new String[0])).isNull();
+        assertThatThrownBy(() -> BenchMain.mysqlUrl(url, new String[] {"--mysql-driver", "odbc"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("mariadb or connector-j, got odbc");
+        assertThat(plan("--quick", "--mysql-driver", "connector-j").records()).isEqualTo(20_000);
+    }
+
     private Bench.Plan plan(String... argv) throws IOException {
         String[] withDirs = new String[argv.length + 4];
         System.arraycopy(argv, 0, withDirs, 0, argv.length);

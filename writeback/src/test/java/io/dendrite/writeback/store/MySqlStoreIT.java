@@ -17,6 +17,8 @@ import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,16 +26,37 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+/** Every test runs through both drivers {@link MySqlStore#open} takes: each sends a drain's batches its own way. */
 @ExtendWith(RealServers.class)
 class MySqlStoreIT {
   private static final String USERS = "users";
 
-  @Test
-  void insertAssignIncrementDeleteAndRead(MySqlTestDatabase database) throws SQLException {
+  /** A driver, named by the URL scheme that picks it. */
+  enum Driver {
+    CONNECTOR_J("jdbc:mysql:"), MARIADB_BULK("jdbc:mariadb:");
+
+    private final String scheme;
+
+    Driver(String scheme) {
+      this.scheme = scheme;
+    }
+
+    String url(String jdbcMySqlUrl) {
+      return scheme + jdbcMySqlUrl.substring("jdbc:mysql:".length());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Driver.class)
+  void insertAssignIncrementDeleteAndRead(Driver driver, MySqlTestDatabase database)
+      throws SQLException {
     createUsers(database);
-    try (MySqlStore store = open(database)) {
+    try (MySqlStore store = open(driver, database)) {
       EntityKey ann = new EntityKey(USERS, 1);
       EntityKey bob = new EntityKey(USERS, 2);
 
@@ -51,10 +74,12 @@ class MySqlStoreIT {
     }
   }
 
-  @Test
-  void batchedApplyOfManyRowsAndRangeRead(MySqlTestDatabase database) throws SQLException {
+  @ParameterizedTest
+  @EnumSource(Driver.class)
+  void batchedApplyOfManyRowsAndRangeRead(Driver driver, MySqlTestDatabase database)
+      throws SQLException {
     createUsers(database);
-    try (MySqlStore store = open(database)) {
+    try (MySqlStore store = open(driver, database)) {
       List<EntityChanges> batch = new ArrayList<>();
       IntStream.rangeClosed(1, 200).forEach(id -> batch.add(new EntityChanges(new EntityKey(USERS, id),
           ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id)), inc("score", 1000), inc("score", 0)))));
@@ -67,10 +92,12 @@ class MySqlStoreIT {
     }
   }
 
-  @Test
-  void aSessionAppliedTwiceIsAppliedOnceUntilForgotten(MySqlTestDatabase database) throws SQLException {
+  @ParameterizedTest
+  @EnumSource(Driver.class)
+  void aSessionAppliedTwiceIsAppliedOnceUntilForgotten(Driver driver, MySqlTestDatabase database)
+      throws SQLException {
     createUsers(database);
-    try (MySqlStore store = open(database)) {
+    try (MySqlStore store = open(driver, database)) {
       EntityKey ann = new EntityKey(USERS, 1);
       store.apply(List.of(new EntityChanges(ann, ChangeSequence.of(insert(Map.of("score", 0))))));
       List<EntityChanges> session = List.of(new EntityChanges(ann, ChangeSequence.of(inc("score", 7))));
@@ -86,10 +113,12 @@ class MySqlStoreIT {
     }
   }
 
-  @Test
-  void aFailedSessionLeavesNeitherChangesNorItsRecord(MySqlTestDatabase database) throws SQLException {
+  @ParameterizedTest
+  @EnumSource(Driver.class)
+  void aFailedSessionLeavesNeitherChangesNorItsRecord(Driver driver, MySqlTestDatabase database)
+      throws SQLException {
     createUsers(database);
-    try (MySqlStore store = open(database)) {
+    try (MySqlStore store = open(driver, database)) {
       EntityKey ann = new EntityKey(USERS, 1);
       store.apply(List.of(new EntityChanges(ann, ChangeSequence.of(insert(Map.of("score", 0))))));
       List<EntityChanges> failing = List.of(new EntityChanges(ann, ChangeSequence.of(inc("score", 1))),
@@ -103,10 +132,12 @@ class MySqlStoreIT {
     }
   }
 
-  @Test
-  void convertedIncrementReappliedAfterACrashCountsOnce(MySqlTestDatabase database) throws SQLException {
+  @ParameterizedTest
+  @EnumSource(Driver.class)
+  void convertedIncrementReappliedAfterACrashCountsOnce(Driver driver, MySqlTestDatabase database)
+      throws SQLException {
     createUsers(database);
-    try (MySqlStore store = open(database)) {
+    try (MySqlStore store = open(driver, database)) {
       EntityKey ann = new EntityKey(USERS, 1);
       store.apply(List.of(new EntityChanges(ann, ChangeSequence.of(insert(Map.of("score", 10))))));
       ChangeSequence buffered = ChangeSequence.of(inc("score", 2), inc("score", 3));
@@ -119,10 +150,12 @@ class MySqlStoreIT {
     }
   }
 
-  @Test
-  void refusesChangesARowCannotTakeBeforeSendingAnything(MySqlTestDatabase database) throws SQLException {
+  @ParameterizedTest
+  @EnumSource(Driver.class)
+  void refusesChangesARowCannotTakeBeforeSendingAnything(Driver driver, MySqlTestDatabase database)
+      throws SQLException {
     createUsers(database);
-    try (MySqlStore store = open(database)) {
+    try (MySqlStore store = open(driver, database)) {
       List<EntityChanges> batch = List.of(
           new EntityChanges(new EntityKey(USERS, 1), ChangeSequence.of(insert(Map.of("score", 1)))),
           new EntityChanges(new EntityKey(USERS, 2), ChangeSequence.of(addToSet("name", "x"))));
@@ -137,10 +170,11 @@ class MySqlStoreIT {
     }
   }
 
-  @Test
-  void unreachableServerIsReportedAsUnavailable() {
-    try (MySqlStore store = MySqlStore.open("jdbc:mysql://127.0.0.1:" + ClosedPort.find()
-        + "/down?user=u&password=p", 2, Duration.ofMillis(500))) {
+  @ParameterizedTest
+  @EnumSource(Driver.class)
+  void unreachableServerIsReportedAsUnavailable(Driver driver) {
+    try (MySqlStore store = MySqlStore.open(driver.url("jdbc:mysql://127.0.0.1:" + ClosedPort.find()
+        + "/down?user=u&password=p"), 2, Duration.ofMillis(500))) {
       EntityKey key = new EntityKey(USERS, 1);
 
       assertThatThrownBy(() -> store.read(key)).isInstanceOf(DataStoreUnavailableException.class)
@@ -150,6 +184,28 @@ class MySqlStoreIT {
     }
   }
 
+  /** A server that takes the connection and never answers: the reply limit, not TCP's, ends the call. */
+  @ParameterizedTest
+  @EnumSource(Driver.class)
+  @Timeout(60)
+  void silentServerIsReportedAsUnavailable(Driver driver) throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        MySqlStore store = MySqlStore.open(driver.url("jdbc:mysql://127.0.0.1:" + silent.getLocalPort()
+            + "/silent?user=u&password=p"), 2, Duration.ofMillis(500))) {
+      EntityKey key = new EntityKey(USERS, 1);
+
+      assertThatThrownBy(() -> store.apply(List.of(new EntityChanges(key, ChangeSequence.of(delete())))))
+          .isInstanceOf(DataStoreUnavailableException.class).hasMessageContaining("MySQL unavailable");
+    }
+  }
+
+  @Test
+  void aUrlOfAnotherDriverIsRefusedWithoutEchoingItsCredentials() {
+    assertThatThrownBy(() -> MySqlStore.open("jdbc:postgresql://127.0.0.1/db?user=u&password=secret", 2,
+        Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("jdbc:mariadb:").hasMessageNotContaining("secret");
+  }
+
   private static void createUsers(MySqlTestDatabase database) throws SQLException {
     try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
       statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT,"
@@ -157,7 +213,7 @@ class MySqlStoreIT {
     }
   }
 
-  private static MySqlStore open(MySqlTestDatabase database) {
-    return MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));
+  private static MySqlStore open(Driver driver, MySqlTestDatabase database) {
+    return MySqlStore.open(driver.url(database.jdbcUrl()), 4, Duration.ofSeconds(10));
   }
 }
