@@ -21,6 +21,7 @@ public final class BenchMain {
 
     static final String USAGE = """
             Usage: dev/bench [options]
+                   dev/bench --drain-statements [batches]   (one drained row's CPU with each MySQL driver)
               --quick               the 10-minute run: 20 000 records, 20 s per run, 5 s warm-up,
                                     mysql, its three Dendrite policies and look-aside on cpr-star-10, cpr-star-99, A
               --records N           records loaded per database (default 100000)
