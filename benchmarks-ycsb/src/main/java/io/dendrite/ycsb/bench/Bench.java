@@ -82,6 +82,8 @@ public final class Bench {
     private final long startNanos = System.nanoTime();
     private final List<String> failures = new ArrayList<>();
     private final OptionalLong clockTicksPerSecond = ProcCpu.clockTicksPerSecond();
+    /** YCSB client JVMs started so far, to name each one's files ({run} in DENDRITE_BENCH_CLIENT_JVM_OPTS). */
+    private int clientJvms;
 
     private Bench(Plan plan, PrintStream console) throws IOException {
         this.plan = plan;
@@ -251,7 +253,15 @@ public final class Bench {
     }
 
     private List<String> command(Configuration config, String phase, Path workloadFile, Map<String, String> props) {
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx2g", "-cp", plan.classpath(), "site.ycsb.Client", phase,
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx2g"));
+        // Only the YCSB client's JVM: e.g. a flight recording of the client (JAVA_TOOL_OPTIONS would reach the
+        // IQ server processes too, and their startup banner check). {run} names this JVM, so each gets its file.
+        String clientOptions = System.getenv().getOrDefault("DENDRITE_BENCH_CLIENT_JVM_OPTS", "").strip();
+        if (!clientOptions.isEmpty()) {
+            String run = String.format("%02d-%s-%s", ++clientJvms, config.name(), workloadFile.getFileName());
+            command.addAll(List.of(clientOptions.replace("{run}", run).split("\\s+")));
+        }
+        command.addAll(List.of("-cp", plan.classpath(), "site.ycsb.Client", phase,
                 "-db", config.bindingClass(), "-P", workloadFile.toString(), "-threads", String.valueOf(plan.threads()), "-s"));
         props.forEach((k, v) -> command.addAll(List.of("-p", k + "=" + v)));
         return command;
