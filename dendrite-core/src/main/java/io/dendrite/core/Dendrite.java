@@ -30,6 +30,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -254,7 +255,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         metrics.cacheUnavailable.increment();
       } else if (shared == null || !shared.isExpired()) {
         // An expired Shared lease may have let a write through: then the result must not be cached.
-        store(interval, key, result, inhibit, trips);
+        store(interval, key, result, inhibit, shared, trips);
       }
       return result;
     } finally {
@@ -267,10 +268,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
   }
 
-  private void store(Interval<K> interval, String key, List<R> result, LeaseHandle inhibit, RoundTrips trips) {
+  private void store(Interval<K> interval, String key, List<R> result, LeaseHandle inhibit,
+      IntervalLease<K> shared, RoundTrips trips) {
     try {
       if (beta == 0) {
-        storePoints(interval, result, trips);
+        storePoints(interval, result, shared, trips);
         return;
       }
       if (beta < 1) {
@@ -281,15 +283,43 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       }
       byte[] value = resultSets.encode(result);
       trips.add(2);
-      index.add(interval, key, result.size(),
-          () -> (leasesEnabled ? inhibit.fill(value) : cache.set(key, value)) == Outcome.OK);
+      if (!index.add(interval, key, result.size(),
+          () -> (leasesEnabled ? inhibit.fill(value) : cache.set(key, value)) == Outcome.OK, whileHeld(shared))) {
+        discardIfLapsed(key, shared, trips);
+      }
     } catch (IqException unreachable) {
       metrics.cacheUnavailable.increment();
     }
   }
 
+  /**
+   * Registers what a filler stored only while its Shared lease still excludes writers (soak finding 8): a writer
+   * let in by a lapsed lease found nothing registered to invalidate, so the fill's result may predate its write.
+   */
+  private Predicate<Runnable> whileHeld(IntervalLease<K> shared) {
+    return register -> {
+      if (shared == null) {
+        register.run();
+        return true;
+      }
+      return shared.runIfUnexpired(register);
+    };
+  }
+
+  /** Deletes a value stored but not registered because the filler's lease lapsed: nobody may trust it. */
+  private void discardIfLapsed(String key, IntervalLease<K> shared, RoundTrips trips) {
+    if (shared != null && shared.isExpired()) {
+      try {
+        trips.add(1);
+        cache.delete(key);
+      } catch (IqException unreachable) {
+        outage.owe(key);
+      }
+    }
+  }
+
   /** β = 0: one entry per attribute value; the interval is marked covered if every point was stored. */
-  private void storePoints(Interval<K> interval, List<R> result, RoundTrips trips) {
+  private void storePoints(Interval<K> interval, List<R> result, IntervalLease<K> shared, RoundTrips trips) {
     Map<K, List<R>> byPoint = new TreeMap<>();
     for (R row : result) {
       byPoint.computeIfAbsent(rows.attributeOf(row), point -> new ArrayList<>()).add(row);
@@ -301,7 +331,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       byte[] value = resultSets.encode(point.getValue());
       if (!leasesEnabled) {
         trips.add(2);
-        complete &= index.add(pointInterval, key, point.getValue().size(), () -> cache.set(key, value) == Outcome.OK);
+        complete &= index.add(pointInterval, key, point.getValue().size(), () -> cache.set(key, value) == Outcome.OK,
+            whileHeld(shared));
         continue;
       }
       trips.add(1);
@@ -311,7 +342,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (read instanceof ReadResult.Leased leased) {
         try (LeaseHandle inhibit = leased.lease()) {
           trips.add(2);
-          complete &= index.add(pointInterval, key, point.getValue().size(), () -> inhibit.fill(value) == Outcome.OK);
+          boolean added = index.add(pointInterval, key, point.getValue().size(),
+              () -> inhibit.fill(value) == Outcome.OK, whileHeld(shared));
+          if (!added) {
+            discardIfLapsed(key, shared, trips);
+          }
+          complete &= added;
         }
       } else if (read instanceof ReadResult.Hit) {
         if (!index.isRegistered(pointInterval, key)) {
@@ -326,7 +362,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
     if (complete) {
       trips.add(1);
-      index.cover(interval);
+      index.cover(interval, whileHeld(shared));
     }
   }
 

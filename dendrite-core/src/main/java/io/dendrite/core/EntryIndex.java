@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 /**
  * What one range has cached, in process: PrInT (cached result sets by interval), the intervals that
@@ -91,19 +92,21 @@ final class EntryIndex<K extends Comparable<? super K>> {
   }
 
   /**
-   * Logs the entry, runs {@code store} and registers the entry if it stored the value.
+   * Logs the entry, runs {@code store} and registers the entry if it stored the value, through
+   * {@code registerIf}: it runs the registration only while the filler still excludes writers (its interval
+   * lease) and says whether it did. A writer that got in meanwhile found no entry to invalidate.
    *
-   * @return whether the entry is now cached and registered
+   * @return whether the entry is now cached and registered (when false, a stored value may remain unregistered:
+   *     the caller deletes it)
    */
-  boolean add(Interval<K> interval, String key, int rows, BooleanSupplier store) {
+  boolean add(Interval<K> interval, String key, int rows, BooleanSupplier store, Predicate<Runnable> registerIf) {
     if (!announce(interval, key)) {
       return false;
     }
-    if (!store.getAsBoolean()) {
+    if (!store.getAsBoolean() || !registerIf.test(() -> register(interval, key, rows))) {
       log.appendLater(record(LogRecord.Action.DELETE, interval, null), key);
       return false;
     }
-    register(interval, key, rows);
     return true;
   }
 
@@ -162,11 +165,15 @@ final class EntryIndex<K extends Comparable<? super K>> {
     uncoverOverlapping(entry.interval());
   }
 
-  /** Marks {@code interval} as completely cached as points. */
-  void cover(Interval<K> interval) {
+  /**
+   * Marks {@code interval} as completely cached as points, through {@code registerIf} as in {@link #add}: a
+   * coverage registered after a writer changed the interval would read the writer's new row as absent.
+   */
+  void cover(Interval<K> interval, Predicate<Runnable> registerIf) {
     String colocation = keys.entryKey(interval);
-    if (log.appendNow(record(LogRecord.Action.COVER, interval, null), colocation)) {
-      coverage.register(interval, COVERED);
+    if (log.appendNow(record(LogRecord.Action.COVER, interval, null), colocation)
+        && !registerIf.test(() -> coverage.register(interval, COVERED))) {
+      log.appendLater(record(LogRecord.Action.UNCOVER, interval, null), colocation);
     }
   }
 

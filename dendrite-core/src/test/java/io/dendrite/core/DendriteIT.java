@@ -7,7 +7,12 @@ import io.dendrite.core.interval.Interval;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -192,6 +197,61 @@ class DendriteIT {
 
       assertThat(get(dendrite, 0, 9)).hasSize(10).contains(inserted);
       assertThat(queries).hasValue(1);
+    }
+  }
+
+  /**
+   * Soak finding 8: a β = 0 filler whose Shared lease lapses while it stores its points must not mark the
+   * interval covered afterwards, or a row a writer inserted meanwhile reads as absent. The codec holds the
+   * filler between its lease check and its cover until the writer is through.
+   */
+  @Test
+  void aFillerWhoseLeaseLapsedDoesNotCoverAnIntervalAWriterChanged() throws Exception {
+    table.remove(0);
+    CountDownLatch encoding = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicBoolean hold = new AtomicBoolean(true);
+    RowCodec<Integer, ScoreRow> stalling = new RowCodec<>() {
+      @Override
+      public Integer attributeOf(ScoreRow row) {
+        return ScoreRow.CODEC.attributeOf(row);
+      }
+
+      @Override
+      public Object identityOf(ScoreRow row) {
+        return ScoreRow.CODEC.identityOf(row);
+      }
+
+      @Override
+      public byte[] encode(ScoreRow row) {
+        if (hold.compareAndSet(true, false)) {
+          encoding.countDown();
+          try {
+            release.await(30, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return ScoreRow.CODEC.encode(row);
+      }
+
+      @Override
+      public ScoreRow decode(byte[] bytes) {
+        return ScoreRow.CODEC.decode(bytes);
+      }
+    };
+    try (Dendrite<Integer, ScoreRow> dendrite = Dendrite.builder(DomainType.INTEGER, stalling).collection("scores")
+        .domain("id").range(0, 1_000).cache(cacheTier.client).writePolicy(WritePolicy.WRITE_AROUND).beta(0.0)
+        .intervalLeases(Duration.ofMillis(300), Duration.ofSeconds(10)).build()) {
+      CompletableFuture<List<ScoreRow>> filler = CompletableFuture.supplyAsync(() -> get(dendrite, 0, 3));
+      assertThat(encoding.await(30, TimeUnit.SECONDS)).as("the filler reached its points").isTrue();
+
+      ScoreRow inserted = new ScoreRow(0, 7);
+      put(dendrite, inserted); // granted once the filler's Shared lease lapsed
+      release.countDown();
+      assertThat(filler.get(30, TimeUnit.SECONDS)).extracting(ScoreRow::id).containsExactly(1, 2, 3);
+
+      assertThat(get(dendrite, 0, 3)).contains(inserted);
     }
   }
 

@@ -42,6 +42,18 @@ public final class IntervalLease<K extends Comparable<? super K>> implements Aut
     return nanosLeft(System.nanoTime()) <= 0;
   }
 
+  /**
+   * Runs {@code action} only if this lease has not expired, with the lease table locked so that no conflicting
+   * lease can be granted while it runs: what the action does is ordered before any write the lease excluded.
+   * For local state a holder publishes at the end of its work (the CPR paper's "check before commit", made
+   * atomic).
+   *
+   * @return whether the action ran
+   */
+  public boolean runIfUnexpired(Runnable action) {
+    return owner.runIfUnexpired(this, action);
+  }
+
   /** Releases the lease, waking requests that wait for it. */
   @Override
   public void close() {

@@ -137,6 +137,19 @@ public final class IntervalLeases<K extends Comparable<? super K>> {
     return blockedNanos;
   }
 
+  boolean runIfUnexpired(IntervalLease<K> lease, Runnable action) {
+    lock.lock();
+    try {
+      if (lease.nanosLeft(System.nanoTime()) <= 0) {
+        return false;
+      }
+      action.run();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   void release(IntervalLease<K> lease) {
     lock.lock();
     try {
