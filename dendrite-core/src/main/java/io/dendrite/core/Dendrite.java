@@ -30,6 +30,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -283,10 +284,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       }
       byte[] value = resultSets.encode(result);
       trips.add(2);
-      if (!index.add(interval, key, result.size(),
-          () -> (leasesEnabled ? inhibit.fill(value) : cache.set(key, value)) == Outcome.OK, whileHeld(shared))) {
-        discardIfLapsed(key, shared, trips);
-      }
+      addWhileHeld(interval, key, result.size(),
+          () -> (leasesEnabled ? inhibit.fill(value) : cache.set(key, value)) == Outcome.OK, shared, trips);
     } catch (IqException unreachable) {
       metrics.cacheUnavailable.increment();
     }
@@ -306,8 +305,17 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     };
   }
 
-  /** Deletes a value stored but not registered because the filler's lease lapsed: nobody may trust it. */
-  private void discardIfLapsed(String key, IntervalLease<K> shared, RoundTrips trips) {
+  /**
+   * {@link EntryIndex#add} while the filler's lease holds; a value it stored but could not register because the
+   * lease lapsed is deleted, as nobody may trust it.
+   *
+   * @return whether the entry is now cached and registered
+   */
+  private boolean addWhileHeld(Interval<K> interval, String key, int rows, BooleanSupplier store,
+      IntervalLease<K> shared, RoundTrips trips) {
+    if (index.add(interval, key, rows, store, whileHeld(shared))) {
+      return true;
+    }
     if (shared != null && shared.isExpired()) {
       try {
         trips.add(1);
@@ -316,6 +324,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         outage.owe(key);
       }
     }
+    return false;
   }
 
   /** β = 0: one entry per attribute value; the interval is marked covered if every point was stored. */
@@ -331,8 +340,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       byte[] value = resultSets.encode(point.getValue());
       if (!leasesEnabled) {
         trips.add(2);
-        complete &= index.add(pointInterval, key, point.getValue().size(), () -> cache.set(key, value) == Outcome.OK,
-            whileHeld(shared));
+        complete &= addWhileHeld(pointInterval, key, point.getValue().size(),
+            () -> cache.set(key, value) == Outcome.OK, shared, trips);
         continue;
       }
       trips.add(1);
@@ -342,12 +351,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (read instanceof ReadResult.Leased leased) {
         try (LeaseHandle inhibit = leased.lease()) {
           trips.add(2);
-          boolean added = index.add(pointInterval, key, point.getValue().size(),
-              () -> inhibit.fill(value) == Outcome.OK, whileHeld(shared));
-          if (!added) {
-            discardIfLapsed(key, shared, trips);
-          }
-          complete &= added;
+          complete &= addWhileHeld(pointInterval, key, point.getValue().size(),
+              () -> inhibit.fill(value) == Outcome.OK, shared, trips);
         }
       } else if (read instanceof ReadResult.Hit) {
         if (!index.isRegistered(pointInterval, key)) {

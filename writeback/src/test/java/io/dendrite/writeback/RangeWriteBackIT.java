@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.core.DomainType;
-import io.dendrite.iq.client.CacheValue;
-import io.dendrite.iq.client.Transaction;
-import io.dendrite.iq.client.RefreshResult;
 import io.dendrite.iq.client.Backoff;
+import io.dendrite.iq.client.CacheValue;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.RefreshResult;
+import io.dendrite.iq.client.Transaction;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.writeback.change.ChangeSequence;

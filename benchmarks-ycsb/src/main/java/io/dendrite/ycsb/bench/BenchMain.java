@@ -150,7 +150,6 @@ public final class BenchMain {
                 options.put(option, value);
             } else if (option.equals("--mysql-driver")) {
                 continue; // applied to the URL by main, before the configurations are built
-
             } else {
                 throw new IllegalArgumentException("unknown option " + option);
             }

@@ -47,8 +47,8 @@ public final class DrainStatements {
     public static void main(String[] argv) throws Exception {
         int batches = argv.length > 0 ? Integer.parseInt(argv[0]) : 100;
         String url = System.getenv("DENDRITE_MYSQL_URL");
-        if (url == null || !url.startsWith("jdbc:mysql:")) {
-            throw new IllegalStateException("DENDRITE_MYSQL_URL must be a jdbc:mysql: URL (dev/services env prints it)");
+        if (url == null) {
+            throw new IllegalStateException("DENDRITE_MYSQL_URL is not set (dev/services env prints it)");
         }
         Path pidFile = Path.of(System.getenv().getOrDefault("DENDRITE_SERVICES_DIR", "target/services"),
                 "mariadb", "mariadbd.pid");
@@ -62,14 +62,14 @@ public final class DrainStatements {
 
     private static void run(String url, int batches, Connection monitor, long databasePid, long ticksPerSecond)
             throws SQLException {
-        List<String> drivers = List.of("jdbc:mysql:", "jdbc:mariadb:");
+        List<String> drivers = List.of("connector-j", "mariadb");
         System.out.printf("%d rows per batch, %d batches per measurement, %d rounds%n", BATCH, batches, ROUNDS);
         System.out.println("| round | driver | client CPU µs/row | database CPU µs/row | wall µs/row |");
         System.out.println("|---:|---|---:|---:|---:|");
         Random random = new Random(1);
         for (int round = 1; round <= ROUNDS; round++) {
-            for (String scheme : drivers) {
-                String driverUrl = scheme + url.substring("jdbc:mysql:".length());
+            for (String driver : drivers) {
+                String driverUrl = BenchMain.mysqlUrl(url, new String[] {"--mysql-driver", driver});
                 try (MySqlStore store = MySqlStore.open(driverUrl, 1, Duration.ofSeconds(30))) {
                     for (int i = 0; i < WARMUP_BATCHES; i++) {
                         store.apply(batch(random));
@@ -79,7 +79,7 @@ public final class DrainStatements {
                     long databaseTicks = storeThreadTicks(monitor, databasePid) - databaseBefore;
                     double rows = (double) batches * BATCH;
                     System.out.printf("| %d | %s | %.1f | %.1f | %.1f |%n", round,
-                            scheme.equals("jdbc:mysql:") ? "Connector/J, rewritten batch" : "MariaDB, bulk",
+                            driver.equals("connector-j") ? "Connector/J, rewritten batch" : "MariaDB, bulk",
                             measured.clientNanos / 1000.0 / rows,
                             databaseTicks * 1_000_000.0 / ticksPerSecond / rows,
                             measured.wallNanos / 1000.0 / rows);
