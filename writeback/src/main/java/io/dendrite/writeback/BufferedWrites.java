@@ -411,9 +411,7 @@ final class BufferedWrites {
     while (true) {
       try (BufferedWriteLocks.Locked locks = documentLocks.lock(bufferedKeys)) {
         Map<String, byte[]> values = locks.values();
-        if (persistIdempotentForms(keys, locks, values)) {
-          continue;
-        }
+        // Decoded once per holding: the conversion below and the apply read the same sequences.
         Map<EntityKey, ChangeSequence> toApply = new LinkedHashMap<>();
         Map<EntityKey, Integer> pinnedSizes = new HashMap<>();
         for (EntityKey key : keys) {
@@ -422,6 +420,9 @@ final class BufferedWrites {
             toApply.put(key, ChangeSequence.decode(value));
             pinnedSizes.put(key, value.length);
           }
+        }
+        if (persistIdempotentForms(toApply, pinnedSizes, locks)) {
+          continue;
         }
         Map<PendingWritesPartition, List<PendingWritesPartition.Listing>> listings =
             PendingWritesPartition.listingsOf(replicas, partitions, bufferedKeys);
@@ -468,24 +469,21 @@ final class BufferedWrites {
   }
 
   /**
-   * Converts the non-idempotent buffered writes among {@code values} against the documents' current state and
-   * commits the converted forms; returns whether there were any (the holding then ended).
+   * Converts the non-idempotent buffered writes among {@code buffered} (decoded from values of {@code pinnedSizes}
+   * bytes) against the documents' current state and commits the converted forms; returns whether there were any
+   * (the holding then ended).
    */
-  private boolean persistIdempotentForms(List<EntityKey> keys, BufferedWriteLocks.Locked locks,
-      Map<String, byte[]> values) {
+  private boolean persistIdempotentForms(Map<EntityKey, ChangeSequence> buffered, Map<EntityKey, Integer> pinnedSizes,
+      BufferedWriteLocks.Locked locks) {
     long growth = 0;
     boolean converted = false;
-    for (EntityKey key : keys) {
-      String bufferedKey = BufferedWriteKey.of(key);
-      byte[] value = values.get(bufferedKey);
-      if (value == null) {
-        continue;
-      }
-      ChangeSequence changes = ChangeSequence.decode(value);
+    for (Map.Entry<EntityKey, ChangeSequence> entry : buffered.entrySet()) {
+      EntityKey key = entry.getKey();
+      ChangeSequence changes = entry.getValue();
       if (!changes.isIdempotent()) {
         byte[] idempotent = changes.toIdempotent(store.read(key).map(Entity::fields)).encode();
-        locks.stage(bufferedKey, idempotent);
-        growth += idempotent.length - value.length;
+        locks.stage(BufferedWriteKey.of(key), idempotent);
+        growth += idempotent.length - pinnedSizes.get(key);
         converted = true;
       }
     }
@@ -496,7 +494,7 @@ final class BufferedWrites {
     if (!persisted.isOk()) {
       // Applying without the persisted form would risk a double apply after a crash, so this waits for pinned
       // memory instead (a converted $push holds the whole array and may not fit where the original did).
-      throw new IqException("could not persist the idempotent form of " + keys + ": " + persisted);
+      throw new IqException("could not persist the idempotent form of " + buffered.keySet() + ": " + persisted);
     }
     budget.adjust(growth * replicas.count());
     return true;

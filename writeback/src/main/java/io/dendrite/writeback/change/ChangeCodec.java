@@ -1,21 +1,16 @@
 package io.dendrite.writeback.change;
 
 import io.dendrite.writeback.change.Change.FieldChange;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.bson.BsonArray;
+import org.bson.BSONException;
 import org.bson.BsonBinaryReader;
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonInvalidOperationException;
-import org.bson.BsonSerializationException;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import org.bson.RawBsonDocument;
-import org.bson.codecs.BsonDocumentCodec;
-import org.bson.codecs.DecoderContext;
+import org.bson.BsonBinaryWriter;
+import org.bson.BsonType;
+import org.bson.io.BasicOutputBuffer;
 
 /**
  * The stable encoding of a {@link ChangeSequence}: one BSON document
@@ -32,6 +27,11 @@ import org.bson.codecs.DecoderContext;
  * Values use {@link FieldValues}' BSON mapping. BSON was chosen because it keeps the numeric types apart
  * (Integer, Long, Double, Decimal128), which {@code $inc} semantics depend on, and because the driver already
  * ships its codec. A later format bumps {@code format}; decoders keep reading every earlier one.
+ *
+ * <p>Both directions stream through the driver's binary writer and reader instead of building a document tree
+ * first: every buffered write is encoded by its writer and decoded by a drain, and the tree cost as much again as
+ * the bytes (measured in {@code docs/benchmarks.md}). Fields of a document are read in any order; unknown fields
+ * are skipped, as the tree decoder did.
  */
 final class ChangeCodec {
   private static final int FORMAT = 1;
@@ -39,69 +39,145 @@ final class ChangeCodec {
   private ChangeCodec() {}
 
   static byte[] encode(ChangeSequence sequence) {
-    BsonArray changes = new BsonArray();
-    for (Change change : sequence.changes()) {
-      changes.add(encode(change));
+    BasicOutputBuffer buffer = new BasicOutputBuffer(64 + 48 * sequence.changes().size());
+    try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
+      writer.writeStartDocument();
+      writer.writeInt32("format", FORMAT);
+      writer.writeStartArray("changes");
+      for (Change change : sequence.changes()) {
+        encode(writer, change);
+      }
+      writer.writeEndArray();
+      writer.writeEndDocument();
     }
-    BsonDocument document = new BsonDocument("format", new BsonInt32(FORMAT)).append("changes", changes);
-    ByteBuffer buffer = new RawBsonDocument(document, new BsonDocumentCodec()).getByteBuffer().asNIO();
-    byte[] bytes = new byte[buffer.remaining()];
-    buffer.get(bytes);
-    return bytes;
+    return buffer.toByteArray();
   }
 
-  private static BsonDocument encode(Change change) {
+  private static void encode(BsonBinaryWriter writer, Change change) {
+    writer.writeStartDocument();
     if (change instanceof FieldChange fieldChange) {
-      BsonDocument encoded = new BsonDocument("op", new BsonString(fieldChange.operator()))
-          .append("field", new BsonString(fieldChange.field()));
+      writer.writeString("op", fieldChange.operator());
+      writer.writeString("field", fieldChange.field());
       if (!(change instanceof Change.Unset)) {
-        encoded.append("value", FieldValues.toBson(fieldChange.operand()));
+        writer.writeName("value");
+        FieldValues.write(writer, fieldChange.operand());
       }
-      return encoded;
+    } else if (change instanceof Change.Insert insert) {
+      writer.writeString("op", "insert");
+      writer.writeName("fields");
+      FieldValues.write(writer, insert.fields());
+    } else {
+      writer.writeString("op", "delete");
     }
-    if (change instanceof Change.Insert insert) {
-      return new BsonDocument("op", new BsonString("insert")).append("fields", FieldValues.toBson(insert.fields()));
-    }
-    return new BsonDocument("op", new BsonString("delete"));
+    writer.writeEndDocument();
   }
 
   static ChangeSequence decode(byte[] encoded) {
     if (encoded == null) {
       throw new IllegalArgumentException("encoded change sequence must not be null");
     }
-    try {
-      BsonDocument document = new BsonDocumentCodec().decode(new BsonBinaryReader(ByteBuffer.wrap(encoded)),
-          DecoderContext.builder().build());
-      int format = document.getInt32("format").getValue();
-      if (format != FORMAT) {
-        throw new IllegalArgumentException("unknown change sequence format " + format);
+    try (BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(encoded))) {
+      Integer format = null;
+      List<Change> changes = null;
+      reader.readStartDocument();
+      while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+        switch (reader.readName()) {
+          case "format" -> {
+            expect(reader, BsonType.INT32, "format");
+            format = reader.readInt32();
+            if (format != FORMAT) {
+              throw new IllegalArgumentException("unknown change sequence format " + format);
+            }
+          }
+          case "changes" -> {
+            expect(reader, BsonType.ARRAY, "changes");
+            changes = new ArrayList<>();
+            reader.readStartArray();
+            while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+              expect(reader, BsonType.DOCUMENT, "a change");
+              changes.add(decodeChange(reader));
+            }
+            reader.readEndArray();
+          }
+          default -> reader.skipValue();
+        }
       }
-      List<Change> changes = new ArrayList<>();
-      for (BsonValue change : document.getArray("changes")) {
-        changes.add(decode(change.asDocument()));
+      reader.readEndDocument();
+      if (format == null || changes == null) {
+        throw new IllegalArgumentException("encoded change sequence lacks its " + (format == null ? "format" : "changes"));
+      }
+      if (reader.getBsonInput().getPosition() != encoded.length) {
+        throw new IllegalArgumentException((encoded.length - reader.getBsonInput().getPosition())
+            + " bytes follow the encoded change sequence");
       }
       return new ChangeSequence(changes);
-    } catch (BsonSerializationException | BsonInvalidOperationException | IndexOutOfBoundsException e) {
+    } catch (BSONException | IndexOutOfBoundsException
+        | BufferUnderflowException e) {
       throw new IllegalArgumentException("not an encoded change sequence: " + e.getMessage(), e);
     }
   }
 
-  private static Change decode(BsonDocument change) {
-    String op = change.getString("op").getValue();
+  private static Change decodeChange(BsonBinaryReader reader) {
+    String op = null;
+    String field = null;
+    Object value = null;
+    boolean hasValue = false;
+    Object fields = null;
+    reader.readStartDocument();
+    while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+      switch (reader.readName()) {
+        case "op" -> {
+          expect(reader, BsonType.STRING, "op");
+          op = reader.readString();
+        }
+        case "field" -> {
+          expect(reader, BsonType.STRING, "field");
+          field = reader.readString();
+        }
+        case "value" -> {
+          value = FieldValues.read(reader);
+          hasValue = true;
+        }
+        case "fields" -> {
+          expect(reader, BsonType.DOCUMENT, "fields");
+          fields = FieldValues.read(reader);
+        }
+        default -> reader.skipValue();
+      }
+    }
+    reader.readEndDocument();
+    if (op == null) {
+      throw new IllegalArgumentException("encoded change lacks its op");
+    }
     switch (op) {
       case "insert":
-        return new Change.Insert(asMap(FieldValues.fromBson(change.getDocument("fields"))));
+        if (fields == null) {
+          throw new IllegalArgumentException("encoded insert lacks its fields");
+        }
+        return new Change.Insert(asMap(fields));
       case "delete":
         return Change.delete();
       case "$unset":
-        return Change.unset(field(change));
+        return Change.unset(required(field, op));
       default:
-        BsonValue value = change.get("value");
-        if (value == null) {
+        if (!hasValue) {
           throw new IllegalArgumentException("encoded " + op + " change lacks its value");
         }
-        return fieldChange(op, field(change), FieldValues.fromBson(value));
+        return fieldChange(op, required(field, op), value);
     }
+  }
+
+  private static void expect(BsonBinaryReader reader, BsonType type, String what) {
+    if (reader.getCurrentBsonType() != type) {
+      throw new IllegalArgumentException("encoded " + what + " is " + reader.getCurrentBsonType() + ", not " + type);
+    }
+  }
+
+  private static String required(String field, String op) {
+    if (field == null) {
+      throw new IllegalArgumentException("encoded " + op + " change lacks its field");
+    }
+    return field;
   }
 
   private static Change fieldChange(String op, String field, Object value) {
@@ -122,10 +198,6 @@ final class ChangeCodec {
       default:
         throw new IllegalArgumentException("unknown change operator " + op);
     }
-  }
-
-  private static String field(BsonDocument change) {
-    return change.getString("field").getValue();
   }
 
   @SuppressWarnings("unchecked")

@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonArray;
+import org.bson.BsonBinaryReader;
+import org.bson.BsonBinaryWriter;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
 import org.bson.BsonDecimal128;
@@ -18,6 +20,7 @@ import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
+import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
@@ -187,6 +190,96 @@ public final class FieldValues {
         return Collections.unmodifiableMap(map);
       default:
         throw new IllegalArgumentException("unsupported BSON type " + value.getBsonType());
+    }
+  }
+
+  /** Writes a checked value as {@link #toBson} maps it, without building the BSON tree. */
+  static void write(BsonBinaryWriter writer, Object value) {
+    if (value == null) {
+      writer.writeNull();
+    } else if (value instanceof Boolean b) {
+      writer.writeBoolean(b);
+    } else if (value instanceof Integer i) {
+      writer.writeInt32(i);
+    } else if (value instanceof Long l) {
+      writer.writeInt64(l);
+    } else if (value instanceof Double d) {
+      writer.writeDouble(d);
+    } else if (value instanceof String s) {
+      writer.writeString(s);
+    } else if (value instanceof ObjectId id) {
+      writer.writeObjectId(id);
+    } else if (value instanceof BigDecimal decimal) {
+      writer.writeDecimal128(new Decimal128(decimal));
+    } else if (value instanceof Instant instant) {
+      writer.writeDateTime(instant.toEpochMilli());
+    } else if (value instanceof List<?> list) {
+      writer.writeStartArray();
+      list.forEach(element -> write(writer, element));
+      writer.writeEndArray();
+    } else if (value instanceof Map<?, ?> map) {
+      writer.writeStartDocument();
+      map.forEach((name, element) -> {
+        writer.writeName((String) name);
+        write(writer, element);
+      });
+      writer.writeEndDocument();
+    } else {
+      throw new IllegalArgumentException("unsupported field value type " + value.getClass().getName());
+    }
+  }
+
+  /**
+   * Reads the reader's current value as {@link #fromBson} maps it, without building the BSON tree.
+   *
+   * @throws IllegalArgumentException for BSON types outside the supported values
+   */
+  static Object read(BsonBinaryReader reader) {
+    BsonType type = reader.getCurrentBsonType();
+    switch (type) {
+      case NULL:
+        reader.readNull();
+        return null;
+      case BOOLEAN:
+        return reader.readBoolean();
+      case INT32:
+        return reader.readInt32();
+      case INT64:
+        return reader.readInt64();
+      case DOUBLE:
+        return reader.readDouble();
+      case STRING:
+        return reader.readString();
+      case OBJECT_ID:
+        return reader.readObjectId();
+      case DATE_TIME:
+        return Instant.ofEpochMilli(reader.readDateTime());
+      case DECIMAL128:
+        Decimal128 decimal = reader.readDecimal128();
+        try {
+          return decimal.bigDecimalValue();
+        } catch (ArithmeticException e) {
+          throw new IllegalArgumentException("Decimal128 " + decimal + " has no BigDecimal equivalent", e);
+        }
+      case ARRAY:
+        List<Object> list = new ArrayList<>();
+        reader.readStartArray();
+        while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+          list.add(read(reader));
+        }
+        reader.readEndArray();
+        return Collections.unmodifiableList(list);
+      case DOCUMENT:
+        Map<String, Object> map = new LinkedHashMap<>();
+        reader.readStartDocument();
+        while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+          String name = reader.readName();
+          map.put(name, read(reader));
+        }
+        reader.readEndDocument();
+        return Collections.unmodifiableMap(map);
+      default:
+        throw new IllegalArgumentException("unsupported BSON type " + type);
     }
   }
 }
