@@ -334,9 +334,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       byPoint.computeIfAbsent(rows.attributeOf(row), point -> new ArrayList<>()).add(row);
     }
     boolean complete = true;
+    List<EntryIndex.Entry<K>> points = new ArrayList<>();
     for (Map.Entry<K, List<R>> point : byPoint.entrySet()) {
       Interval<K> pointInterval = Interval.point(point.getKey());
       String key = index.keyOf(pointInterval);
+      points.add(new EntryIndex.Entry<>(pointInterval, key));
       byte[] value = resultSets.encode(point.getValue());
       if (!leasesEnabled) {
         trips.add(2);
@@ -367,7 +369,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
     if (complete) {
       trips.add(1);
-      index.cover(interval, whileHeld(shared));
+      index.cover(interval, points, whileHeld(shared));
     }
   }
 

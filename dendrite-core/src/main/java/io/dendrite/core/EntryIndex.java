@@ -34,6 +34,8 @@ final class EntryIndex<K extends Comparable<? super K>> {
   private final PredicateLog log;
   private final PredicateIndex<K, String> entries = new PredicateIndex<>();
   private final PredicateIndex<K, String> coverage = new PredicateIndex<>();
+  /** Orders covering against removing an entry; see {@link #remove} and {@link #cover}. */
+  private final Object coverageLock = new Object();
   private final Map<String, Integer> rowCounts = new ConcurrentHashMap<>();
   private final Map<String, Integer> changeRecords = new ConcurrentHashMap<>();
 
@@ -157,24 +159,45 @@ final class EntryIndex<K extends Comparable<? super K>> {
    * entry, and a concurrent get may be dropping an entry a filler has just registered and covered.
    */
   void remove(Entry<K> entry) {
-    if (entries.unregister(entry.interval(), entry.key())) {
-      rowCounts.remove(entry.key());
-      changeRecords.remove(entry.key());
-      log.appendLater(record(LogRecord.Action.DELETE, entry.interval(), null), entry.key());
+    // With the coverage lock: a filler covering an interval checks its points are still registered, so an entry
+    // is either gone before that check or uncovered after the cover (soak finding 9).
+    synchronized (coverageLock) {
+      if (entries.unregister(entry.interval(), entry.key())) {
+        rowCounts.remove(entry.key());
+        changeRecords.remove(entry.key());
+        log.appendLater(record(LogRecord.Action.DELETE, entry.interval(), null), entry.key());
+      }
+      uncoverOverlapping(entry.interval());
     }
-    uncoverOverlapping(entry.interval());
   }
 
   /**
    * Marks {@code interval} as completely cached as points, through {@code registerIf} as in {@link #add}: a
-   * coverage registered after a writer changed the interval would read the writer's new row as absent.
+   * coverage registered after a writer changed the interval would read the writer's new row as absent. Covers
+   * only if every one of {@code points} (the entries the filler found or stored for the interval's rows) is
+   * still registered: a get that found one's value gone dropped it without any lease, and a coverage without it
+   * would read its rows as absent.
+   *
+   * @return whether the interval is now covered
    */
-  void cover(Interval<K> interval, Predicate<Runnable> registerIf) {
+  boolean cover(Interval<K> interval, List<Entry<K>> points, Predicate<Runnable> registerIf) {
     String colocation = keys.entryKey(interval);
-    if (log.appendNow(record(LogRecord.Action.COVER, interval, null), colocation)
-        && !registerIf.test(() -> coverage.register(interval, COVERED))) {
+    if (!log.appendNow(record(LogRecord.Action.COVER, interval, null), colocation)) {
+      return false;
+    }
+    boolean[] covered = {false};
+    registerIf.test(() -> {
+      synchronized (coverageLock) {
+        if (points.stream().allMatch(point -> isRegistered(point.interval(), point.key()))) {
+          coverage.register(interval, COVERED);
+          covered[0] = true;
+        }
+      }
+    });
+    if (!covered[0]) {
       log.appendLater(record(LogRecord.Action.UNCOVER, interval, null), colocation);
     }
+    return covered[0];
   }
 
   /** Forgets the completeness of every covered interval overlapping {@code interval}. */

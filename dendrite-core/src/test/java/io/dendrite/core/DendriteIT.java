@@ -12,8 +12,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -208,50 +209,92 @@ class DendriteIT {
   @Test
   void aFillerWhoseLeaseLapsedDoesNotCoverAnIntervalAWriterChanged() throws Exception {
     table.remove(0);
-    CountDownLatch encoding = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    AtomicBoolean hold = new AtomicBoolean(true);
-    RowCodec<Integer, ScoreRow> stalling = new RowCodec<>() {
-      @Override
-      public Integer attributeOf(ScoreRow row) {
-        return ScoreRow.CODEC.attributeOf(row);
-      }
-
-      @Override
-      public Object identityOf(ScoreRow row) {
-        return ScoreRow.CODEC.identityOf(row);
-      }
-
-      @Override
-      public byte[] encode(ScoreRow row) {
-        if (hold.compareAndSet(true, false)) {
-          encoding.countDown();
-          try {
-            release.await(30, TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
-        return ScoreRow.CODEC.encode(row);
-      }
-
-      @Override
-      public ScoreRow decode(byte[] bytes) {
-        return ScoreRow.CODEC.decode(bytes);
-      }
-    };
+    StallingCodec stalling = new StallingCodec(row -> true);
     try (Dendrite<Integer, ScoreRow> dendrite = Dendrite.builder(DomainType.INTEGER, stalling).collection("scores")
         .domain("id").range(0, 1_000).cache(cacheTier.client).writePolicy(WritePolicy.WRITE_AROUND).beta(0.0)
         .intervalLeases(Duration.ofMillis(300), Duration.ofSeconds(10)).build()) {
       CompletableFuture<List<ScoreRow>> filler = CompletableFuture.supplyAsync(() -> get(dendrite, 0, 3));
-      assertThat(encoding.await(30, TimeUnit.SECONDS)).as("the filler reached its points").isTrue();
+      assertThat(stalling.encoding.await(30, TimeUnit.SECONDS)).as("the filler reached its points").isTrue();
 
       ScoreRow inserted = new ScoreRow(0, 7);
       put(dendrite, inserted); // granted once the filler's Shared lease lapsed
-      release.countDown();
+      stalling.release.countDown();
       assertThat(filler.get(30, TimeUnit.SECONDS)).extracting(ScoreRow::id).containsExactly(1, 2, 3);
 
       assertThat(get(dendrite, 0, 3)).contains(inserted);
+    }
+  }
+
+  /**
+   * Soak finding 9: a β = 0 filler that counted a point as cached (its entry registered) must not cover the
+   * interval once a get has dropped that entry (its value was gone, as after an eviction, and the get could not
+   * refill it), or the point's rows read as absent. The codec holds the filler at its second point while point 0
+   * is evicted and dropped.
+   */
+  @Test
+  void aFillerDoesNotCoverAPointWhoseEntryAGetDroppedMeanwhile() throws Exception {
+    StallingCodec stalling = new StallingCodec(null);
+    try (Dendrite<Integer, ScoreRow> dendrite = Dendrite.builder(DomainType.INTEGER, stalling).collection("scores")
+        .domain("id").range(0, 1_000).cache(cacheTier.client).writePolicy(WritePolicy.WRITE_AROUND).beta(0.0)
+        .build()) {
+      List<ScoreRow> rows = table.range(0, 1);
+      get(dendrite, 0, 0); // point 0 cached and registered; [0, 1] is not covered
+      stalling.holdOn(row -> row.id() == 1);
+      CompletableFuture<List<ScoreRow>> filler = CompletableFuture.supplyAsync(() -> get(dendrite, 0, 1));
+      assertThat(stalling.encoding.await(30, TimeUnit.SECONDS)).as("the filler reached point 1").isTrue();
+
+      cacheTier.client.delete(new CacheKeys<>("scores", "id", DomainType.INTEGER).entryKey(Interval.point(0)));
+      assertThatThrownBy(() -> dendrite.get(0, 0, (lb, ub) -> {
+        throw new SQLException("no refill");
+      })).as("a get that drops point 0's entry and cannot refill it").isInstanceOf(DataStoreException.class);
+      stalling.release.countDown();
+      assertThat(filler.get(30, TimeUnit.SECONDS)).isEqualTo(rows);
+
+      assertThat(get(dendrite, 0, 1)).isEqualTo(rows);
+    }
+  }
+
+  /** ScoreRow's codec, which holds the first encode of a row {@code holdOn} accepts until released. */
+  private static final class StallingCodec implements RowCodec<Integer, ScoreRow> {
+    final CountDownLatch encoding = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    private final AtomicReference<Predicate<ScoreRow>> holdOn;
+
+    StallingCodec(Predicate<ScoreRow> holdOn) {
+      this.holdOn = new AtomicReference<>(holdOn);
+    }
+
+    void holdOn(Predicate<ScoreRow> rows) {
+      holdOn.set(rows);
+    }
+
+    @Override
+    public Integer attributeOf(ScoreRow row) {
+      return ScoreRow.CODEC.attributeOf(row);
+    }
+
+    @Override
+    public Object identityOf(ScoreRow row) {
+      return ScoreRow.CODEC.identityOf(row);
+    }
+
+    @Override
+    public byte[] encode(ScoreRow row) {
+      Predicate<ScoreRow> rows = holdOn.get();
+      if (rows != null && rows.test(row) && holdOn.compareAndSet(rows, null)) {
+        encoding.countDown();
+        try {
+          release.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return ScoreRow.CODEC.encode(row);
+    }
+
+    @Override
+    public ScoreRow decode(byte[] bytes) {
+      return ScoreRow.CODEC.decode(bytes);
     }
   }
 
