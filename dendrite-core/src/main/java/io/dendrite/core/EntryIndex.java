@@ -177,13 +177,11 @@ final class EntryIndex<K extends Comparable<? super K>> {
    * only if every one of {@code points} (the entries the filler found or stored for the interval's rows) is
    * still registered: a get that found one's value gone dropped it without any lease, and a coverage without it
    * would read its rows as absent.
-   *
-   * @return whether the interval is now covered
    */
-  boolean cover(Interval<K> interval, List<Entry<K>> points, Predicate<Runnable> registerIf) {
+  void cover(Interval<K> interval, List<Entry<K>> points, Predicate<Runnable> registerIf) {
     String colocation = keys.entryKey(interval);
     if (!log.appendNow(record(LogRecord.Action.COVER, interval, null), colocation)) {
-      return false;
+      return;
     }
     boolean[] covered = {false};
     registerIf.test(() -> {
@@ -197,7 +195,6 @@ final class EntryIndex<K extends Comparable<? super K>> {
     if (!covered[0]) {
       log.appendLater(record(LogRecord.Action.UNCOVER, interval, null), colocation);
     }
-    return covered[0];
   }
 
   /** Forgets the completeness of every covered interval overlapping {@code interval}. */

@@ -45,7 +45,12 @@ class DendriteIT {
   }
 
   private Dendrite<Integer, ScoreRow> dendrite(UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) {
-    return settings.apply(Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+    return dendrite(ScoreRow.CODEC, settings);
+  }
+
+  private Dendrite<Integer, ScoreRow> dendrite(RowCodec<Integer, ScoreRow> codec,
+      UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) {
+    return settings.apply(Dendrite.builder(DomainType.INTEGER, codec)
         .collection("scores").domain("id").range(0, 1_000).cache(cacheTier.client)).build();
   }
 
@@ -210,9 +215,9 @@ class DendriteIT {
   void aFillerWhoseLeaseLapsedDoesNotCoverAnIntervalAWriterChanged() throws Exception {
     table.remove(0);
     StallingCodec stalling = new StallingCodec(row -> true);
-    try (Dendrite<Integer, ScoreRow> dendrite = Dendrite.builder(DomainType.INTEGER, stalling).collection("scores")
-        .domain("id").range(0, 1_000).cache(cacheTier.client).writePolicy(WritePolicy.WRITE_AROUND).beta(0.0)
-        .intervalLeases(Duration.ofMillis(300), Duration.ofSeconds(10)).build()) {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(stalling, builder -> builder
+        .writePolicy(WritePolicy.WRITE_AROUND).beta(0.0)
+        .intervalLeases(Duration.ofMillis(300), Duration.ofSeconds(10)))) {
       CompletableFuture<List<ScoreRow>> filler = CompletableFuture.supplyAsync(() -> get(dendrite, 0, 3));
       assertThat(stalling.encoding.await(30, TimeUnit.SECONDS)).as("the filler reached its points").isTrue();
 
@@ -234,9 +239,8 @@ class DendriteIT {
   @Test
   void aFillerDoesNotCoverAPointWhoseEntryAGetDroppedMeanwhile() throws Exception {
     StallingCodec stalling = new StallingCodec(null);
-    try (Dendrite<Integer, ScoreRow> dendrite = Dendrite.builder(DomainType.INTEGER, stalling).collection("scores")
-        .domain("id").range(0, 1_000).cache(cacheTier.client).writePolicy(WritePolicy.WRITE_AROUND).beta(0.0)
-        .build()) {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(stalling, builder -> builder
+        .writePolicy(WritePolicy.WRITE_AROUND).beta(0.0))) {
       List<ScoreRow> rows = table.range(0, 1);
       get(dendrite, 0, 0); // point 0 cached and registered; [0, 1] is not covered
       stalling.holdOn(row -> row.id() == 1);

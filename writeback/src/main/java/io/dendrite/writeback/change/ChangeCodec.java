@@ -104,7 +104,8 @@ final class ChangeCodec {
       }
       reader.readEndDocument();
       if (format == null || changes == null) {
-        throw new IllegalArgumentException("encoded change sequence lacks its " + (format == null ? "format" : "changes"));
+        throw new IllegalArgumentException(
+            "encoded change sequence lacks its " + (format == null ? "format" : "changes"));
       }
       if (reader.getBsonInput().getPosition() != encoded.length) {
         throw new IllegalArgumentException((encoded.length - reader.getBsonInput().getPosition())

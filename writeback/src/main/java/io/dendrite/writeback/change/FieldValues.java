@@ -7,21 +7,13 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.bson.BsonArray;
-import org.bson.BsonBinaryReader;
-import org.bson.BsonBinaryWriter;
-import org.bson.BsonBoolean;
-import org.bson.BsonDateTime;
-import org.bson.BsonDecimal128;
 import org.bson.BsonDocument;
-import org.bson.BsonDouble;
-import org.bson.BsonInt32;
-import org.bson.BsonInt64;
-import org.bson.BsonNull;
-import org.bson.BsonObjectId;
-import org.bson.BsonString;
+import org.bson.BsonDocumentReader;
+import org.bson.BsonDocumentWriter;
+import org.bson.BsonReader;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.bson.BsonWriter;
 import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
 
@@ -35,6 +27,9 @@ import org.bson.types.ObjectId;
  * Short, byte[] ...) are refused rather than silently widened, so that what is read back equals what was written.
  */
 public final class FieldValues {
+  /** The one field of the document {@link #toBson} and {@link #fromBson} wrap a lone value in. */
+  private static final String HOLDER_FIELD = "v";
+
   private FieldValues() {}
 
   /**
@@ -108,46 +103,16 @@ public final class FieldValues {
     return field;
   }
 
-  /** Maps a checked value to BSON. */
+  /** Maps a checked value to BSON through {@link #write}: the change encoding and the MongoDB adapter share it. */
   public static BsonValue toBson(Object value) {
-    if (value == null) {
-      return BsonNull.VALUE;
+    BsonDocument holder = new BsonDocument();
+    try (BsonDocumentWriter writer = new BsonDocumentWriter(holder)) {
+      writer.writeStartDocument();
+      writer.writeName(HOLDER_FIELD);
+      write(writer, value);
+      writer.writeEndDocument();
     }
-    if (value instanceof Boolean b) {
-      return BsonBoolean.valueOf(b);
-    }
-    if (value instanceof Integer i) {
-      return new BsonInt32(i);
-    }
-    if (value instanceof Long l) {
-      return new BsonInt64(l);
-    }
-    if (value instanceof Double d) {
-      return new BsonDouble(d);
-    }
-    if (value instanceof String s) {
-      return new BsonString(s);
-    }
-    if (value instanceof ObjectId id) {
-      return new BsonObjectId(id);
-    }
-    if (value instanceof BigDecimal decimal) {
-      return new BsonDecimal128(new Decimal128(decimal));
-    }
-    if (value instanceof Instant instant) {
-      return new BsonDateTime(instant.toEpochMilli());
-    }
-    if (value instanceof List<?> list) {
-      BsonArray array = new BsonArray(new ArrayList<>(list.size()));
-      list.forEach(element -> array.add(toBson(element)));
-      return array;
-    }
-    if (value instanceof Map<?, ?> map) {
-      BsonDocument document = new BsonDocument();
-      map.forEach((name, element) -> document.append((String) name, toBson(element)));
-      return document;
-    }
-    throw new IllegalArgumentException("unsupported field value type " + value.getClass().getName());
+    return holder.get(HOLDER_FIELD);
   }
 
   /**
@@ -156,45 +121,16 @@ public final class FieldValues {
    * @throws IllegalArgumentException for BSON types outside the supported values (binary, regex, timestamp ...)
    */
   public static Object fromBson(BsonValue value) {
-    switch (value.getBsonType()) {
-      case NULL:
-        return null;
-      case BOOLEAN:
-        return value.asBoolean().getValue();
-      case INT32:
-        return value.asInt32().getValue();
-      case INT64:
-        return value.asInt64().getValue();
-      case DOUBLE:
-        return value.asDouble().getValue();
-      case STRING:
-        return value.asString().getValue();
-      case OBJECT_ID:
-        return value.asObjectId().getValue();
-      case DATE_TIME:
-        return Instant.ofEpochMilli(value.asDateTime().getValue());
-      case DECIMAL128:
-        try {
-          return value.asDecimal128().getValue().bigDecimalValue();
-        } catch (ArithmeticException e) {
-          throw new IllegalArgumentException("Decimal128 " + value.asDecimal128().getValue()
-              + " has no BigDecimal equivalent", e);
-        }
-      case ARRAY:
-        List<Object> list = new ArrayList<>();
-        value.asArray().forEach(element -> list.add(fromBson(element)));
-        return Collections.unmodifiableList(list);
-      case DOCUMENT:
-        Map<String, Object> map = new LinkedHashMap<>();
-        value.asDocument().forEach((name, element) -> map.put(name, fromBson(element)));
-        return Collections.unmodifiableMap(map);
-      default:
-        throw new IllegalArgumentException("unsupported BSON type " + value.getBsonType());
+    try (BsonDocumentReader reader = new BsonDocumentReader(new BsonDocument(HOLDER_FIELD, value))) {
+      reader.readStartDocument();
+      reader.readBsonType();
+      reader.readName();
+      return read(reader);
     }
   }
 
-  /** Writes a checked value as {@link #toBson} maps it, without building the BSON tree. */
-  static void write(BsonBinaryWriter writer, Object value) {
+  /** Writes a checked value to {@code writer}: the mapping to BSON, streamed (the change codec) or into a tree. */
+  static void write(BsonWriter writer, Object value) {
     if (value == null) {
       writer.writeNull();
     } else if (value instanceof Boolean b) {
@@ -230,11 +166,11 @@ public final class FieldValues {
   }
 
   /**
-   * Reads the reader's current value as {@link #fromBson} maps it, without building the BSON tree.
+   * Reads the reader's current value: the mapping from BSON, streamed (the change codec) or from a tree.
    *
    * @throws IllegalArgumentException for BSON types outside the supported values
    */
-  static Object read(BsonBinaryReader reader) {
+  static Object read(BsonReader reader) {
     BsonType type = reader.getCurrentBsonType();
     switch (type) {
       case NULL:

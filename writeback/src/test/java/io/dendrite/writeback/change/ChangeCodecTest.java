@@ -114,7 +114,8 @@ class ChangeCodecTest {
           encoded.append("value", FieldValues.toBson(fieldChange.operand()));
         }
       } else if (change instanceof Change.Insert insert) {
-        encoded = new BsonDocument("op", new BsonString("insert")).append("fields", FieldValues.toBson(insert.fields()));
+        encoded = new BsonDocument("op", new BsonString("insert"))
+            .append("fields", FieldValues.toBson(insert.fields()));
       } else {
         encoded = new BsonDocument("op", new BsonString("delete"));
       }
