@@ -179,6 +179,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     return index.size();
   }
 
+  /** Test-only: see {@link EntryIndex#afterCoverageLookForTesting}. */
+  void afterCoverageLookForTesting(Runnable hook) {
+    index.afterCoverageLookForTesting(hook);
+  }
+
   /** Appends buffered log records and gives the range up. Does not close the cache client. */
   @Override
   public void close() {

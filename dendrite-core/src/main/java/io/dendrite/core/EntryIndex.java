@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.StampedLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
@@ -25,6 +26,12 @@ import java.util.function.Predicate;
  * between the store and the registration. An entry is dropped by unregistering it first and deleting
  * its value second, so whatever a concurrent filler does in between, a value present in the cache is
  * always a registered one, and writes find it.
+ *
+ * <p>A third rule keeps coverage honest: while an interval is covered, every row inside it has a registered point
+ * entry. Whatever unregisters a point entry uncovers what overlaps it first or in the same step, and every change
+ * of coverage or removal of an entry holds {@link #coverageLock} for writing; a get planned from coverage reads the
+ * coverage and the entries under it as one snapshot (soak finding 9: read apart, a write could uncover the interval
+ * and drop a point between the two reads, and the get served the point's rows as absent).
  */
 final class EntryIndex<K extends Comparable<? super K>> {
   private static final String COVERED = "";
@@ -34,8 +41,13 @@ final class EntryIndex<K extends Comparable<? super K>> {
   private final PredicateLog log;
   private final PredicateIndex<K, String> entries = new PredicateIndex<>();
   private final PredicateIndex<K, String> coverage = new PredicateIndex<>();
-  /** Orders covering against removing an entry; see {@link #remove} and {@link #cover}. */
-  private final Object coverageLock = new Object();
+  /**
+   * Written by every change that can make a covered interval lose a point ({@link #remove}, {@link #cover},
+   * {@link #uncoverOverlapping}); read by {@link #plan} to see coverage and entries as one snapshot.
+   */
+  private final StampedLock coverageLock = new StampedLock();
+  /** Test-only: runs between a plan's look at the coverage and its look at the entries. */
+  private volatile Runnable afterCoverageLook = () -> {};
   private final Map<String, Integer> rowCounts = new ConcurrentHashMap<>();
   private final Map<String, Integer> changeRecords = new ConcurrentHashMap<>();
 
@@ -61,12 +73,44 @@ final class EntryIndex<K extends Comparable<? super K>> {
         return Optional.of(List.of(new Entry<>(entry.interval(), entry.value())));
       }
     }
-    if (!coverage.containing(interval).isEmpty()) {
-      return Optional.of(impactedBy(interval));
+    Optional<List<Entry<K>>> covered = coveredPlan(interval);
+    if (covered.isPresent()) {
+      return covered;
     }
     return containing.stream()
         .min(Comparator.comparingInt(entry -> rowCounts.getOrDefault(entry.value(), Integer.MAX_VALUE)))
         .map(entry -> List.of(new Entry<>(entry.interval(), entry.value())));
+  }
+
+  /**
+   * Every entry overlapping {@code interval} if it is covered, read as one snapshot with the coverage: optimistically
+   * (no lock on the hit path), again under the read lock if an entry or coverage was removed meanwhile.
+   */
+  private Optional<List<Entry<K>>> coveredPlan(Interval<K> interval) {
+    long stamp = coverageLock.tryOptimisticRead();
+    Optional<List<Entry<K>>> plan = coveredEntries(interval);
+    if (coverageLock.validate(stamp)) {
+      return plan;
+    }
+    stamp = coverageLock.readLock();
+    try {
+      return coveredEntries(interval);
+    } finally {
+      coverageLock.unlockRead(stamp);
+    }
+  }
+
+  private Optional<List<Entry<K>>> coveredEntries(Interval<K> interval) {
+    if (coverage.containing(interval).isEmpty()) {
+      return Optional.empty();
+    }
+    afterCoverageLook.run();
+    return Optional.of(impactedBy(interval));
+  }
+
+  /** Test-only: {@code hook} runs in every plan from coverage between its look at the coverage and at the entries. */
+  void afterCoverageLookForTesting(Runnable hook) {
+    this.afterCoverageLook = hook;
   }
 
   /** Every registered entry whose interval overlaps {@code interval}. */
@@ -159,15 +203,19 @@ final class EntryIndex<K extends Comparable<? super K>> {
    * entry, and a concurrent get may be dropping an entry a filler has just registered and covered.
    */
   void remove(Entry<K> entry) {
-    // With the coverage lock: a filler covering an interval checks its points are still registered, so an entry
-    // is either gone before that check or uncovered after the cover (soak finding 9).
-    synchronized (coverageLock) {
+    // Under the coverage lock: a filler covering an interval checks its points are still registered, so an entry
+    // is either gone before that check or uncovered after the cover, and no plan sees the entry gone while the
+    // coverage stays (soak finding 9).
+    long stamp = coverageLock.writeLock();
+    try {
+      uncoverOverlappingLocked(entry.interval());
       if (entries.unregister(entry.interval(), entry.key())) {
         rowCounts.remove(entry.key());
         changeRecords.remove(entry.key());
         log.appendLater(record(LogRecord.Action.DELETE, entry.interval(), null), entry.key());
       }
-      uncoverOverlapping(entry.interval());
+    } finally {
+      coverageLock.unlockWrite(stamp);
     }
   }
 
@@ -185,11 +233,14 @@ final class EntryIndex<K extends Comparable<? super K>> {
     }
     boolean[] covered = {false};
     registerIf.test(() -> {
-      synchronized (coverageLock) {
+      long stamp = coverageLock.writeLock();
+      try {
         if (points.stream().allMatch(point -> isRegistered(point.interval(), point.key()))) {
           coverage.register(interval, COVERED);
           covered[0] = true;
         }
+      } finally {
+        coverageLock.unlockWrite(stamp);
       }
     });
     if (!covered[0]) {
@@ -199,6 +250,15 @@ final class EntryIndex<K extends Comparable<? super K>> {
 
   /** Forgets the completeness of every covered interval overlapping {@code interval}. */
   void uncoverOverlapping(Interval<K> interval) {
+    long stamp = coverageLock.writeLock();
+    try {
+      uncoverOverlappingLocked(interval);
+    } finally {
+      coverageLock.unlockWrite(stamp);
+    }
+  }
+
+  private void uncoverOverlappingLocked(Interval<K> interval) {
     for (IntervalTree.Entry<K, String> covered : coverage.impactedBy(interval)) {
       if (coverage.unregister(covered.interval(), COVERED)) {
         log.appendLater(record(LogRecord.Action.UNCOVER, covered.interval(), null), keys.entryKey(covered.interval()));

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
@@ -255,6 +256,37 @@ class DendriteIT {
       assertThat(filler.get(30, TimeUnit.SECONDS)).isEqualTo(rows);
 
       assertThat(get(dendrite, 0, 1)).isEqualTo(rows);
+    }
+  }
+
+  /**
+   * Soak finding 9: a get answered from coverage sees the coverage and the point entries as one snapshot. A write
+   * that uncovered the interval and dropped a point's entry between the two looks had the get serve the point's row
+   * as absent, though the write only updated it.
+   */
+  @Test
+  void aGetFromCoverageDoesNotLoseAPointAConcurrentWriteDrops() throws Exception {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 0.0)) {
+      assertThat(get(dendrite, 0, 2)).extracting(ScoreRow::id).containsExactly(0, 1, 2); // points 0-2, [0, 2] covered
+      CountDownLatch looked = new CountDownLatch(1);
+      CountDownLatch written = new CountDownLatch(1);
+      AtomicBoolean first = new AtomicBoolean(true);
+      dendrite.afterCoverageLookForTesting(() -> {
+        if (first.compareAndSet(true, false)) {
+          looked.countDown();
+          try {
+            written.await(30, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      });
+      CompletableFuture<List<ScoreRow>> reader = CompletableFuture.supplyAsync(() -> get(dendrite, 0, 2));
+      assertThat(looked.await(30, TimeUnit.SECONDS)).as("the get found [0, 2] covered").isTrue();
+
+      put(dendrite, new ScoreRow(1, 99)); // uncovers [0, 2] and drops point 1's entry
+      written.countDown();
+      assertThat(reader.get(30, TimeUnit.SECONDS)).extracting(ScoreRow::id).containsExactly(0, 1, 2);
     }
   }
 
