@@ -424,7 +424,7 @@ final class BufferedWrites {
         if (persistIdempotentForms(toApply, pinnedSizes, locks)) {
           continue;
         }
-        Map<PendingWritesPartition, List<PendingWritesPartition.Listing>> listings =
+        Map<PendingWritesPartition, PendingWritesPartition.Found> listings =
             PendingWritesPartition.listingsOf(replicas, partitions, bufferedKeys);
         DataStoreException refused = applyAll(toApply);
         if (alsoApply != null) {
@@ -458,8 +458,8 @@ final class BufferedWrites {
         }
         budget.adjust(-freed * replicas.count());
         drained.add(toApply.size());
-        listings.forEach((partition, found) -> partition.remove(found.stream()
-            .filter(listing -> !kept.contains(listing.bufferedKey())).toList()));
+        listings.forEach((partition, found) -> partition.remove(found.listings().stream()
+            .filter(listing -> !kept.contains(listing.bufferedKey())).toList(), found.read()));
         if (refused != null) {
           throw refused;
         }

@@ -8,6 +8,7 @@ import io.dendrite.writeback.change.EntityKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -85,8 +86,7 @@ final class PendingWritesPartition {
         replicas.getAllOnEach(partitions.stream().map(partition -> partition.key).distinct().toList());
     List<Listing> listings = new ArrayList<>();
     for (Map<ServerAddress, CacheValue> copies : logs.values()) {
-      listings.addAll(live(copies.values().stream().flatMap(copy -> PinnedLines.lines(copy.data()).stream())
-          .toList()));
+      listings.addAll(Log.of(copies.values()).live());
     }
     return listings;
   }
@@ -112,10 +112,12 @@ final class PendingWritesPartition {
   }
 
   /**
-   * Removes exactly {@code listings} (those of this partition), in one append, and rewrites the log when dead
-   * lines outnumber live ones (or when pinned memory refuses the append: the rewrite shrinks the log).
+   * Removes exactly {@code listings} (those of this partition, read in {@code read}), in one append, and rewrites
+   * the log when dead lines outnumber live ones (or when pinned memory refuses the append: the rewrite shrinks the
+   * log). Whether a rewrite may be due is judged from {@code read}'s counts, so a removal reads the log again only
+   * then: most drains never pay a second read and parse of the whole log.
    */
-  void remove(Collection<Listing> listings) {
+  void remove(Collection<Listing> listings, Log read) {
     if (listings.isEmpty()) {
       return;
     }
@@ -126,7 +128,9 @@ final class PendingWritesPartition {
         replicas.append(key, lines); // fits now, or the listings stay: a listing without a buffered write is harmless
         return;
       }
-      compact(false);
+      if (rewriteDue(read.longestCopy() + lines.size(), read.live().size() - lines.size())) {
+        compact(false);
+      }
     } catch (IqConnectionException unconfirmed) {
       // The buffered writes are already deleted, so the listings may stay (a later drain of this partition finds
       // nothing buffered for them and removes them then); failing the drain here would report applied writes as
@@ -136,13 +140,16 @@ final class PendingWritesPartition {
     }
   }
 
+  private static boolean rewriteDue(int longestCopy, int live) {
+    return longestCopy > 2 * Math.max(live, 0) + COMPACTION_SLACK;
+  }
+
   /** Rewrites each replica to the live listings unless that replica changed since it was read. */
   private void compact(boolean evenIfSmall) {
     Map<ServerAddress, CacheValue> copies = replicas.getAllOnEach(List.of(key)).getOrDefault(key, Map.of());
-    List<String> all = copies.values().stream().flatMap(copy -> PinnedLines.lines(copy.data()).stream()).toList();
-    List<Listing> live = live(all);
-    int longest = copies.values().stream().mapToInt(copy -> PinnedLines.lines(copy.data()).size()).max().orElse(0);
-    if (!evenIfSmall && longest <= 2 * live.size() + COMPACTION_SLACK) {
+    Log read = Log.of(copies.values());
+    List<Listing> live = read.live();
+    if (!evenIfSmall && !rewriteDue(read.longestCopy(), live.size())) {
       return;
     }
     StringBuilder compacted = new StringBuilder();
@@ -153,26 +160,93 @@ final class PendingWritesPartition {
     copies.forEach((server, copy) -> replicas.casOn(server, key, value, copy.cas()));
   }
 
-  /** The listings {@code lines} add and do not remove, in the order they were added. */
-  static List<Listing> live(List<String> lines) {
-    Map<String, Listing> added = new LinkedHashMap<>();
-    Set<String> removed = new HashSet<>();
-    for (String line : lines) {
-      String[] words = line.substring(1).split(" ");
-      if (line.charAt(0) == '-') {
-        removed.add(words[0] + " " + (words.length > 1 ? words[1] : ""));
-      } else if (line.charAt(0) == '+') {
-        String id = words.length > 2 ? words[2] : "";
-        added.putIfAbsent(words[0] + " " + id,
-            new Listing(words[0], id, Instant.ofEpochMilli(Long.parseLong(words[1]))));
+  /**
+   * A partition's log as read from its replicas: the live listings merged over every copy, in the order they were
+   * added, and the number of lines in the longest copy (what a rewrite would shrink).
+   */
+  record Log(List<Listing> live, int longestCopy) {
+    /**
+     * Parses {@code copies} (one per replica) straight from their bytes. Copies equal to one already parsed are
+     * skipped, the usual case: replicas take the same appends, mostly in the same order.
+     */
+    static Log of(Collection<CacheValue> copies) {
+      Map<ListingId, Listing> added = new LinkedHashMap<>();
+      Set<ListingId> removed = new HashSet<>();
+      List<byte[]> parsed = new ArrayList<>(copies.size());
+      int longest = 0;
+      for (CacheValue copy : copies) {
+        byte[] data = copy.data();
+        if (parsed.stream().anyMatch(other -> Arrays.equals(other, data))) {
+          continue;
+        }
+        parsed.add(data);
+        longest = Math.max(longest, parseLines(data, added, removed));
+      }
+      removed.forEach(added::remove);
+      return new Log(new ArrayList<>(added.values()), longest);
+    }
+
+    /** Parses the lines of one copy into {@code added} and {@code removed}; returns how many lines it holds. */
+    private static int parseLines(byte[] data, Map<ListingId, Listing> added, Set<ListingId> removed) {
+      int lines = 0;
+      int start = 0;
+      while (start < data.length) {
+        int end = indexOf(data, (byte) '\n', start, data.length);
+        if (end > start) {
+          lines++;
+          parseLine(data, start, end, added, removed);
+        }
+        start = end + 1;
+      }
+      return lines;
+    }
+
+    /** {@code +<key> <since> <id>} or {@code -<key> <id>}, in {@code data[start, end)}. */
+    private static void parseLine(byte[] data, int start, int end, Map<ListingId, Listing> added,
+        Set<ListingId> removed) {
+      byte kind = data[start];
+      if (kind != '+' && kind != '-') {
+        return;
+      }
+      int keyEnd = indexOf(data, (byte) ' ', start + 1, end);
+      String bufferedKey = text(data, start + 1, keyEnd);
+      int secondEnd = Math.min(indexOf(data, (byte) ' ', keyEnd + 1, end), end);
+      if (kind == '-') {
+        removed.add(new ListingId(bufferedKey, text(data, keyEnd + 1, secondEnd)));
+        return;
+      }
+      String id = text(data, secondEnd + 1, end);
+      ListingId listingId = new ListingId(bufferedKey, id);
+      if (!added.containsKey(listingId)) {
+        long since = Long.parseLong(text(data, keyEnd + 1, secondEnd));
+        added.put(listingId, new Listing(bufferedKey, id, Instant.ofEpochMilli(since)));
       }
     }
-    removed.forEach(added::remove);
-    return new ArrayList<>(added.values());
+
+    /** The first {@code b} in {@code data[from, to)}, else {@code to}. */
+    private static int indexOf(byte[] data, byte b, int from, int to) {
+      for (int i = from; i < to; i++) {
+        if (data[i] == b) {
+          return i;
+        }
+      }
+      return to;
+    }
+
+    /** The text in {@code data[from, to)}; empty where the line ended before it. */
+    private static String text(byte[] data, int from, int to) {
+      return from >= to ? "" : new String(data, from, to - from, StandardCharsets.UTF_8);
+    }
   }
 
-  /** The live listings of each of {@code bufferedWriteKeys}, grouped by the partition that holds them. */
-  static Map<PendingWritesPartition, List<Listing>> listingsOf(PinnedReplicas replicas,
+  /** What a removal names: one listing of one buffered write. */
+  private record ListingId(String bufferedKey, String id) {}
+
+  /**
+   * The live listings of each of {@code bufferedWriteKeys}, grouped by the partition that holds them, with each
+   * partition's whole log as read (for {@link #remove(Collection, Log)}).
+   */
+  static Map<PendingWritesPartition, Found> listingsOf(PinnedReplicas replicas,
       List<PendingWritesPartition> partitions, Collection<String> bufferedWriteKeys) {
     Map<PendingWritesPartition, Set<String>> wanted = new LinkedHashMap<>();
     bufferedWriteKeys.forEach(bufferedKey -> wanted.computeIfAbsent(
@@ -180,15 +254,19 @@ final class PendingWritesPartition {
     Map<String, PendingWritesPartition> byKey = new HashMap<>();
     wanted.keySet().forEach(partition -> byKey.put(partition.key, partition));
     Map<String, Map<ServerAddress, CacheValue>> logs = replicas.getAllOnEach(byKey.keySet());
-    Map<PendingWritesPartition, List<Listing>> found = new LinkedHashMap<>();
+    Map<PendingWritesPartition, Found> found = new LinkedHashMap<>();
     logs.forEach((partitionKey, copies) -> {
       PendingWritesPartition partition = byKey.get(partitionKey);
-      List<Listing> mine = live(copies.values().stream().flatMap(copy -> PinnedLines.lines(copy.data()).stream())
-          .toList()).stream().filter(listing -> wanted.get(partition).contains(listing.bufferedKey())).toList();
+      Log read = Log.of(copies.values());
+      List<Listing> mine = read.live().stream()
+          .filter(listing -> wanted.get(partition).contains(listing.bufferedKey())).toList();
       if (!mine.isEmpty()) {
-        found.put(partition, mine);
+        found.put(partition, new Found(mine, read));
       }
     });
     return found;
   }
+
+  /** The listings a drain looked for in one partition, and that partition's log as read. */
+  record Found(List<Listing> listings, Log read) {}
 }

@@ -19,10 +19,10 @@ class PendingWritesPartitionIT {
       assertThat(partition.add(key(1), Instant.ofEpochMilli(10))).isEqualTo(Outcome.OK);
       assertThat(partition.add(key(2), Instant.ofEpochMilli(20))).isEqualTo(Outcome.OK);
       assertThat(partition.add(key(3), Instant.ofEpochMilli(30))).isEqualTo(Outcome.OK);
-      List<PendingWritesPartition.Listing> seen = listingsOf(cache, key(1), key(3));
+      PendingWritesPartition.Found seen = listingsOf(cache, key(1), key(3));
       // A writer lists document 1 again after the drain read its listings: the drain must not remove that one.
       assertThat(partition.add(key(1), Instant.ofEpochMilli(40))).isEqualTo(Outcome.OK);
-      partition.remove(seen);
+      remove(partition, seen);
 
       assertThat(partition.entries()).containsExactly(
           new PendingWritesPartition.Entry(new EntityKey("t", 2L), Instant.ofEpochMilli(20)),
@@ -61,7 +61,7 @@ class PendingWritesPartitionIT {
       partition.add(key(0), Instant.ofEpochMilli(1));
       for (int round = 1; round <= 100; round++) {
         partition.add(key(round), Instant.ofEpochMilli(round));
-        partition.remove(listingsOf(cache, key(round)));
+        remove(partition, listingsOf(cache, key(round)));
       }
       for (var copy : cache.client.getAllOnEachReplica(List.of("PendingWrites:0"), 2).get("PendingWrites:0")
           .values()) {
@@ -71,7 +71,7 @@ class PendingWritesPartitionIT {
       assertThat(partition.entries()).extracting(PendingWritesPartition.Entry::key)
           .containsExactly(new EntityKey("t", 0L));
 
-      partition.remove(listingsOf(cache, key(0)));
+      remove(partition, listingsOf(cache, key(0)));
       assertThat(partition.entries()).isEmpty();
     }
   }
@@ -90,10 +90,17 @@ class PendingWritesPartitionIT {
     }
   }
 
-  private static List<PendingWritesPartition.Listing> listingsOf(CacheServers cache, String... bufferedKeys) {
+  /** What a drain reads while it holds the documents' locks: the listings of {@code bufferedKeys}, and the log. */
+  private static PendingWritesPartition.Found listingsOf(CacheServers cache, String... bufferedKeys) {
     PendingWritesPartition partition = partition(cache);
     return PendingWritesPartition.listingsOf(new PinnedReplicas(cache.client, 2), List.of(partition),
-        List.of(bufferedKeys)).getOrDefault(partition, List.of());
+        List.of(bufferedKeys)).getOrDefault(partition,
+            new PendingWritesPartition.Found(List.of(), new PendingWritesPartition.Log(List.of(), 0)));
+  }
+
+  /** Removes what {@code found} holds, as a drain does after deleting the buffered writes. */
+  private static void remove(PendingWritesPartition partition, PendingWritesPartition.Found found) {
+    partition.remove(found.listings(), found.read());
   }
 
   private static PendingWritesPartition partition(CacheServers cache) {
