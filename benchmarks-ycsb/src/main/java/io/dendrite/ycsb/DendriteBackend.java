@@ -47,6 +47,8 @@ final class DendriteBackend implements RecordBackend {
   static final String PARTITIONS = "dendrite.partitions";
   /** {@code dendrite.drainbatch}: documents a write-back drain applies in one database transaction (default 64). */
   static final String DRAIN_BATCH = "dendrite.drainbatch";
+  /** {@code dendrite.connections}: connections per IQ server, each sending thread keeping to one (default 1). */
+  static final String CONNECTIONS = "dendrite.connections";
 
   private final RecordStore store;
   private final IqClient cache;
@@ -81,12 +83,13 @@ final class DendriteBackend implements RecordBackend {
     int replicas = properties.integer(REPLICAS, 1, 1);
     int partitions = properties.integer(PARTITIONS, 64, 1);
     int drainBatch = properties.integer(DRAIN_BATCH, 64, 1);
+    int connections = properties.integer(CONNECTIONS, 1, 1);
     RecordStore store = RecordStore.open(kind, properties, table);
     IqClient cache = null;
     WriteBack engine = null;
     RangeWriteBack<Long> buffer = null;
     try {
-      cache = IqClient.builder().servers(servers).build();
+      cache = IqClient.builder().servers(servers).connectionsPerServer(connections).build();
       Dendrite.Builder<Long, YcsbRecord> builder = Dendrite.builder(DomainType.LONG, new RecordCodec())
           .collection(table.name()).domain(RecordTable.NUMBER).cache(cache).writePolicy(policy).beta(beta)
           .changeRecords(new RecordChangeRecords(table));

@@ -493,7 +493,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     } else if (!point) {
       index.uncoverOverlapping(interval);
     }
-    byte[] record = changeRecordOf(change);
+    // Encoded only for a write that touches cached results: most writes touch none.
+    byte[] record = targets.isEmpty() ? null : changeRecordOf(change);
     Map<EntryIndex.Entry<K>, byte[]> appends = new LinkedHashMap<>();
     if (record != null) {
       for (EntryIndex.Entry<K> entry : targets) {

@@ -775,8 +775,9 @@ public final class IqClient implements AutoCloseable {
         }
 
         /**
-         * Pipelined connections per server (default 1). Threads share them; with several, concurrent callers wait
-         * less often for another caller's reply to be read first.
+         * Pipelined connections per server (default 1). Each thread sends on one of them (threads spread evenly);
+         * with one per thread that sends concurrently, no caller waits for another's reply to be read first.
+         * Transactions use the first connection, so that their commands arrive in the order sent.
          */
         public Builder connectionsPerServer(int count) {
             this.connectionsPerServer = count;

@@ -27,12 +27,15 @@ final class ServerConnection {
     /** A connection idle for longer is checked for a server that closed it before a request is sent on it. */
     private static final long IDLE_CHECK_NANOS = 1_000_000;
 
+    /** Numbers threads as they first send, so that each keeps to one connection and threads spread evenly. */
+    private static final AtomicInteger threadsSeen = new AtomicInteger();
+    private static final ThreadLocal<Integer> threadNumber = ThreadLocal.withInitial(threadsSeen::getAndIncrement);
+
     private final ServerAddress address;
     private final Duration connectTimeout;
     private final Duration requestTimeout;
     private final BackgroundReader background;
     private final AtomicReferenceArray<CompletableFuture<SocketConnection>> slots;
-    private final AtomicInteger nextSlot = new AtomicInteger();
     private final AtomicLong epoch = new AtomicLong();
     private final ThreadLocal<ThreadTrips> tripsOfThread;
 
@@ -67,19 +70,21 @@ final class ServerConnection {
     }
 
     /**
-     * Sends a command on one of the connections, from the calling thread. The future fails with
-     * {@link IqConnectionException} if the connection is lost, including when the server stops answering for the
-     * request timeout. Waiting on it ({@link #await}, {@code get}, {@code join}, also on stages derived from it)
+     * Sends a command on the calling thread's connection, from the calling thread: with as many connections as
+     * sending threads, every thread reads its own replies and never waits for another's to be read first or wakes
+     * another to read (a park and an unpark, two system calls and a context switch, per hand-over). The future
+     * fails with {@link IqConnectionException} if the connection is lost, including when the server stops answering
+     * for the request timeout. Waiting on it ({@link #await}, {@code get}, {@code join}, also on stages derived from it)
      * reads the reply in the waiting thread.
      */
     CompletableFuture<Reply> send(Command command) {
-        return send(command, Math.floorMod(nextSlot.getAndIncrement(), slots.length()));
+        return send(command, Math.floorMod(threadNumber.get(), slots.length()));
     }
 
     /**
      * {@link #send}, always on the first connection: the commands of a transaction sent this way reach the server in
      * the order they were sent (a swap before the commit that applies it) even when the sender does not wait for one
-     * reply before it sends the next. Other requests are spread over every connection.
+     * reply before it sends the next. Other requests go on their thread's connection.
      */
     CompletableFuture<Reply> sendInOrder(Command command) {
         return send(command, 0);

@@ -121,19 +121,43 @@ class PlainCommandsIT {
     }
 
     @Test
-    void requestsAreSpreadOverSeveralConnectionsPerServer() throws Exception {
+    void eachThreadKeepsToOneConnectionAndThreadsSpreadOverThem() throws Exception {
         ServerAddress server = cluster.addresses().get(0);
         try (IqClient pooled = IqClient.builder().servers(server.toString()).connectionsPerServer(3).build()) {
-            List<CompletableFuture<Outcome>> stores = new ArrayList<>();
-            for (int i = 0; i < 300; i++) {
-                stores.add(pooled.setAsync("c" + i, bytes("v" + i), WriteOptions.DEFAULT));
+            storeAndReadBack(pooled, "one");
+            // one thread, one connection, plus the stats socket itself
+            assertThat(IqServers.stats(server).get("curr_connections")).isEqualTo("2");
+
+            List<Thread> threads = new ArrayList<>();
+            List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+            for (int t = 0; t < 3; t++) {
+                String prefix = "t" + t;
+                threads.add(new Thread(() -> {
+                    try {
+                        storeAndReadBack(pooled, prefix);
+                    } catch (Throwable failed) {
+                        failures.add(failed);
+                    }
+                }));
             }
-            stores.forEach(store -> assertThat(store.join()).isEqualTo(Outcome.OK));
-            for (int i = 0; i < 300; i++) {
-                assertThat(pooled.get("c" + i).orElseThrow().text()).isEqualTo("v" + i);
+            threads.forEach(Thread::start);
+            for (Thread thread : threads) {
+                thread.join();
             }
-            // three pooled connections plus the stats socket itself
+            assertThat(failures).isEmpty();
+            // three threads spread over the three connections
             assertThat(IqServers.stats(server).get("curr_connections")).isEqualTo("4");
+        }
+    }
+
+    private static void storeAndReadBack(IqClient client, String prefix) {
+        List<CompletableFuture<Outcome>> stores = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            stores.add(client.setAsync(prefix + i, bytes("v" + i), WriteOptions.DEFAULT));
+        }
+        stores.forEach(store -> assertThat(store.join()).isEqualTo(Outcome.OK));
+        for (int i = 0; i < 300; i++) {
+            assertThat(client.get(prefix + i).orElseThrow().text()).isEqualTo("v" + i);
         }
     }
 }
