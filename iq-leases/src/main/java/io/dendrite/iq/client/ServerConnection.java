@@ -74,8 +74,8 @@ final class ServerConnection {
      * sending threads, every thread reads its own replies and never waits for another's to be read first or wakes
      * another to read (a park and an unpark, two system calls and a context switch, per hand-over). The future
      * fails with {@link IqConnectionException} if the connection is lost, including when the server stops answering
-     * for the request timeout. Waiting on it ({@link #await}, {@code get}, {@code join}, also on stages derived from it)
-     * reads the reply in the waiting thread.
+     * for the request timeout. Waiting on it ({@link #await}, {@code get}, {@code join}, also on stages derived from
+     * it) reads the reply in the waiting thread.
      */
     CompletableFuture<Reply> send(Command command) {
         return send(command, Math.floorMod(threadNumber.get(), slots.length()));
