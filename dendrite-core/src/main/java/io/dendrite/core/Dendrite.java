@@ -6,6 +6,7 @@ import io.dendrite.core.interval.IntervalLeases;
 import io.dendrite.core.interval.LeaseMode;
 import io.dendrite.core.log.PredicateLog;
 import io.dendrite.iq.client.CacheValue;
+import io.dendrite.iq.client.Flight;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
@@ -427,7 +428,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (!leasesEnabled) {
         writeWithoutLeases(interval, change, apply, cacheUpdate, trips);
       } else {
-        try (IntervalLease<K> exclusive = acquire(interval, LeaseMode.EXCLUSIVE)) {
+        // A flight: the cache requests of each step of the write (the leases, the log record and the buffered
+        // writes' reads; then the buffered writes, listings, swaps and commit) go out in one write per server, when
+        // the write first waits for a reply. Nothing in the write waits for anything but its own replies while a
+        // request is held: the data store is written after the leases' replies are in.
+        try (IntervalLease<K> exclusive = acquire(interval, LeaseMode.EXCLUSIVE);
+            Flight flight = cache.flight()) {
           if (policy == WritePolicy.WRITE_AROUND) {
             writeAround(interval, change, apply, trips);
           } else {

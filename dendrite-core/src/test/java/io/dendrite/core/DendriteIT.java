@@ -89,9 +89,14 @@ class DendriteIT {
       get(dendrite, 20, 29);
 
       long awaited = cacheTier.client.roundTripsOfCurrentThread();
+      long requests = cacheTier.client.requestsOfCurrentThread();
+      long writes = cacheTier.client.writesOfCurrentThread();
       put(dendrite, new ScoreRow(7, 70));
       assertThat(cacheTier.client.roundTripsOfCurrentThread() - awaited)
           .as("the quarantines of both entries together, then delete-and-release").isEqualTo(2);
+      assertThat(cacheTier.client.writesOfCurrentThread() - writes)
+          .as("the quarantines in one write per server: fewer writes than requests")
+          .isLessThan(cacheTier.client.requestsOfCurrentThread() - requests);
 
       assertThat(dendrite.cachedEntries()).isEqualTo(1);
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70));

@@ -240,10 +240,13 @@ class RangeWriteBackIT {
       assertThat(stack.dendrite.cachedEntries()).isEqualTo(2);
 
       long requests = cache.client.requestsOfCurrentThread();
+      long writes = cache.client.writesOfCurrentThread();
       assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(7, 70)))).as("a new buffered write")
           .isLessThanOrEqualTo(2);
       assertThat(cache.client.requestsOfCurrentThread() - requests).as("two results refreshed, and the buffer")
           .isGreaterThanOrEqualTo(5);
+      assertThat(cache.client.writesOfCurrentThread() - writes).as("each step's requests in one write per server")
+          .isLessThanOrEqualTo(4);
       assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(7, 71)))).as("a buffered write again")
           .isLessThanOrEqualTo(2);
       assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(12, 120)))).as("one result refreshed")

@@ -111,6 +111,23 @@ public final class IqClient implements AutoCloseable {
         return tripsOfThread.get().roundTrips;
     }
 
+    /**
+     * How many writes to a connection the calling thread has made through this client so far: one per request it
+     * sent, except that the requests a {@link Flight} held go out in one write per connection.
+     */
+    public long writesOfCurrentThread() {
+        return tripsOfThread.get().writes;
+    }
+
+    /**
+     * Opens a flight for the calling thread: the requests it sends (through any client) until the flight closes are
+     * written together, one write per connection, when the thread first waits for a reply or the flight closes. See
+     * {@link Flight} for what the thread must not do meanwhile.
+     */
+    public Flight flight() {
+        return Flight.open();
+    }
+
     // ---------------------------------------------------------------- plain memcached commands
 
     /** Reads a key ({@code gets}, so the value carries its CAS unique). */

@@ -51,12 +51,14 @@ final class ReplyFuture<T> extends CompletableFuture<T> {
 
     @Override
     public T get() throws InterruptedException, ExecutionException {
+        Flight.writeHeldOfCurrentThread(); // a later stage may wait on a request the thread's flight holds
         awaitReplies.run(); // also when done: the thread's round-trip count notes that it waited (ThreadTrips)
         return super.get();
     }
 
     @Override
     public T join() {
+        Flight.writeHeldOfCurrentThread();
         awaitReplies.run();
         return super.join();
     }

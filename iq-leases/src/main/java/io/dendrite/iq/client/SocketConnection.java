@@ -110,20 +110,44 @@ final class SocketConnection {
         return !closed.get();
     }
 
-    /** Writes the command from the calling thread; its {@link Command#reply} completes when the reply is read. */
+    /**
+     * Writes the command from the calling thread, or holds it in the thread's open {@link Flight}; its {@link
+     * Command#reply} completes when the reply is read.
+     */
     void send(Command command) {
         command.connection = this;
+        Flight flight = Flight.ofCurrentThread();
+        if (flight != null) {
+            flight.hold(this, command);
+        } else {
+            sendAll(List.of(command));
+        }
+    }
+
+    /** Writes the commands with one system call (unless the send buffer is full), in order, from the calling thread. */
+    void sendAll(List<Command> commands) {
         writeLock.lock();
         try {
             if (closed.get()) {
-                command.reply.completeExceptionally(lost());
+                IqConnectionException lost = lost();
+                commands.forEach(command -> command.reply.completeExceptionally(lost));
                 return;
             }
-            command.sentAtNanos = System.nanoTime();
-            inFlight.add(command);
-            write(ByteBuffer.wrap(command.bytes), command.sentAtNanos);
+            long now = System.nanoTime();
+            ByteBuffer[] bytes = new ByteBuffer[commands.size()];
+            for (int i = 0; i < bytes.length; i++) {
+                Command command = commands.get(i);
+                command.sentAtNanos = now;
+                inFlight.add(command);
+                bytes[i] = ByteBuffer.wrap(command.bytes);
+            }
+            Command first = commands.get(0);
+            if (first.sender != null && first.senderThread == Thread.currentThread()) {
+                first.sender.wrote();
+            }
+            write(bytes, now);
         } catch (IOException e) {
-            close(e); // fails the command with the others in flight
+            close(e); // fails the commands with the others in flight
         } finally {
             writeLock.unlock();
         }
@@ -133,10 +157,11 @@ final class SocketConnection {
      * Writes all of it. The socket is non-blocking, and a full send buffer (a server that stopped reading) is rare:
      * it is waited out in short sleeps, up to the request timeout.
      */
-    private void write(ByteBuffer bytes, long sentAtNanos) throws IOException {
+    private void write(ByteBuffer[] bytes, long sentAtNanos) throws IOException {
+        ByteBuffer last = bytes[bytes.length - 1];
         while (true) {
             channel.write(bytes);
-            if (!bytes.hasRemaining()) {
+            if (!last.hasRemaining()) {
                 return;
             }
             if (System.nanoTime() - sentAtNanos > requestTimeoutNanos) {
@@ -174,11 +199,12 @@ final class SocketConnection {
             reading.set(false);
         }
         handOver(true);
-        done.forEach(Completion::run);
+        complete(done);
     }
 
     /** Reads replies in the calling thread, or waits for the thread reading them, until the command's reply is in. */
     void await(Command command) {
+        Flight.writeHeldOfCurrentThread(); // the reply may be one of them, or depend on one
         Thread me = Thread.currentThread();
         while (!command.reply.isDone() && !me.isInterrupted()) {
             if (reading.compareAndSet(false, true)) {
@@ -232,10 +258,26 @@ final class SocketConnection {
             reading.set(false);
         }
         boolean wokeWaiter = handOver(mine != null);
-        for (Completion completion : done) {
-            completion.run();
-        }
+        complete(done);
         return wokeWaiter;
+    }
+
+    /**
+     * Completes the futures; outside the thread's flight, if it has one open: their callbacks belong to other
+     * threads' requests, and a flight must never hold what another thread waits for.
+     */
+    private static void complete(List<Completion> done) {
+        if (done.isEmpty()) {
+            return;
+        }
+        Flight flight = Flight.suspend();
+        try {
+            for (Completion completion : done) {
+                completion.run();
+            }
+        } finally {
+            Flight.resume(flight);
+        }
     }
 
     /**

@@ -10,6 +10,8 @@ package io.dendrite.iq.client;
 final class ThreadTrips {
     long requests;
     long roundTrips;
+    /** Writes to a connection: one per request, or one per connection for the requests of a {@link Flight}. */
+    long writes;
     /** Whether the thread waited for a reply since its last send; true at first, so the first send counts. */
     boolean waitedSinceSend = true;
 
@@ -19,6 +21,10 @@ final class ThreadTrips {
             roundTrips++;
             waitedSinceSend = false;
         }
+    }
+
+    void wrote() {
+        writes++;
     }
 
     void waited() {
