@@ -9,6 +9,7 @@ import io.dendrite.writeback.RangeWriteBack;
 import io.dendrite.writeback.WriteBack;
 import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.EntityChanges;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -49,6 +50,8 @@ final class DendriteBackend implements RecordBackend {
   static final String DRAIN_BATCH = "dendrite.drainbatch";
   /** {@code dendrite.connections}: connections per IQ server, each sending thread keeping to one (default 1). */
   static final String CONNECTIONS = "dendrite.connections";
+  /** {@code dendrite.draindelayms}: write-back drain delay, {@code WriteBack.Builder.drainDelay} (default 0). */
+  static final String DRAIN_DELAY_MS = "dendrite.draindelayms";
 
   private final RecordStore store;
   private final IqClient cache;
@@ -84,6 +87,7 @@ final class DendriteBackend implements RecordBackend {
     int partitions = properties.integer(PARTITIONS, 64, 1);
     int drainBatch = properties.integer(DRAIN_BATCH, 64, 1);
     int connections = properties.integer(CONNECTIONS, 1, 1);
+    int drainDelayMs = properties.integer(DRAIN_DELAY_MS, 0, 0);
     RecordStore store = RecordStore.open(kind, properties, table);
     IqClient cache = null;
     WriteBack engine = null;
@@ -96,6 +100,7 @@ final class DendriteBackend implements RecordBackend {
       if (policy == WritePolicy.WRITE_BACK) {
         engine = WriteBack.builder().cache(cache).store(store.dataStore()).replicas(replicas)
             .partitions(partitions).drainThreads(drainThreads).drainBatch(drainBatch)
+            .drainDelay(Duration.ofMillis(drainDelayMs))
             // One backend per JVM, and this JVM owns the range (the Dendrite's coordinator is local).
             .singleProcess(true).build();
         buffer = RangeWriteBack.builder(DomainType.LONG).cache(cache).writeBack(engine).collection(table.name())

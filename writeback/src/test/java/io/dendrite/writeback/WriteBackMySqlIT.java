@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStoreUnavailableException;
 import io.dendrite.writeback.store.Entity;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -114,6 +116,53 @@ class WriteBackMySqlIT {
       assertThat(writeBack.metrics().pendingWrites()).isZero();
       writeBack.drainNow();
       assertThat(store.read(ann).orElseThrow().fields()).as("applied once").containsEntry("score", 42);
+    }
+  }
+
+  /**
+   * With a drain delay, the changes a document gets within the delay reach the store as one drained buffered write;
+   * a read meanwhile still sees them all (it applies the buffered write first). Without the delay the drain threads
+   * (50 ms idle pause) would have applied the first write long before the check at one second.
+   */
+  @Test
+  void aDrainDelayMergesTheChangesOfADocumentIntoOneDrainedWrite(MySqlTestDatabase database) throws Exception {
+    createUsers(database);
+    Duration delay = Duration.ofSeconds(4);
+    List<Integer> documentsApplied = new CopyOnWriteArrayList<>();
+    try (CacheServers cache = new CacheServers(1); MySqlStore mysql = open(database);
+        WriteBack writeBack = WriteBack.builder().cache(cache.client).drainThreads(1).drainDelay(delay)
+            .store(new ForwardingStore(mysql) {
+              @Override
+              public void apply(List<EntityChanges> batch) {
+                documentsApplied.add(batch.size());
+                super.apply(batch);
+              }
+            }).build()) {
+      EntityKey ann = new EntityKey(USERS, 1);
+      EntityKey bob = new EntityKey(USERS, 2);
+      long started = System.nanoTime();
+      writeBack.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 0))));
+      writeBack.write(bob, ChangeSequence.of(insert(Map.of("name", "bob", "score", 0))));
+      for (int i = 1; i <= 10; i++) {
+        writeBack.write(ann, ChangeSequence.of(inc("score", i)));
+        writeBack.write(bob, ChangeSequence.of(inc("score", 1)));
+      }
+      Duration writing = Duration.ofNanos(System.nanoTime() - started);
+      assertThat(writing).as("the writes took less than the delay, so the test can tell").isLessThan(delay);
+
+      Thread.sleep(1_000);
+      assertThat(mysql.read(ann)).as("not drained within the delay").isEmpty();
+      assertThat(writeBack.read(bob).map(Entity::fields)).as("a read applies what is buffered first")
+          .contains(Map.of("name", "bob", "score", 10));
+
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (mysql.read(ann).isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertThat(mysql.read(ann).orElseThrow().fields()).containsEntry("score", 55);
+      assertThat(writeBack.metrics().drained()).as("bob by the read, ann by one drain of all its changes")
+          .isEqualTo(2);
+      assertThat(documentsApplied).containsExactly(1, 1);
     }
   }
 
