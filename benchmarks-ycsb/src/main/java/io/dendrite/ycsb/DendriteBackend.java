@@ -48,7 +48,10 @@ final class DendriteBackend implements RecordBackend {
   static final String PARTITIONS = "dendrite.partitions";
   /** {@code dendrite.drainbatch}: documents a write-back drain applies in one database transaction (default 64). */
   static final String DRAIN_BATCH = "dendrite.drainbatch";
-  /** {@code dendrite.connections}: connections per IQ server, each sending thread keeping to one (default 1). */
+  /**
+   * {@code dendrite.connections}: connections per IQ server, each sending thread keeping to one (default one per
+   * thread that sends: YCSB's {@code threadcount}, the drain threads and range write-back's log thread).
+   */
   static final String CONNECTIONS = "dendrite.connections";
   /** {@code dendrite.draindelayms}: write-back drain delay, {@code WriteBack.Builder.drainDelay} (default 0). */
   static final String DRAIN_DELAY_MS = "dendrite.draindelayms";
@@ -86,7 +89,8 @@ final class DendriteBackend implements RecordBackend {
     int replicas = properties.integer(REPLICAS, 1, 1);
     int partitions = properties.integer(PARTITIONS, 64, 1);
     int drainBatch = properties.integer(DRAIN_BATCH, 64, 1);
-    int connections = properties.integer(CONNECTIONS, 1, 1);
+    // One per sending thread: no thread reads another's reply and wakes it (docs/benchmarks.md, 2026-11-24).
+    int connections = properties.integer(CONNECTIONS, properties.integer("threadcount", 1, 1) + drainThreads + 1, 1);
     int drainDelayMs = properties.integer(DRAIN_DELAY_MS, 0, 0);
     RecordStore store = RecordStore.open(kind, properties, table);
     IqClient cache = null;
