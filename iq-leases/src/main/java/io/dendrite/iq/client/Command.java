@@ -24,6 +24,11 @@ final class Command {
     volatile long sentAtNanos;
     /** A thread parked until the reply is in, to be woken when it is or when it must read for itself. */
     volatile Thread waiter;
+    /**
+     * Set when a reader took the reply (or the failure) off the connection: the future completes, and the waiter is
+     * woken, once that reader has given up its role. A waiter parks meanwhile instead of taking the reader role.
+     */
+    volatile boolean replyTaken;
     /** The sending thread's counts, told when that thread waits on this reply; null until sent. */
     ThreadTrips sender;
     /** The thread that sent it: another thread waiting on the reply (a callback joining it) is not its chain. */

@@ -65,12 +65,16 @@ public final class Flight implements AutoCloseable {
     }
 
     /**
-     * Takes the calling thread out of its flight, so that what it sends is written at once; returns the flight to
-     * {@link #resume} (null if there was none).
+     * Writes what the calling thread's flight holds and takes the thread out of it, so that what it sends is written
+     * at once; returns the flight to {@link #resume} (null if there was none). Nothing stays held meanwhile: a
+     * callback run in between may wait for any request, its own thread's included.
      */
     static Flight suspend() {
         Flight flight = OPEN.get();
         if (flight != null) {
+            if (!flight.connections.isEmpty()) {
+                flight.writeHeld();
+            }
             OPEN.set(null);
         }
         return flight;

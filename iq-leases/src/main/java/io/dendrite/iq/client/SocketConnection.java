@@ -207,13 +207,17 @@ final class SocketConnection {
         Flight.writeHeldOfCurrentThread(); // the reply may be one of them, or depend on one
         Thread me = Thread.currentThread();
         while (!command.reply.isDone() && !me.isInterrupted()) {
-            if (reading.compareAndSet(false, true)) {
+            // Once another reader took the reply off the connection there is nothing left to read for it: taking the
+            // role would find nothing in flight and return at once, round after round (a spin that lasted as long as
+            // that reader was descheduled before completing it). Park until it completes the reply instead.
+            if (!command.replyTaken && reading.compareAndSet(false, true)) {
                 readAsReader(command);
             } else {
                 command.waiter = me;
                 // Re-checked after publishing the waiter: a reader that stopped before it could see us has
-                // cleared the role by now, and we take it ourselves on the next turn.
-                if (reading.get() && !command.reply.isDone()) {
+                // cleared the role by now, and we take it ourselves on the next turn; one that took our reply
+                // completes it after reading the waiter, and wakes us.
+                if ((command.replyTaken || reading.get()) && !command.reply.isDone()) {
                     LockSupport.parkNanos(this, requestTimeoutNanos);
                 }
             }
@@ -351,6 +355,7 @@ final class SocketConnection {
                 return;
             }
             inFlight.poll();
+            head.replyTaken = true;
             done.add(new Completion(head, reply, null));
         }
     }
@@ -367,6 +372,7 @@ final class SocketConnection {
     private void failInFlight(List<Completion> done) {
         IqConnectionException cause = lost();
         for (Command command = inFlight.poll(); command != null; command = inFlight.poll()) {
+            command.replyTaken = true;
             done.add(new Completion(command, null, cause));
         }
     }

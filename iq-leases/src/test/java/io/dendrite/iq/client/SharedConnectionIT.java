@@ -125,4 +125,62 @@ class SharedConnectionIT {
         assertThat(server.epoch()).as("seen closed without a request failing first").isGreaterThan(epoch);
         assertThat(client.get("k")).as("the restarted server is empty").isEmpty();
     }
+
+    /**
+     * A reader that took another thread's reply off the connection completes it only after it gave up the reader
+     * role, and runs callbacks before that (here one that blocks). The other thread must park until then, not take
+     * the empty reader role over and over: it once spun for as long as the reader was descheduled there, which on a
+     * busy machine cost a sixth of a write-back update's allocation and its CPU. The spin shows as the waiter's CPU
+     * time while the reader is held: a parked thread uses next to none, a spinning one whatever the scheduler gives
+     * it. Both requests go out in one write (a flight) so that their replies come back together and the first
+     * reader takes both; when they did not (the waiter read its own reply), the attempt is repeated.
+     */
+    @Test
+    void aWaiterWhoseReplyAnotherReaderTookParksUntilItIsCompleted() throws Exception {
+        client.set("first", bytes("1"));
+        client.set("mine", bytes("2"));
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        boolean conclusive = false;
+        for (int attempt = 0; attempt < 20 && !conclusive; attempt++) {
+            CountDownLatch callbackEntered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Optional<CacheValue>> first;
+            CompletableFuture<Optional<CacheValue>> mine;
+            try (Flight flight = client.flight()) {
+                first = client.getAsync("first");
+                first.whenComplete((value, failure) -> {
+                    callbackEntered.countDown();
+                    awaitQuietly(release);
+                });
+                mine = client.getAsync("mine");
+            }
+            Thread reader = new Thread(first::join);
+            reader.start();
+            assertThat(callbackEntered.await(10, TimeUnit.SECONDS)).isTrue();
+            AtomicReference<Optional<CacheValue>> got = new AtomicReference<>();
+            CompletableFuture<Optional<CacheValue>> awaited = mine;
+            Thread waiter = new Thread(() -> got.set(awaited.join()));
+            waiter.start();
+            Thread.sleep(1_000);
+            long cpuNanos = cpu.getThreadCpuTime(waiter.getId());
+            conclusive = waiter.isAlive(); // else it read its own reply: the reader had not taken it
+            release.countDown();
+            waiter.join(10_000);
+            reader.join(10_000);
+            assertThat(got.get()).hasValueSatisfying(value -> assertThat(value.text()).isEqualTo("2"));
+            if (conclusive) {
+                assertThat(Duration.ofNanos(cpuNanos)).as("CPU the waiter used in the second its reply was held")
+                        .isLessThan(Duration.ofMillis(100));
+            }
+        }
+        assertThat(conclusive).as("an attempt in which the first reader took both replies").isTrue();
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 }
