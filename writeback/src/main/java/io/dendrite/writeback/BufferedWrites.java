@@ -1,5 +1,6 @@
 package io.dendrite.writeback;
 
+import io.dendrite.iq.client.Flight;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.writeback.change.ChangeSequence;
@@ -458,8 +459,13 @@ final class BufferedWrites {
         }
         budget.adjust(-freed * replicas.count());
         drained.add(toApply.size());
-        listings.forEach((partition, found) -> partition.remove(found.listings().stream()
-            .filter(listing -> !kept.contains(listing.bufferedKey())).toList(), found.read()));
+        // Every partition's removal in one flight, then the waits: one round trip however many partitions.
+        List<Runnable> removals = new ArrayList<>();
+        try (Flight flight = replicas.flight()) {
+          listings.forEach((partition, found) -> removals.add(partition.removeAsync(found.listings().stream()
+              .filter(listing -> !kept.contains(listing.bufferedKey())).toList(), found.read())));
+        }
+        removals.forEach(Runnable::run);
         if (refused != null) {
           throw refused;
         }

@@ -118,26 +118,43 @@ final class PendingWritesPartition {
    * then: most drains never pay a second read and parse of the whole log.
    */
   void remove(Collection<Listing> listings, Log read) {
+    removeAsync(listings, read).run();
+  }
+
+  /**
+   * {@link #remove}, its append sent now; the returned step waits for it and compacts or retries as {@code remove}
+   * does. A drain sends the removals of all its partitions before it waits for any: one round trip, not one per
+   * partition.
+   */
+  Runnable removeAsync(Collection<Listing> listings, Log read) {
     if (listings.isEmpty()) {
-      return;
+      return () -> { };
     }
     List<String> lines = listings.stream().map(listing -> "-" + listing.bufferedKey() + " " + listing.id()).toList();
+    PinnedReplicas.Sent<Outcome> appended;
     try {
-      if (!replicas.append(key, lines).isOk()) {
-        compact(true);
-        replicas.append(key, lines); // fits now, or the listings stay: a listing without a buffered write is harmless
-        return;
-      }
-      if (rewriteDue(read.longestCopy() + lines.size(), read.live().size() - lines.size())) {
-        compact(false);
-      }
-    } catch (IqConnectionException unconfirmed) {
-      // The buffered writes are already deleted, so the listings may stay (a later drain of this partition finds
-      // nothing buffered for them and removes them then); failing the drain here would report applied writes as
-      // failed. Seen when a replica's server died during the removal and the repair had already given its copies
-      // to a substitute that the append did not reach (docs/write-back.md, finding 10).
-      log.debug("listings {} stay in {} until a later drain: {}", lines, key, unconfirmed.toString());
+      appended = replicas.appendAsync(key, lines);
+    } catch (IqConnectionException unsent) {
+      return () -> log.debug("listings {} stay in {} until a later drain: {}", lines, key, unsent.toString());
     }
+    return () -> {
+      try {
+        if (!appended.await().isOk()) {
+          compact(true);
+          replicas.append(key, lines); // fits now, or the listings stay: a listing without a buffered write is harmless
+          return;
+        }
+        if (rewriteDue(read.longestCopy() + lines.size(), read.live().size() - lines.size())) {
+          compact(false);
+        }
+      } catch (IqConnectionException unconfirmed) {
+        // The buffered writes are already deleted, so the listings may stay (a later drain of this partition finds
+        // nothing buffered for them and removes them then); failing the drain here would report applied writes as
+        // failed. Seen when a replica's server died during the removal and the repair had already given its copies
+        // to a substitute that the append did not reach (docs/write-back.md, finding 10).
+        log.debug("listings {} stay in {} until a later drain: {}", lines, key, unconfirmed.toString());
+      }
+    };
   }
 
   private static boolean rewriteDue(int longestCopy, int live) {

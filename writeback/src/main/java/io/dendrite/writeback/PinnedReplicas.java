@@ -1,6 +1,7 @@
 package io.dendrite.writeback;
 
 import io.dendrite.iq.client.CacheValue;
+import io.dendrite.iq.client.Flight;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
@@ -72,6 +73,11 @@ final class PinnedReplicas {
   @FunctionalInterface
   interface Sent<T> {
     T await();
+  }
+
+  /** A flight on the cache client: what the calling thread sends until it closes goes out in one write per server. */
+  Flight flight() {
+    return cache.flight();
   }
 
   /** {@link #set}, sent now. */

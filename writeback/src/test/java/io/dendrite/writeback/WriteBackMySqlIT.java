@@ -166,6 +166,31 @@ class WriteBackMySqlIT {
     }
   }
 
+  /**
+   * A drain removes the listings of every partition its batch touched in one round trip, not one per partition:
+   * 64 documents over 16 partitions drain in a handful of awaited round trips (the listings' read, the buffered
+   * writes' read and delete, the removals), where one removal after another would take at least 16.
+   */
+  @Test
+  void aDrainRemovesItsListingsFromEveryPartitionInOneRoundTrip(MySqlTestDatabase database) throws SQLException {
+    createUsers(database);
+    DocumentModel model = new DocumentModel();
+    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
+        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).drainThreads(0).partitions(16)
+            .singleProcess(true).build()) {
+      for (int id = 1; id <= 64; id++) {
+        model.write(writeBack, new EntityKey(USERS, id),
+            ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
+      }
+      long before = cache.client.roundTripsOfCurrentThread();
+      writeBack.drainNow();
+      long awaited = cache.client.roundTripsOfCurrentThread() - before;
+      assertThat(awaited).as("round trips awaited by a drain of 64 documents over 16 partitions").isLessThan(16);
+      model.assertStoreMatches(store);
+      assertThat(writeBack.metrics().pendingWrites()).isZero();
+    }
+  }
+
   @Test
   void overThePinnedBudgetWritesFallBackToWriteThroughInOrder(MySqlTestDatabase database) throws SQLException {
     createUsers(database);
