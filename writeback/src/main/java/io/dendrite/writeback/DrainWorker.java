@@ -67,7 +67,7 @@ final class DrainWorker implements Runnable {
     return a.compareTo(b) <= 0 ? a : b;
   }
 
-  private static Duration max(Duration a, Duration b) {
+  static Duration max(Duration a, Duration b) {
     return a.compareTo(b) >= 0 ? a : b;
   }
 

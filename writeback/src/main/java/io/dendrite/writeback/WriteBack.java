@@ -83,7 +83,7 @@ public final class WriteBack implements AutoCloseable {
     // between one and one and a half delays after its first buffered change, and the partitions are read twice per
     // delay rather than every idle pause, however long the backlog of not yet due listings.
     this.drainThreads = new DrainThreads("writeback-drain", builder.drainThreads, passes,
-        drainDelay.isZero() ? builder.idlePause : max(builder.idlePause, drainDelay.dividedBy(2)),
+        drainDelay.isZero() ? builder.idlePause : DrainWorker.max(builder.idlePause, drainDelay.dividedBy(2)),
         drainDelay.isZero() ? builder.drainBatch : Integer.MAX_VALUE);
     // With one replica a restarted server took the only copy: there is nothing to restore.
     this.replicaRepair = new ReplicaRepair(builder.cache,
@@ -260,10 +260,6 @@ public final class WriteBack implements AutoCloseable {
       log.warn("write-back closed with {} buffered writes handed over, not drained ({}): they stay pinned on {} servers"
           + " each and listed, and any WriteBack over the same cache servers drains them", left, why, replicas);
     }
-  }
-
-  private static Duration max(Duration a, Duration b) {
-    return a.compareTo(b) >= 0 ? a : b;
   }
 
   /** Configures a {@link WriteBack}. */

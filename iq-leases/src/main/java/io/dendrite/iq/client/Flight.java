@@ -59,7 +59,7 @@ public final class Flight implements AutoCloseable {
     /** Writes what the calling thread's flight holds, if it has one open; before the thread waits for a reply. */
     static void writeHeldOfCurrentThread() {
         Flight flight = OPEN.get();
-        if (flight != null && !flight.connections.isEmpty()) {
+        if (flight != null) {
             flight.writeHeld();
         }
     }
@@ -72,9 +72,7 @@ public final class Flight implements AutoCloseable {
     static Flight suspend() {
         Flight flight = OPEN.get();
         if (flight != null) {
-            if (!flight.connections.isEmpty()) {
-                flight.writeHeld();
-            }
+            flight.writeHeld();
             OPEN.set(null);
         }
         return flight;
@@ -101,10 +99,14 @@ public final class Flight implements AutoCloseable {
     }
 
     /**
-     * Writes every held command, one write per connection. The flight is suspended meanwhile: a connection that fails
-     * completes its commands' futures here, and what their callbacks send goes out at once.
+     * Writes every held command, one write per connection (nothing if none is held). The flight is suspended
+     * meanwhile: a connection that fails completes its commands' futures here, and what their callbacks send goes out
+     * at once.
      */
     private void writeHeld() {
+        if (connections.isEmpty()) {
+            return;
+        }
         List<SocketConnection> writing = List.copyOf(connections);
         List<List<Command>> commands = List.copyOf(held);
         connections.clear();
@@ -137,9 +139,7 @@ public final class Flight implements AutoCloseable {
             return; // closed already
         }
         try {
-            if (!connections.isEmpty()) {
-                writeHeld();
-            }
+            writeHeld();
         } finally {
             OPEN.set(null);
         }

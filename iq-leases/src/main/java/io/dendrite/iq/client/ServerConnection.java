@@ -118,7 +118,6 @@ final class ServerConnection {
 
     /** Waits for a future of this package, turning its failures into {@link IqException}s. */
     static <T> T await(CompletableFuture<T> future) {
-        Flight.writeHeldOfCurrentThread();
         try {
             return future.get();
         } catch (InterruptedException e) {

@@ -204,7 +204,6 @@ final class SocketConnection {
 
     /** Reads replies in the calling thread, or waits for the thread reading them, until the command's reply is in. */
     void await(Command command) {
-        Flight.writeHeldOfCurrentThread(); // the reply may be one of them, or depend on one
         Thread me = Thread.currentThread();
         while (!command.reply.isDone() && !me.isInterrupted()) {
             // Once another reader took the reply off the connection there is nothing left to read for it: taking the
