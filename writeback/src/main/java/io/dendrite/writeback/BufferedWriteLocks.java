@@ -5,6 +5,7 @@ import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.ReplicatedTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,15 @@ interface BufferedWriteLocks {
     void stage(String key, byte[] value);
 
     /**
+     * The holder is about to change a locked key's value itself, outside {@link #commit}: until {@link
+     * #changeConfirmed}, what its replicas hold is unknown.
+     */
+    default void changing(String key) {}
+
+    /** Every replica confirmed the change the holder announced with {@link #changing}: {@code key} holds {@code value}. */
+    default void changeConfirmed(String key, byte[] value) {}
+
+    /**
      * Applies the staged changes on every replica and ends this holding.
      *
      * @return {@link Outcome#OK}, or {@link Outcome#PINNED_MEMORY_FULL} when pinned memory refused a value
@@ -105,8 +115,11 @@ interface BufferedWriteLocks {
     };
   }
 
-  /** Locks that exclude the threads of this process only, {@code stripes} of them shared by hash. */
-  static BufferedWriteLocks inProcess(PinnedReplicas replicas, int stripes) {
+  /**
+   * Locks that exclude the threads of this process only, {@code stripes} of them shared by hash. Being the only
+   * writer, this process remembers the values it confirmed ({@code known}), and reads only the others.
+   */
+  static BufferedWriteLocks inProcess(PinnedReplicas replicas, int stripes, KnownValues known) {
     ReentrantLock[] locks = new ReentrantLock[stripes];
     for (int i = 0; i < stripes; i++) {
       locks[i] = new ReentrantLock();
@@ -131,29 +144,39 @@ interface BufferedWriteLocks {
           locks[index].lock();
           held.add(locks[index]);
         }
+        Map<String, byte[]> values = new HashMap<>();
+        List<String> unknown = new ArrayList<>();
+        for (String key : keys) {
+          known.get(key).ifPresentOrElse(value -> value.ifPresent(bytes -> values.put(key, bytes)),
+              () -> unknown.add(key));
+        }
+        if (unknown.isEmpty()) {
+          Locked locked = holding(replicas, held, values, known);
+          return () -> locked;
+        }
         PinnedReplicas.Sent<Map<String, byte[]>> reading;
         try {
-          reading = replicas.getAllAsync(keys);
+          reading = replicas.getAllAsync(unknown);
         } catch (RuntimeException failed) {
           held.forEach(ReentrantLock::unlock);
           throw failed;
         }
         return () -> {
-          Map<String, byte[]> values;
           try {
-            values = reading.await();
+            values.putAll(reading.await());
           } catch (RuntimeException failed) {
             held.forEach(ReentrantLock::unlock);
             throw failed;
           }
-          return holding(replicas, held, values);
+          return holding(replicas, held, values, known);
         };
       }
     };
   }
 
   /** What {@link #inProcess} holds: the stripes' locks, and the values read under them. */
-  private static Locked holding(PinnedReplicas replicas, List<ReentrantLock> held, Map<String, byte[]> values) {
+  private static Locked holding(PinnedReplicas replicas, List<ReentrantLock> held, Map<String, byte[]> values,
+      KnownValues known) {
     Map<String, byte[]> staged = new LinkedHashMap<>();
     return new Locked() {
       private boolean released;
@@ -169,10 +192,21 @@ interface BufferedWriteLocks {
       }
 
       @Override
+      public void changing(String key) {
+        known.forget(key);
+      }
+
+      @Override
+      public void changeConfirmed(String key, byte[] value) {
+        known.confirm(key, value);
+      }
+
+      @Override
       public Outcome commit() {
         try {
           List<String> deleted = new ArrayList<>();
           for (Map.Entry<String, byte[]> change : staged.entrySet()) {
+            known.forget(change.getKey());
             if (change.getValue() == null) {
               deleted.add(change.getKey());
               continue;
@@ -188,8 +222,10 @@ interface BufferedWriteLocks {
               }
               return stored;
             }
+            known.confirm(change.getKey(), change.getValue());
           }
           replicas.deleteAll(deleted);
+          deleted.forEach(key -> known.confirm(key, null));
           return Outcome.OK;
         } finally {
           close();

@@ -139,6 +139,8 @@ final class BufferedWrites {
     private BufferedWriteLocks.Locked lock;
     private final Map<String, PinnedReplicas.Sent<Outcome>> listings = new LinkedHashMap<>();
     private final Map<String, PinnedReplicas.Sent<Outcome>> stores = new LinkedHashMap<>();
+    /** The new value of each document whose store was sent. */
+    private final Map<String, byte[]> sentValues = new HashMap<>();
     private final List<EntityKey> writeThrough = new ArrayList<>();
     private long reserved;
 
@@ -182,7 +184,9 @@ final class BufferedWrites {
           if (existing == null || !listedHere.contains(bufferedKey)) {
             listings.put(bufferedKey, partitionOf(bufferedKey).addAsync(bufferedKey, clock.instant()));
           }
+          lock.changing(bufferedKey);
           stores.put(bufferedKey, replicas.setAsync(bufferedKey, value));
+          sentValues.put(bufferedKey, value);
         });
       } catch (RuntimeException failed) {
         try {
@@ -227,6 +231,7 @@ final class BufferedWrites {
           // Every stored document is listed now: by the listing just confirmed, or by one this process made before
           // (a drain forgets it here before it deletes the buffered write).
           stores.keySet().forEach(listedHere::add);
+          sentValues.forEach(lock::changeConfirmed);
           if (listedHere.size() > LISTED_HERE_LIMIT) {
             listedHere.clear();
           }

@@ -42,6 +42,11 @@ public final class WriteBack implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WriteBack.class);
   /** In-process document locks are shared by hash; enough that unrelated documents rarely wait for each other. */
   private static final int DOCUMENT_LOCK_STRIPES = 4096;
+  /**
+   * Heap for the buffered writes a single-process engine remembers ({@link KnownValues}): about 200 000 documents
+   * known to have none, or the values of the recently written ones. Past it, writes read their buffered write again.
+   */
+  private static final long KNOWN_VALUES_BYTES = 32L << 20;
 
   private final BufferedWrites bufferedWrites;
   private final RetryingStore store;
@@ -64,7 +69,7 @@ public final class WriteBack implements AutoCloseable {
     Clock clock = Clock.systemUTC();
     this.counters = new EngineCounters(clock);
     BufferedWriteLocks documentLocks = builder.singleProcess
-        ? BufferedWriteLocks.inProcess(replicas, DOCUMENT_LOCK_STRIPES)
+        ? BufferedWriteLocks.inProcess(replicas, DOCUMENT_LOCK_STRIPES, new KnownValues(KNOWN_VALUES_BYTES))
         : BufferedWriteLocks.replicaLeases(builder.cache, builder.replicas, builder.lockTimeout);
     this.partitions = IntStream.range(0, builder.partitions)
         .mapToObj(index -> new PendingWritesPartition(replicas, index)).toList();

@@ -306,6 +306,56 @@ class RangeWriteBackIT {
     }
   }
 
+  /**
+   * A single-process engine is the only writer of its buffered writes, so it remembers what it confirmed on every
+   * replica: an update of a document it buffered, or drained, before reads nothing back from the cache servers. A
+   * new engine (a restarted process) knows nothing and reads again, and every replica holds the whole value.
+   */
+  @Test
+  void anUpdateOfADocumentThisProcessBufferedOrDrainedReadsNothingBack(MySqlTestDatabase database)
+      throws SQLException {
+    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database)) {
+      seed(store, 0, 9);
+      try (RangeStack stack = new RangeStack(cache.client, store,
+          engine -> engine.drainThreads(0).replicas(2).singleProcess(true))) {
+        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(3, 30)))).as("unknown: read first")
+            .isPositive();
+        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(3, 31)))).as("buffered by this process")
+            .isZero();
+        stack.writeBack.drainNow();
+        assertThat(RangeRow.readRange(store, 3, 3)).containsExactly(new RangeRow(3, 31));
+        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(3, 32)))).as("drained by this process")
+            .isZero();
+        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(4, 40)))).as("another document: unknown")
+            .isPositive();
+      }
+      // A restarted process: what the servers hold is read back and kept.
+      try (RangeStack restarted = new RangeStack(cache.client, store,
+          engine -> engine.drainThreads(0).replicas(2).singleProcess(true))) {
+        assertThat(getsBy(cache.client, () -> restarted.update(new RangeRow(3, 33)))).isPositive();
+        String bufferedKey = BufferedWriteKey.of(RangeRow.key(3));
+        Map<?, CacheValue> copies = cache.client.getAllOnEachReplica(List.of(bufferedKey), 2).get(bufferedKey);
+        assertThat(copies).hasSize(2);
+        assertThat(copies.values().stream().map(copy -> new String(copy.data(), StandardCharsets.UTF_8)).distinct())
+            .as("both replicas hold the same whole value").hasSize(1);
+        restarted.writeBack.drainNow();
+        assertThat(RangeRow.readRange(store, 3, 4)).containsExactly(new RangeRow(3, 33), new RangeRow(4, 40));
+      }
+    }
+  }
+
+  /** How many {@code gets} requests (the reads of buffered writes) the cache servers served while {@code write} ran. */
+  private static long getsBy(IqClient client, Runnable write) {
+    long before = gets(client);
+    write.run();
+    return gets(client) - before;
+  }
+
+  private static long gets(IqClient client) {
+    return client.config().servers().stream()
+        .mapToLong(server -> Long.parseLong(client.stats(server).getOrDefault("cmd_gets", "0"))).sum();
+  }
+
   private static long awaitedBy(IqClient client, Runnable write) {
     long before = client.roundTripsOfCurrentThread();
     write.run();
