@@ -509,6 +509,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         }
       }
     }
+    if (writeBuffer != null && appends.size() == targets.size()) {
+      writeBackInOneTrip(interval, change, targets, record, trips);
+      return;
+    }
     CacheUpdate<K, R> update = cacheUpdateOf(change, cacheUpdate);
     // Write-back sends its buffer's first requests (log record, reads of the buffered writes) with the leases.
     WriteBuffer.Started buffering = writeBuffer == null ? null : writeBuffer.start(interval, change);
@@ -618,6 +622,59 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       }
       appended.forEach(entry -> index.addChangeRecord(entry.key()));
       metrics.entriesRefreshed.add(refreshed.size() + appended.size());
+    }
+  }
+
+  /**
+   * Write-back when every cached result the write touches takes its change record (none is rewritten whole): the
+   * appends, the buffer's requests (log record, buffered writes, listings) and the commit go out in one flight, so
+   * the write awaits one round trip. The appends and the commit share each server's ordered connection, so the
+   * commit applies the appends that were granted. A result whose append was refused (another writer holds its Q
+   * lease, or the value would outgrow the item size) is dropped instead, unregistered first: the commit went out
+   * before the refusal was known. Until the write returns, a reader may find it on some results and not yet on
+   * others, as when its commit reaches one server before another; once it returns, every result it touched has it
+   * or is gone.
+   */
+  private <C> void writeBackInOneTrip(Interval<K> interval, C change, List<EntryIndex.Entry<K>> targets,
+      byte[] record, RoundTrips trips) {
+    WriteBuffer.Started buffering = writeBuffer.start(interval, change);
+    try (Transaction transaction = cache.beginTransaction()) {
+      List<CompletableFuture<Outcome>> appending = new ArrayList<>();
+      try {
+        for (EntryIndex.Entry<K> entry : targets) {
+          trips.add(1);
+          appending.add(transaction.appendOnce(entry.key(), record));
+        }
+      } catch (RuntimeException failed) {
+        buffering.abandon();
+        throw failed; // the transaction's close releases what was appended
+      }
+      WriteBuffer.Stored stored = buffering.store(); // when it throws nothing is buffered: close releases the appends
+      CompletableFuture<Outcome> committing = null;
+      if (!transaction.servers().isEmpty()) {
+        trips.add(transaction.servers().size());
+        committing = transaction.commitAsync();
+      }
+      awaitStored(stored, committing, targets, trips); // the first wait: the whole flight goes out here
+      Outcome end = committing == null ? Outcome.OK : committing.join();
+      List<EntryIndex.Entry<K>> appended = new ArrayList<>();
+      for (int i = 0; i < targets.size(); i++) {
+        EntryIndex.Entry<K> entry = targets.get(i);
+        CompletableFuture<Outcome> append = appending.get(i);
+        Outcome outcome = unlessUnreachable(entry, () -> await(append));
+        if (outcome == Outcome.OK) {
+          appended.add(entry);
+        } else if (outcome != null) {
+          drop(entry, trips); // ABORTED or NOT_STORED; STATE_LOST fails the commit below, which drops them all
+        }
+      }
+      if (end != Outcome.OK) {
+        // Also NOT_FOUND where every append to a server was refused (nothing to commit there): dropped already.
+        settleEnd(Outcome.STATE_LOST, appended);
+        return;
+      }
+      appended.forEach(entry -> index.addChangeRecord(entry.key()));
+      metrics.entriesRefreshed.add(appended.size());
     }
   }
 

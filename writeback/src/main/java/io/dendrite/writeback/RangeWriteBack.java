@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,7 @@ import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +52,10 @@ import org.slf4j.LoggerFactory;
  * <p>Every index change is logged ({@link BufferedIntervalLog}, pinned and replicated like the buffered writes), and
  * {@link Builder#build()} rebuilds the index from the log, so a process taking the range over finds every buffered
  * write's interval. One RangeWriteBack per collection and domain at a time (the Dendrite's coordinator enforces
- * it): building one compacts the log it takes over.
+ * it): building one compacts the log it takes over. A write's log record and its buffered writes go out together,
+ * so a process that dies between them can leave a buffered write no record names: building also reads the engine's
+ * pending-writes listings, and every miss applies the documents of this collection listed there but named by no
+ * record first, until one has.
  *
  * <p>Entries whose documents the engine's drain threads applied leave the index through a background pass that
  * removes an entry only if it was fully buffered <em>before</em> it saw none of its documents still buffered: a
@@ -76,6 +81,13 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
   private final boolean applyOnMiss;
   private final ScheduledExecutorService background;
   private final IntSupplier restoreLog = this::restoreLog;
+  /**
+   * Documents of this collection listed as buffered when this was built, yet named by no log record: the last
+   * owner died between sending a buffered write and its log record's reply (they go out together), or the write
+   * came through the engine's per-document API. Their attribute values are unknown, so every miss applies them
+   * first, until one has.
+   */
+  private final Set<EntityKey> unindexed = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
   /** An indexed write: its log record, its documents, and whether buffering them has returned. */
@@ -105,6 +117,10 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
       // Whatever was being buffered when the log's last owner stopped has stopped: every entry is settled.
       index.append(interval, new IndexedWrite(record, documents, true));
     }
+    Set<EntityKey> named = index.entries().stream().flatMap(entry -> entry.write().documents.stream())
+        .collect(Collectors.toSet());
+    writeBack.listedDocuments().stream()
+        .filter(key -> key.collection().equals(collection) && !named.contains(key)).forEach(unindexed::add);
     compact();
     this.background = Executors.newSingleThreadScheduledExecutor(task -> {
       Thread thread = new Thread(task, "range-writeback-" + builder.collection + "-" + builder.domain);
@@ -185,25 +201,44 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
         }
       }
 
+      /**
+       * Sends the buffered writes without waiting for the log record's reply, so that both can go out in one round
+       * trip: a process that dies between them may leave a buffered write no log record names, which the next
+       * owner finds listed and applies before its first miss ({@link #applyOverlapping}).
+       */
       @Override
       public Stored store() {
         try {
-          awaitLog(false);
-        } catch (RuntimeException failed) {
-          writing.abandon();
-          throw failed;
-        }
-        try {
           writing.store();
         } catch (RuntimeException failed) {
+          try {
+            awaitLog(false);
+          } catch (RuntimeException alsoFailed) {
+            failed.addSuppressed(alsoFailed);
+          }
           settle();
           throw failed;
         }
         return () -> {
+          RuntimeException failure = null;
+          try {
+            awaitLog(false);
+          } catch (RuntimeException failed) {
+            failure = failed; // unindexed, then: settle() drains the documents before the write returns
+          }
           try {
             writing.await();
+          } catch (RuntimeException failed) {
+            if (failure == null) {
+              failure = failed;
+            } else {
+              failure.addSuppressed(failed);
+            }
           } finally {
             settle();
+          }
+          if (failure != null) {
+            throw failure;
           }
         };
       }
@@ -240,8 +275,11 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
     }
     List<BufferedWriteIndex.Entry<K, IndexedWrite>> overlapping = index.overlapping(interval);
     List<Boolean> settled = overlapping.stream().map(entry -> entry.write().settled).toList();
+    List<EntityKey> unnamed = List.copyOf(unindexed);
     // One batched drain: documents' changes commute, and each document's reach the store in their serial order.
-    writeBack.drainAll(overlapping.stream().flatMap(entry -> entry.write().documents.stream()).distinct().toList());
+    writeBack.drainAll(Stream.concat(unnamed.stream(),
+        overlapping.stream().flatMap(entry -> entry.write().documents.stream())).distinct().toList());
+    unnamed.forEach(unindexed::remove);
     for (int i = 0; i < overlapping.size(); i++) {
       if (settled.get(i)) {
         remove(overlapping.get(i));

@@ -186,6 +186,12 @@ public final class WriteBack implements AutoCloseable {
     }
   }
 
+  /** Every document the partitions list as buffered now (one batched read of them all). */
+  List<EntityKey> listedDocuments() {
+    return PendingWritesPartition.entries(pinnedReplicas, partitions).stream().map(PendingWritesPartition.Entry::key)
+        .distinct().toList();
+  }
+
   /**
    * Drains every document {@code share} lists now that was first listed before {@code listedBefore}, in batches across
    * its partitions; returns how many it found.
