@@ -665,7 +665,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         if (outcome == Outcome.OK) {
           appended.add(entry);
         } else if (outcome != null) {
-          drop(entry, trips); // ABORTED or NOT_STORED; STATE_LOST fails the commit below, which drops them all
+          drop(entry, trips); // ABORTED, NOT_STORED, or STATE_LOST (which fails the commit too: see below)
         }
       }
       if (end != Outcome.OK) {
