@@ -1,13 +1,13 @@
 package io.dendrite.writeback;
 
+import io.dendrite.core.DataStoreException;
+import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.iq.client.Flight;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.store.DataStoreException;
-import io.dendrite.writeback.store.DataStoreUnavailableException;
 import io.dendrite.writeback.store.Entity;
 import java.time.Clock;
 import java.util.ArrayList;

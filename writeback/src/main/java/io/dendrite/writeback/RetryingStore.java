@@ -1,10 +1,10 @@
 package io.dendrite.writeback;
 
+import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
-import io.dendrite.writeback.store.DataStoreUnavailableException;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;
 import java.util.List;

@@ -132,7 +132,7 @@ public final class SessionWriteBack implements AutoCloseable {
    *     key), or a row has a pending session in another queue; nothing is buffered then
    * @throws io.dendrite.iq.client.IqException when a cache server cannot be reached; the session is not
    *     acknowledged and may or may not be applied later
-   * @throws io.dendrite.writeback.store.DataStoreException when the fallback met a database that stayed down past
+   * @throws io.dendrite.core.DataStoreException when the fallback met a database that stayed down past
    *     the retry deadline or refused a session
    */
   public String commit(String queue, List<EntityChanges> changes) {
@@ -183,7 +183,7 @@ public final class SessionWriteBack implements AutoCloseable {
    * Applies every queued session now, in the calling thread, alongside the background threads; then compacts the
    * applied-sessions table if it is due.
    *
-   * @throws io.dendrite.writeback.store.DataStoreException when the database stays down past the retry deadline
+   * @throws io.dendrite.core.DataStoreException when the database stays down past the retry deadline
    *     or refuses a session; what was not applied stays buffered
    */
   public void drainNow() {

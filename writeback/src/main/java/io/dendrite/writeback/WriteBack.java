@@ -111,7 +111,7 @@ public final class WriteBack implements AutoCloseable {
    * @throws io.dendrite.iq.client.IqException when a replica's server cannot be reached, or when the fallback
    *     cannot pin the idempotent form of the earlier buffered changes (see {@link Builder#pinnedBudgetBytes});
    *     the write is not acknowledged and may or may not be applied later
-   * @throws io.dendrite.writeback.store.DataStoreUnavailableException when the fallback met a store that stayed
+   * @throws io.dendrite.core.DataStoreUnavailableException when the fallback met a store that stayed
    *     down past the retry deadline
    */
   public void write(EntityKey key, ChangeSequence changes) {
@@ -171,7 +171,7 @@ public final class WriteBack implements AutoCloseable {
   /**
    * Drains every buffered write listed now, in the calling thread, alongside the background threads.
    *
-   * @throws io.dendrite.writeback.store.DataStoreUnavailableException when the store stays down past the retry
+   * @throws io.dendrite.core.DataStoreUnavailableException when the store stays down past the retry
    *     deadline; what was not drained stays buffered
    */
   public void drainNow() {

@@ -5,6 +5,7 @@ import static io.dendrite.writeback.change.Change.insert;
 import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
@@ -13,7 +14,6 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
-import io.dendrite.writeback.store.DataStoreUnavailableException;
 import io.dendrite.writeback.store.MongoStore;
 import io.dendrite.writeback.store.MySqlStore;
 import java.io.IOException;

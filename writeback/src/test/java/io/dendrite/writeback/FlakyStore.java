@@ -1,8 +1,8 @@
 package io.dendrite.writeback;
 
+import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.store.DataStore;
-import io.dendrite.writeback.store.DataStoreUnavailableException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 

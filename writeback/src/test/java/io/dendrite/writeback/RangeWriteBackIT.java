@@ -3,6 +3,7 @@ package io.dendrite.writeback;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.core.DomainType;
 import io.dendrite.iq.client.Backoff;
 import io.dendrite.iq.client.CacheValue;
@@ -14,6 +15,7 @@ import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.MySqlStore;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -26,6 +28,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -373,6 +376,38 @@ class RangeWriteBackIT {
         assertThat(second.get(7, 8)).as("applied once: later misses have nothing more to apply")
             .containsExactly(row(7), row(8));
       }
+    }
+  }
+
+  /**
+   * A miss that must first apply buffered writes to a store that is down fails with the type
+   * {@code Dendrite.get} documents, core's {@link io.dendrite.core.DataStoreException} (the unavailable kind of it),
+   * not a write-back type a caller of the core API would not catch; nothing is lost, and the next get applies them.
+   */
+  @Test
+  void aMissThatCannotApplyItsBufferedWritesFailsWithCoresDataStoreException(MySqlTestDatabase database)
+      throws SQLException {
+    AtomicBoolean down = new AtomicBoolean();
+    try (CacheServers cache = new CacheServers(1); MySqlStore mysql = open(database);
+        DataStore store = new ForwardingStore(mysql) {
+          @Override
+          public void apply(List<EntityChanges> batch) {
+            if (down.get()) {
+              throw new DataStoreUnavailableException("the test took the store down", null);
+            }
+            super.apply(batch);
+          }
+        };
+        RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0).singleProcess(true)
+            .storeRetryDeadline(Duration.ofMillis(200)))) {
+      seed(mysql, 0, 9);
+      stack.update(new RangeRow(3, 30));
+      down.set(true);
+      assertThatThrownBy(() -> stack.get(0, 9)).isInstanceOf(io.dendrite.core.DataStoreException.class)
+          .isInstanceOf(DataStoreUnavailableException.class);
+      down.set(false);
+      assertThat(stack.get(0, 9)).contains(new RangeRow(3, 30));
+      assertThat(RangeRow.readRange(mysql, 3, 3)).containsExactly(new RangeRow(3, 30));
     }
   }
 

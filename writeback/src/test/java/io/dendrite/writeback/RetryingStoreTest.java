@@ -4,11 +4,11 @@ import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
-import io.dendrite.writeback.store.DataStoreUnavailableException;
 import io.dendrite.writeback.store.Entity;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;

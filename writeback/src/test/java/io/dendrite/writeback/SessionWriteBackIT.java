@@ -7,6 +7,7 @@ import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.core.DataStoreException;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
@@ -14,7 +15,6 @@ import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.store.DataStoreException;
 import io.dendrite.writeback.store.Entity;
 import io.dendrite.writeback.store.MySqlStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

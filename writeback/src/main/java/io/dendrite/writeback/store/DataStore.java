@@ -1,5 +1,7 @@
 package io.dendrite.writeback.store;
 
+import io.dendrite.core.DataStoreException;
+import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import java.util.List;

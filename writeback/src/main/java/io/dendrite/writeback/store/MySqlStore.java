@@ -2,6 +2,8 @@ package io.dendrite.writeback.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.dendrite.core.DataStoreException;
+import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;

@@ -11,6 +11,7 @@ import static io.dendrite.writeback.change.Change.unset;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.writeback.change.ChangeSequence;

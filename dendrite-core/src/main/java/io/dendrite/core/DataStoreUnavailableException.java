@@ -1,4 +1,4 @@
-package io.dendrite.writeback.store;
+package io.dendrite.core;
 
 /**
  * The data store could not be reached (connection refused or lost, no server selected in time, pool exhausted):
