@@ -185,7 +185,7 @@ final class DendriteBackend implements RecordBackend {
 
   @Override
   public Map<String, String> finalStats() {
-    DendriteMetrics.Snapshot metrics = dendrite.metrics().snapshot();
+    DendriteMetrics metrics = dendrite.metrics();
     Map<String, String> stats = new LinkedHashMap<>();
     stats.put("dendrite.hits", Long.toString(metrics.hits()));
     stats.put("dendrite.misses", Long.toString(metrics.misses()));

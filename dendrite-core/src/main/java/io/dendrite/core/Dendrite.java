@@ -81,7 +81,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   private final CacheOutage outage;
   private final Coordinator.RangeClaim claim;
   private final boolean leasesEnabled;
-  private final DendriteMetrics metrics = new DendriteMetrics();
+  private final DendriteCounters metrics = new DendriteCounters();
 
   private Dendrite(Builder<K, R> builder) {
     this.type = builder.type;
@@ -132,14 +132,14 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     Optional<List<R>> cached = lookup(interval, trips);
     if (cached.isPresent()) {
       metrics.hits.increment();
-      metrics.completed(DendriteMetrics.Operation.GET_HIT, trips.count());
+      metrics.completed(DendriteCounters.Operation.GET_HIT, trips.count());
       return cached.get();
     }
     metrics.misses.increment();
     try {
       return fill(interval, query, trips);
     } finally {
-      metrics.completed(DendriteMetrics.Operation.GET_MISS, trips.count());
+      metrics.completed(DendriteCounters.Operation.GET_MISS, trips.count());
     }
   }
 
@@ -170,9 +170,9 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     write(lowerBound, upperBound, change, apply, cacheUpdate);
   }
 
-  /** What this Dendrite has done so far. */
+  /** What this Dendrite has done so far, copied now. */
   public DendriteMetrics metrics() {
-    return metrics;
+    return metrics.snapshot();
   }
 
   /** The number of cached result sets registered in PrInT. */
@@ -443,7 +443,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       }
       metrics.writes.increment();
     } finally {
-      metrics.completed(DendriteMetrics.Operation.WRITE, trips.count());
+      metrics.completed(DendriteCounters.Operation.WRITE, trips.count());
     }
   }
 

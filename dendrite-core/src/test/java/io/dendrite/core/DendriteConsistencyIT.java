@@ -58,7 +58,7 @@ class DendriteConsistencyIT {
     assertThat(outcome.report.count()).as("stale reads without leases").isGreaterThan(0);
   }
 
-  private record Outcome(StaleReadChecker.Report report, DendriteMetrics.Snapshot metrics) {}
+  private record Outcome(StaleReadChecker.Report report, DendriteMetrics metrics) {}
 
   private static Outcome run(MySqlTestDatabase database, Duration duration,
       UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) throws Exception {
@@ -88,7 +88,7 @@ class DendriteConsistencyIT {
       }
 
       assertThat(failures).as("operations that failed").isEmpty();
-      Outcome outcome = new Outcome(StaleReadChecker.check(history), dendrite.metrics().snapshot());
+      Outcome outcome = new Outcome(StaleReadChecker.check(history), dendrite.metrics());
       System.out.printf("consistency run: %d row-reads checked, %d stale; %s%n",
           outcome.report.rowReadsChecked(), outcome.report.count(), outcome.metrics);
       return outcome;

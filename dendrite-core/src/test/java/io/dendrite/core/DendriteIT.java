@@ -74,7 +74,7 @@ class DendriteIT {
       assertThat(get(dendrite, 10, 14)).hasSize(5);
 
       assertThat(queries).hasValue(1);
-      DendriteMetrics.Snapshot metrics = dendrite.metrics().snapshot();
+      DendriteMetrics metrics = dendrite.metrics();
       assertThat(metrics.hits()).isEqualTo(1);
       assertThat(metrics.misses()).isEqualTo(1);
       assertThat(metrics.roundTripsPerHit()).isEqualTo(1.0);
@@ -107,7 +107,7 @@ class DendriteIT {
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70));
       assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(7, 70));
       assertThat(queries).hasValue(5);
-      assertThat(dendrite.metrics().snapshot().entriesInvalidated()).isEqualTo(2);
+      assertThat(dendrite.metrics().entriesInvalidated()).isEqualTo(2);
     }
   }
 
@@ -123,7 +123,7 @@ class DendriteIT {
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70)).extracting(ScoreRow::id).doesNotContain(8);
       assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(7, 70)).hasSize(9);
       assertThat(queries).hasValue(2);
-      assertThat(dendrite.metrics().snapshot().entriesRefreshed()).isEqualTo(4);
+      assertThat(dendrite.metrics().entriesRefreshed()).isEqualTo(4);
     }
   }
 
@@ -199,7 +199,7 @@ class DendriteIT {
       assertThat(get(dendrite, 0, 4)).contains(new ScoreRow(4, 44));
 
       assertThat(queries).hasValue(3);
-      assertThat(dendrite.metrics().snapshot().entriesRefreshed()).isEqualTo(1);
+      assertThat(dendrite.metrics().entriesRefreshed()).isEqualTo(1);
     }
   }
 

@@ -88,11 +88,11 @@ public final class Demo {
           updates.add(System.nanoTime() - start);
           continue;
         }
-        long before = dendrite.metrics().snapshot().misses();
+        long before = dendrite.metrics().misses();
         long start = System.nanoTime();
         List<Score> result = dendrite.get(lowerBound, upperBound, (lb, ub) -> range(db, lb, ub));
         long elapsed = System.nanoTime() - start;
-        (dendrite.metrics().snapshot().misses() > before ? misses : hits).add(elapsed);
+        (dendrite.metrics().misses() > before ? misses : hits).add(elapsed);
         if (result.size() != SCAN_LENGTH) {
           throw new IllegalStateException("expected " + SCAN_LENGTH + " rows, got " + result);
         }
@@ -101,7 +101,7 @@ public final class Demo {
         alone.add(System.nanoTime() - start);
       }
 
-      DendriteMetrics.Snapshot metrics = dendrite.metrics().snapshot();
+      DendriteMetrics metrics = dendrite.metrics();
       System.out.printf("gets %,d: hits %,d, misses %,d (hit rate %.1f%%); updates %,d%n", metrics.gets(), metrics.hits(),
           metrics.misses(), 100.0 * metrics.hits() / Math.max(1, metrics.gets()), metrics.writes());
       System.out.printf("cache round trips: %.2f per hit, %.2f per miss, %.2f per update%n%n",

@@ -111,7 +111,7 @@ class RangeWriteBackConsistencyIT {
     assertThat(outcome.drainedInBackground).as("the drain threads ran alongside").isPositive();
   }
 
-  private record Outcome(StaleReadChecker.Report report, DendriteMetrics.Snapshot metrics,
+  private record Outcome(StaleReadChecker.Report report, DendriteMetrics metrics,
       long readsOverBufferedInsertsOrDeletes, long drainedInBackground) {}
 
   /** The workload's shared state: the history, and what each row holds after its last acknowledged write. */
@@ -177,7 +177,7 @@ class RangeWriteBackConsistencyIT {
       }
       assertThat(failures).as("operations that failed").isEmpty();
 
-      Outcome outcome = new Outcome(StaleReadChecker.check(workload.history), stack.dendrite.metrics().snapshot(),
+      Outcome outcome = new Outcome(StaleReadChecker.check(workload.history), stack.dendrite.metrics(),
           workload.readsOverBufferedInsertsOrDeletes.sum(), stack.writeBack.metrics().drained());
       System.out.printf("range write-back consistency (%s, beta %s): %d row-reads checked, %d stale, %d reads over "
               + "buffered inserts/deletes, %d drained in background; %s%n", store.getClass().getSimpleName(), beta,

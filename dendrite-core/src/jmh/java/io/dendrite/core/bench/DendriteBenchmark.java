@@ -99,7 +99,7 @@ public class DendriteBenchmark {
 
   @TearDown(Level.Trial)
   public void stop() throws SQLException {
-    DendriteMetrics.Snapshot metrics = dendrite.metrics().snapshot();
+    DendriteMetrics metrics = dendrite.metrics();
     System.out.printf("%n[%s] cache round trips: %.2f per hit, %.2f per miss, %.2f per update%n",
         policy, metrics.roundTripsPerHit(), metrics.roundTripsPerMiss(), metrics.roundTripsPerWrite());
     dendrite.close();

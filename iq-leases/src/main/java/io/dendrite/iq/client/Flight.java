@@ -33,7 +33,7 @@ public final class Flight implements AutoCloseable {
     private int nested;
     /** Connections with held requests, in the order first used, and each one's requests in the order sent. */
     private final List<SocketConnection> connections = new ArrayList<>(2);
-    private final List<List<Command>> held = new ArrayList<>(2);
+    private final List<List<OutgoingRequest>> held = new ArrayList<>(2);
 
     private Flight(Thread owner) {
         this.owner = owner;
@@ -85,7 +85,7 @@ public final class Flight implements AutoCloseable {
     }
 
     /** Holds a command for {@code connection} until the flight writes. */
-    void hold(SocketConnection connection, Command command) {
+    void hold(SocketConnection connection, OutgoingRequest command) {
         for (int i = 0; i < connections.size(); i++) {
             if (connections.get(i) == connection) {
                 held.get(i).add(command);
@@ -93,7 +93,7 @@ public final class Flight implements AutoCloseable {
             }
         }
         connections.add(connection);
-        List<Command> commands = new ArrayList<>(4);
+        List<OutgoingRequest> commands = new ArrayList<>(4);
         commands.add(command);
         held.add(commands);
     }
@@ -108,7 +108,7 @@ public final class Flight implements AutoCloseable {
             return;
         }
         List<SocketConnection> writing = List.copyOf(connections);
-        List<List<Command>> commands = List.copyOf(held);
+        List<List<OutgoingRequest>> commands = List.copyOf(held);
         connections.clear();
         held.clear();
         OPEN.set(null);

@@ -216,7 +216,7 @@ public final class IqClient implements AutoCloseable {
         if (values.isEmpty()) {
             throw new IllegalArgumentException("nothing to append");
         }
-        return ServerConnection.await(connectionFor(key).send(Command.mappend(key, pinned, values)).thenApply(Outcome::of));
+        return ServerConnection.await(connectionFor(key).send(OutgoingRequest.mappend(key, pinned, values)).thenApply(Outcome::of));
     }
 
     /**
@@ -229,7 +229,7 @@ public final class IqClient implements AutoCloseable {
         if (values.isEmpty()) {
             throw new IllegalArgumentException("nothing to append");
         }
-        return Outcome.of(connection(server).call(Command.mappend(key, true, values)));
+        return Outcome.of(connection(server).call(OutgoingRequest.mappend(key, true, values)));
     }
 
     /**
@@ -240,7 +240,7 @@ public final class IqClient implements AutoCloseable {
      */
     public Map<String, String> stats(ServerAddress server) {
         Map<String, String> stats = new LinkedHashMap<>();
-        for (Reply.Entry entry : entries(connection(server).call(Command.stats()))) {
+        for (Reply.Entry entry : entries(connection(server).call(OutgoingRequest.stats()))) {
             if (entry instanceof Reply.Stat stat) {
                 stats.put(stat.name(), stat.value());
             }
@@ -254,17 +254,17 @@ public final class IqClient implements AutoCloseable {
      * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
      */
     public Outcome cas(String key, byte[] value, long cas, WriteOptions options) {
-        return ServerConnection.await(connectionFor(key).send(Command.cas(key, value, options, cas)).thenApply(Outcome::of));
+        return ServerConnection.await(connectionFor(key).send(OutgoingRequest.cas(key, value, options, cas)).thenApply(Outcome::of));
     }
 
     /** Deletes a key; on IQ servers this also voids its leases. {@link Outcome#NOT_FOUND} if absent. */
     public Outcome delete(String key) {
-        return Outcome.of(connectionFor(key).call(Command.delete(key)));
+        return Outcome.of(connectionFor(key).call(OutgoingRequest.delete(key)));
     }
 
     /** Unpins a key (Dendrite's server only) so that it may be evicted again. */
     public Outcome unpin(String key) {
-        return Outcome.of(connectionFor(key).call(Command.unpin(key)));
+        return Outcome.of(connectionFor(key).call(OutgoingRequest.unpin(key)));
     }
 
     /**
@@ -273,7 +273,7 @@ public final class IqClient implements AutoCloseable {
      * @return the new value, or empty if the key is absent
      */
     public OptionalLong incr(String key, long delta) {
-        Reply reply = connectionFor(key).call(Command.incr(key, delta));
+        Reply reply = connectionFor(key).call(OutgoingRequest.incr(key, delta));
         if (reply instanceof Reply.Status status && !status.line().isEmpty()
                 && Character.isDigit(status.line().charAt(0))) {
             return OptionalLong.of(Long.parseUnsignedLong(status.line()));
@@ -364,7 +364,7 @@ public final class IqClient implements AutoCloseable {
                     }
                     ServerConnection connection = connections.get(server);
                     List<CompletableFuture<Outcome>> sent = strays.stream()
-                            .map(key -> connection.send(Command.delete(key)).thenApply(Outcome::of)).toList();
+                            .map(key -> connection.send(OutgoingRequest.delete(key)).thenApply(Outcome::of)).toList();
                     for (int i = 0; i < strays.size(); i++) {
                         Outcome outcome = ServerConnection.await(sent.get(i));
                         if (outcome == Outcome.OK || outcome == Outcome.NOT_FOUND) {
@@ -393,7 +393,7 @@ public final class IqClient implements AutoCloseable {
      * @return the worst outcome over the replicas
      */
     public Outcome setReplicated(String key, byte[] value, int replicas) {
-        return onReplicas(key, replicas, () -> Command.store("set", key, value, WriteOptions.PINNED)).stream()
+        return onReplicas(key, replicas, () -> OutgoingRequest.store("set", key, value, WriteOptions.PINNED)).stream()
                 .reduce(Outcome.OK, Outcome::worst);
     }
 
@@ -403,7 +403,7 @@ public final class IqClient implements AutoCloseable {
      * failure (only after the others answered or timed out).
      */
     public CompletableFuture<Outcome> setReplicatedAsync(String key, byte[] value, int replicas) {
-        return onReplicasAsync(key, replicas, () -> Command.store("set", key, value, WriteOptions.PINNED))
+        return onReplicasAsync(key, replicas, () -> OutgoingRequest.store("set", key, value, WriteOptions.PINNED))
                 .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
     }
 
@@ -434,7 +434,7 @@ public final class IqClient implements AutoCloseable {
         if (values.isEmpty()) {
             throw new IllegalArgumentException("nothing to append");
         }
-        return onReplicas(key, replicas, () -> Command.mappend(key, true, values)).stream()
+        return onReplicas(key, replicas, () -> OutgoingRequest.mappend(key, true, values)).stream()
                 .reduce(Outcome.OK, Outcome::worst);
     }
 
@@ -447,7 +447,7 @@ public final class IqClient implements AutoCloseable {
         if (values.isEmpty()) {
             throw new IllegalArgumentException("nothing to append");
         }
-        return onReplicasAsync(key, replicas, () -> Command.mappend(key, true, values))
+        return onReplicasAsync(key, replicas, () -> OutgoingRequest.mappend(key, true, values))
                 .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
     }
 
@@ -550,7 +550,7 @@ public final class IqClient implements AutoCloseable {
      * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
      */
     public Outcome casOn(ServerAddress server, String key, byte[] value, long cas, WriteOptions options) {
-        return Outcome.of(connection(server).call(Command.cas(Command.checkKey(key), value, options, cas)));
+        return Outcome.of(connection(server).call(OutgoingRequest.cas(OutgoingRequest.checkKey(key), value, options, cas)));
     }
 
     /**
@@ -559,7 +559,7 @@ public final class IqClient implements AutoCloseable {
      */
     public boolean isDown(ServerAddress address) {
         try {
-            ServerConnection.await(connection(address).send(Command.stats()));
+            ServerConnection.await(connection(address).send(OutgoingRequest.stats()));
             return false;
         } catch (IqConnectionException failed) {
             if (failed.timedOut()) {
@@ -597,12 +597,12 @@ public final class IqClient implements AutoCloseable {
      * in flight together.
      */
     public CompletableFuture<Outcome> deleteReplicatedAsync(String key, int replicas) {
-        return onReplicasAsync(key, replicas, () -> Command.delete(key)).thenApply(IqClient::deleteOutcome);
+        return onReplicasAsync(key, replicas, () -> OutgoingRequest.delete(key)).thenApply(IqClient::deleteOutcome);
     }
 
     /** Deletes every replica of a key; {@link Outcome#OK} if at least one was deleted and none failed. */
     public Outcome deleteReplicated(String key, int replicas) {
-        return deleteOutcome(onReplicas(key, replicas, () -> Command.delete(key)));
+        return deleteOutcome(onReplicas(key, replicas, () -> OutgoingRequest.delete(key)));
     }
 
     private static Outcome deleteOutcome(List<Outcome> outcomes) {
@@ -612,7 +612,7 @@ public final class IqClient implements AutoCloseable {
     }
 
     /** Sends a fresh command to every replica at once, then collects their outcomes. */
-    private List<Outcome> onReplicas(String key, int replicas, Supplier<Command> command) {
+    private List<Outcome> onReplicas(String key, int replicas, Supplier<OutgoingRequest> command) {
         return awaitEvery(sendToReplicas(key, replicas, command));
     }
 
@@ -621,12 +621,12 @@ public final class IqClient implements AutoCloseable {
      * failure, only once every replica answered or timed out: a caller that looks at the replicas after a failure
      * must not overtake requests still in flight to the others.
      */
-    private CompletableFuture<List<Outcome>> onReplicasAsync(String key, int replicas, Supplier<Command> command) {
+    private CompletableFuture<List<Outcome>> onReplicasAsync(String key, int replicas, Supplier<OutgoingRequest> command) {
         List<CompletableFuture<Outcome>> pending = sendToReplicas(key, replicas, command);
         return ReplyFuture.allOf(pending).handle((done, failed) -> every(pending, ServerConnection::completed));
     }
 
-    private List<CompletableFuture<Outcome>> sendToReplicas(String key, int replicas, Supplier<Command> command) {
+    private List<CompletableFuture<Outcome>> sendToReplicas(String key, int replicas, Supplier<OutgoingRequest> command) {
         return placement.serversFor(key, replicas).stream()
                 .map(address -> connections.get(address).send(command.get()).thenApply(Outcome::of))
                 .toList();
@@ -659,7 +659,7 @@ public final class IqClient implements AutoCloseable {
     private static List<CompletableFuture<Reply>> sendGets(ServerConnection server, List<String> keys) {
         List<CompletableFuture<Reply>> replies = new ArrayList<>();
         for (int from = 0; from < keys.size(); from += KEYS_PER_GET) {
-            replies.add(server.send(Command.gets(keys.subList(from, Math.min(keys.size(), from + KEYS_PER_GET)))));
+            replies.add(server.send(OutgoingRequest.gets(keys.subList(from, Math.min(keys.size(), from + KEYS_PER_GET)))));
         }
         return replies;
     }
@@ -712,7 +712,7 @@ public final class IqClient implements AutoCloseable {
     // ---------------------------------------------------------------- package internals
 
     ServerConnection connectionFor(String key) {
-        return connections.get(ring.serverFor(Command.checkKey(key)));
+        return connections.get(ring.serverFor(OutgoingRequest.checkKey(key)));
     }
 
     ServerConnection connection(ServerAddress address) {
@@ -732,7 +732,7 @@ public final class IqClient implements AutoCloseable {
         ServerConnection server = connectionFor(key);
         return backoff.retry(() -> {
             long epoch = server.epoch();
-            Reply reply = server.call(Command.iqget(key, 0, tid));
+            Reply reply = server.call(OutgoingRequest.iqget(key, 0, tid));
             for (Reply.Entry entry : entries(reply)) {
                 if (entry instanceof Reply.Value value) {
                     return new ReadResult.Hit(cacheValue(key, value));
@@ -758,14 +758,14 @@ public final class IqClient implements AutoCloseable {
     }
 
     private static CompletableFuture<Optional<CacheValue>> getFrom(ServerConnection server, String key) {
-        return server.send(Command.gets(List.of(key)))
+        return server.send(OutgoingRequest.gets(List.of(key)))
                 .thenApply(reply -> entries(reply).stream()
                         .filter(Reply.Value.class::isInstance).map(Reply.Value.class::cast)
                         .findFirst().map(value -> cacheValue(key, value)));
     }
 
     private CompletableFuture<Outcome> store(String verb, String key, byte[] value, WriteOptions options) {
-        return connectionFor(key).send(Command.store(verb, key, value, options)).thenApply(Outcome::of);
+        return connectionFor(key).send(OutgoingRequest.store(verb, key, value, options)).thenApply(Outcome::of);
     }
 
     /** Builds an {@link IqClient}; every setting has a sensible default except the server list. */

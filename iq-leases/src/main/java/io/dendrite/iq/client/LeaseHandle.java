@@ -70,14 +70,14 @@ public final class LeaseHandle implements AutoCloseable {
         if (server.epoch() != epoch) {
             return Outcome.STATE_LOST;
         }
-        return Outcome.of(server.call(Command.iqset(key, value, options, token)));
+        return Outcome.of(server.call(OutgoingRequest.iqset(key, value, options, token)));
     }
 
     /** Gives the lease up ({@code unlease}) unless it was filled; does nothing if the server's state is already gone. */
     @Override
     public void close() {
         if (used.compareAndSet(false, true) && server.epoch() == epoch) {
-            server.send(Command.unlease(key, token));
+            server.send(OutgoingRequest.unlease(key, token));
         }
     }
 

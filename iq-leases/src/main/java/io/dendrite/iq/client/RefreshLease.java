@@ -70,7 +70,7 @@ public final class RefreshLease {
         if (server.epoch() != epoch) {
             return CompletableFuture.completedFuture(Outcome.STATE_LOST);
         }
-        return server.sendInOrder(Command.swap(key, value, options, token)).thenApply(Outcome::of);
+        return server.sendInOrder(OutgoingRequest.swap(key, value, options, token)).thenApply(Outcome::of);
     }
 
     @Override

@@ -17,7 +17,7 @@ final class ReplyFuture<T> extends CompletableFuture<T> {
     /** Reads (or waits for) the replies this future depends on, in the calling thread. */
     private final Runnable awaitReplies;
 
-    ReplyFuture(Command command) {
+    ReplyFuture(OutgoingRequest command) {
         this.awaitReplies = command::awaitReply;
     }
 

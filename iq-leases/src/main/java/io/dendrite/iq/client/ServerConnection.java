@@ -77,7 +77,7 @@ final class ServerConnection {
      * for the request timeout. Waiting on it ({@link #await}, {@code get}, {@code join}, also on stages derived from
      * it) reads the reply in the waiting thread.
      */
-    CompletableFuture<Reply> send(Command command) {
+    CompletableFuture<Reply> send(OutgoingRequest command) {
         return send(command, Math.floorMod(threadNumber.get(), slots.length()));
     }
 
@@ -86,11 +86,11 @@ final class ServerConnection {
      * the order they were sent (a swap before the commit that applies it) even when the sender does not wait for one
      * reply before it sends the next. Other requests go on their thread's connection.
      */
-    CompletableFuture<Reply> sendInOrder(Command command) {
+    CompletableFuture<Reply> sendInOrder(OutgoingRequest command) {
         return send(command, 0);
     }
 
-    private CompletableFuture<Reply> send(Command command, int slot) {
+    private CompletableFuture<Reply> send(OutgoingRequest command, int slot) {
         ThreadTrips trips = tripsOfThread.get();
         trips.sent();
         command.sender = trips;
@@ -107,12 +107,12 @@ final class ServerConnection {
     }
 
     /** Sends a command and waits for its reply. */
-    Reply call(Command command) {
+    Reply call(OutgoingRequest command) {
         return await(send(command));
     }
 
     /** {@link #sendInOrder} a command and waits for its reply. */
-    Reply callInOrder(Command command) {
+    Reply callInOrder(OutgoingRequest command) {
         return await(sendInOrder(command));
     }
 

@@ -51,7 +51,7 @@ public final class Session implements AutoCloseable {
         return client.backoff().retry(() -> {
             long epoch = server.epoch();
             touched.touch(server);
-            return noteAbort(readResult(server, key, epoch, server.call(Command.ciget(id, key))));
+            return noteAbort(readResult(server, key, epoch, server.call(OutgoingRequest.ciget(id, key))));
         }, ReadResult.Busy.class::isInstance, ReadResult.Busy::new);
     }
 
@@ -64,38 +64,38 @@ public final class Session implements AutoCloseable {
         ServerConnection server = client.connectionFor(key);
         long epoch = server.epoch();
         touched.touch(server);
-        return noteAbort(readResult(server, key, epoch, server.call(Command.oqread(id, key))));
+        return noteAbort(readResult(server, key, epoch, server.call(OutgoingRequest.oqread(id, key))));
     }
 
     /** Stages a new value for a key read with {@link #readForUpdate} ({@code oqswap}); an empty value stages a delete. */
     public Outcome swap(String key, byte[] value) {
-        return onKey(key, Command.sessionStore("oqswap", id, key, value, WriteOptions.DEFAULT));
+        return onKey(key, OutgoingRequest.sessionStore("oqswap", id, key, value, WriteOptions.DEFAULT));
     }
 
     /** Stages a blind write ({@code oqwrite}), taking the O lease. */
     public Outcome write(String key, byte[] value) {
-        return onKey(key, Command.sessionStore("oqwrite", id, key, value, WriteOptions.DEFAULT));
+        return onKey(key, OutgoingRequest.sessionStore("oqwrite", id, key, value, WriteOptions.DEFAULT));
     }
 
     /** Stages a write if the key has no value ({@code oqadd}); {@link Outcome#NOT_STORED} otherwise. */
     public Outcome add(String key, byte[] value) {
-        return onKey(key, Command.sessionStore("oqadd", id, key, value, WriteOptions.DEFAULT));
+        return onKey(key, OutgoingRequest.sessionStore("oqadd", id, key, value, WriteOptions.DEFAULT));
     }
 
     /** Stages an append to the cached value ({@code oqappend}); {@link Outcome#NOT_STORED} if none is cached. */
     public Outcome append(String key, byte[] delta) {
-        return onKey(key, Command.oqappend(id, key, delta));
+        return onKey(key, OutgoingRequest.oqappend(id, key, delta));
     }
 
     /** Registers the key for deletion at commit ({@code oqreg}). */
     public Outcome invalidate(String key) {
-        return onKey(key, Command.oqreg(id, key));
+        return onKey(key, OutgoingRequest.oqreg(id, key));
     }
 
     /** Checks on every touched server that the session still holds all its leases ({@code validate}). */
     public Outcome validate() {
         ensureOpen();
-        return noteAbort(touched.endOnAll(server -> Command.sessionEnd("validate", id), Outcome.NOT_FOUND));
+        return noteAbort(touched.endOnAll(server -> OutgoingRequest.sessionEnd("validate", id), Outcome.NOT_FOUND));
     }
 
     /**
@@ -107,16 +107,16 @@ public final class Session implements AutoCloseable {
     public Outcome commit() {
         end();
         if (aborted) {
-            touched.endOnAll(server -> Command.sessionEnd("dabort", id), Outcome.NOT_FOUND);
+            touched.endOnAll(server -> OutgoingRequest.sessionEnd("dabort", id), Outcome.NOT_FOUND);
             return Outcome.ABORTED;
         }
-        return touched.endOnAll(server -> Command.sessionEnd("dcommit", id), Outcome.NOT_FOUND);
+        return touched.endOnAll(server -> OutgoingRequest.sessionEnd("dcommit", id), Outcome.NOT_FOUND);
     }
 
     /** Discards the staged writes and releases everything ({@code dabort}). */
     public Outcome abort() {
         end();
-        return touched.endOnAll(server -> Command.sessionEnd("dabort", id), Outcome.NOT_FOUND);
+        return touched.endOnAll(server -> OutgoingRequest.sessionEnd("dabort", id), Outcome.NOT_FOUND);
     }
 
     /** Aborts the session unless it was already ended. */
@@ -147,7 +147,7 @@ public final class Session implements AutoCloseable {
         return new ReadResult.NoValue();
     }
 
-    private Outcome onKey(String key, Command command) {
+    private Outcome onKey(String key, OutgoingRequest command) {
         ensureOpen();
         return noteAbort(touched.call(client.connectionFor(key), command));
     }

@@ -55,7 +55,7 @@ final class SocketConnection {
     /** Guards writing and the order of {@link #inFlight}, which must be the order on the wire. */
     private final ReentrantLock writeLock = new ReentrantLock();
     /** Written, awaiting a reply; appended under {@link #writeLock}, removed only by the reader. */
-    private final Queue<Command> inFlight = new ConcurrentLinkedQueue<>();
+    private final Queue<OutgoingRequest> inFlight = new ConcurrentLinkedQueue<>();
     /** The reader role: whoever sets it from false to true may read the socket and poll {@link #inFlight}. */
     private final AtomicBoolean reading = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -112,9 +112,9 @@ final class SocketConnection {
 
     /**
      * Writes the command from the calling thread, or holds it in the thread's open {@link Flight}; its {@link
-     * Command#reply} completes when the reply is read.
+     * OutgoingRequest#reply} completes when the reply is read.
      */
-    void send(Command command) {
+    void send(OutgoingRequest command) {
         command.connection = this;
         Flight flight = Flight.ofCurrentThread();
         if (flight != null) {
@@ -125,7 +125,7 @@ final class SocketConnection {
     }
 
     /** Writes the commands with one system call (unless the send buffer is full), in order, from the calling thread. */
-    void sendAll(List<Command> commands) {
+    void sendAll(List<OutgoingRequest> commands) {
         writeLock.lock();
         try {
             if (closed.get()) {
@@ -136,12 +136,12 @@ final class SocketConnection {
             long now = System.nanoTime();
             ByteBuffer[] bytes = new ByteBuffer[commands.size()];
             for (int i = 0; i < bytes.length; i++) {
-                Command command = commands.get(i);
+                OutgoingRequest command = commands.get(i);
                 command.sentAtNanos = now;
                 inFlight.add(command);
                 bytes[i] = ByteBuffer.wrap(command.bytes);
             }
-            Command first = commands.get(0);
+            OutgoingRequest first = commands.get(0);
             if (first.sender != null && first.senderThread == Thread.currentThread()) {
                 first.sender.wrote();
             }
@@ -203,7 +203,7 @@ final class SocketConnection {
     }
 
     /** Reads replies in the calling thread, or waits for the thread reading them, until the command's reply is in. */
-    void await(Command command) {
+    void await(OutgoingRequest command) {
         Thread me = Thread.currentThread();
         while (!command.reply.isDone() && !me.isInterrupted()) {
             // Once another reader took the reply off the connection there is nothing left to read for it: taking the
@@ -242,7 +242,7 @@ final class SocketConnection {
 
     /** True if a request has been in flight longer than {@code nanos} while no thread was reading. */
     boolean hasUnattendedRequestOlderThan(long nanos, long nowNanos) {
-        Command oldest = inFlight.peek();
+        OutgoingRequest oldest = inFlight.peek();
         return oldest != null && !reading.get() && nowNanos - oldest.sentAtNanos > nanos;
     }
 
@@ -251,7 +251,7 @@ final class SocketConnection {
      * whether a waiting thread was woken to read next; if not and requests are still in flight, a background reader
      * was asked to, unless this is one ({@code mine == null}) and goes on itself.
      */
-    private boolean readAsReader(Command mine) {
+    private boolean readAsReader(OutgoingRequest mine) {
         List<Completion> done = new ArrayList<>(2);
         try {
             if (mine == null || !mine.reply.isDone()) {
@@ -291,7 +291,7 @@ final class SocketConnection {
         if (inFlight.isEmpty()) {
             return false;
         }
-        for (Command command : inFlight) {
+        for (OutgoingRequest command : inFlight) {
             Thread waiter = command.waiter;
             if (waiter != null && !command.reply.isDone()) {
                 LockSupport.unpark(waiter);
@@ -345,7 +345,7 @@ final class SocketConnection {
 
     private void parseReceived(List<Completion> done) {
         while (received.isReadable()) {
-            Command head = inFlight.peek();
+            OutgoingRequest head = inFlight.peek();
             if (head == null) {
                 throw new MalformedReplyException("reply bytes with no request outstanding");
             }
@@ -360,7 +360,7 @@ final class SocketConnection {
     }
 
     private void closeIfLate() {
-        Command oldest = inFlight.peek();
+        OutgoingRequest oldest = inFlight.peek();
         if (oldest != null && System.nanoTime() - oldest.sentAtNanos > requestTimeoutNanos) {
             // Later replies cannot overtake the missing one: the connection is useless now.
             close(new TimeoutException("no reply from " + address + " within " + Duration.ofNanos(requestTimeoutNanos)));
@@ -370,7 +370,7 @@ final class SocketConnection {
     /** Holds the reader role (or the connection is closed, so nobody adds): every request in flight fails. */
     private void failInFlight(List<Completion> done) {
         IqConnectionException cause = lost();
-        for (Command command = inFlight.poll(); command != null; command = inFlight.poll()) {
+        for (OutgoingRequest command = inFlight.poll(); command != null; command = inFlight.poll()) {
             command.replyTaken = true;
             done.add(new Completion(command, null, cause));
         }
@@ -411,7 +411,7 @@ final class SocketConnection {
     }
 
     /** A reply (or failure) to deliver once the reader role is given up. */
-    private record Completion(Command command, Reply reply, Throwable failure) {
+    private record Completion(OutgoingRequest command, Reply reply, Throwable failure) {
         void run() {
             if (failure != null) {
                 command.reply.completeExceptionally(failure);

@@ -33,7 +33,7 @@ final class TouchedServers {
     }
 
     /** Touches the server and sends a one-line-reply command; {@link Outcome#STATE_LOST} if earlier state there is gone. */
-    Outcome call(ServerConnection server, Command command) {
+    Outcome call(ServerConnection server, OutgoingRequest command) {
         if (!touch(server)) {
             return Outcome.STATE_LOST;
         }
@@ -49,12 +49,12 @@ final class TouchedServers {
      * outcome: {@link Outcome#STATE_LOST} for a server whose epoch moved or whose connection failed,
      * {@link Outcome#EXPIRED} where the server answered {@code unknownReply} (record gone).
      */
-    Outcome endOnAll(Function<ServerConnection, Command> command, Outcome unknownReply) {
+    Outcome endOnAll(Function<ServerConnection, OutgoingRequest> command, Outcome unknownReply) {
         return endOnEach(command, unknownReply).values().stream().reduce(Outcome.OK, Outcome::worst);
     }
 
     /** {@link #endOnAll}, sent now: completes once every touched server answered (never exceptionally). */
-    CompletableFuture<Outcome> endOnAllAsync(Function<ServerConnection, Command> command, Outcome unknownReply) {
+    CompletableFuture<Outcome> endOnAllAsync(Function<ServerConnection, OutgoingRequest> command, Outcome unknownReply) {
         List<CompletableFuture<Outcome>> sent = new ArrayList<>();
         epochs.forEach((server, epoch) -> sent.add(endOn(server, epoch, command, unknownReply, false)));
         return ReplyFuture.allOf(sent).thenApply(done -> sent.stream().map(ServerConnection::completed)
@@ -62,7 +62,7 @@ final class TouchedServers {
     }
 
     /** {@link #endOnAll}, with each touched server's own outcome. */
-    Map<ServerAddress, Outcome> endOnEach(Function<ServerConnection, Command> command, Outcome unknownReply) {
+    Map<ServerAddress, Outcome> endOnEach(Function<ServerConnection, OutgoingRequest> command, Outcome unknownReply) {
         return endOnEach(command, unknownReply, false);
     }
 
@@ -73,11 +73,11 @@ final class TouchedServers {
      * taker until it expires. Ids are random UUIDs, so a release that reaches a server which never knew it (or
      * restarted) touches nothing.
      */
-    Outcome abandonOnAll(Function<ServerConnection, Command> command, Outcome unknownReply) {
+    Outcome abandonOnAll(Function<ServerConnection, OutgoingRequest> command, Outcome unknownReply) {
         return endOnEach(command, unknownReply, true).values().stream().reduce(Outcome.OK, Outcome::worst);
     }
 
-    private Map<ServerAddress, Outcome> endOnEach(Function<ServerConnection, Command> command, Outcome unknownReply,
+    private Map<ServerAddress, Outcome> endOnEach(Function<ServerConnection, OutgoingRequest> command, Outcome unknownReply,
                                                   boolean evenIfEpochMoved) {
         Map<ServerAddress, CompletableFuture<Outcome>> sent = new LinkedHashMap<>();
         epochs.forEach((server, epoch) -> sent.put(server.address(),
@@ -88,7 +88,7 @@ final class TouchedServers {
     }
 
     private static CompletableFuture<Outcome> endOn(ServerConnection server, long epoch,
-                                                    Function<ServerConnection, Command> command,
+                                                    Function<ServerConnection, OutgoingRequest> command,
                                                     Outcome unknownReply, boolean evenIfEpochMoved) {
         if (server.epoch() != epoch && !evenIfEpochMoved) {
             return CompletableFuture.completedFuture(Outcome.STATE_LOST);

@@ -56,7 +56,7 @@ public final class Transaction implements AutoCloseable {
 
     /** Write-around: takes a shared Q-invalidate lease on the key ({@code qareg}); readers keep the old value until {@link #deleteAndRelease}. */
     public Outcome quarantine(String key) {
-        return onKey(key, Command.qareg(key, id));
+        return onKey(key, OutgoingRequest.qareg(key, id));
     }
 
     /**
@@ -69,7 +69,7 @@ public final class Transaction implements AutoCloseable {
         if (!touched.touch(server)) {
             return CompletableFuture.completedFuture(Outcome.STATE_LOST);
         }
-        return server.sendInOrder(Command.qareg(key, id)).thenApply(Outcome::of);
+        return server.sendInOrder(OutgoingRequest.qareg(key, id)).thenApply(Outcome::of);
     }
 
     /**
@@ -104,7 +104,7 @@ public final class Transaction implements AutoCloseable {
         ensureOpen();
         long epoch = server.epoch();
         touched.touch(server);
-        return server.sendInOrder(Command.qaread(key, id)).thenApply(reply -> {
+        return server.sendInOrder(OutgoingRequest.qaread(key, id)).thenApply(reply -> {
             long token = -1;
             CacheValue current = null;
             for (Reply.Entry entry : IqClient.entries(reply)) {
@@ -126,7 +126,7 @@ public final class Transaction implements AutoCloseable {
 
     /** Stages an append to the key's value under a Q-incremental lease ({@code iqappend}); {@link Outcome#ABORTED} if another transaction holds a Q lease on it. */
     public Outcome append(String key, byte[] delta) {
-        return onKey(key, Command.iqDelta("iqappend", key, delta, id));
+        return onKey(key, OutgoingRequest.iqDelta("iqappend", key, delta, id));
     }
 
     /**
@@ -142,22 +142,22 @@ public final class Transaction implements AutoCloseable {
         if (!touched.touch(server)) {
             return CompletableFuture.completedFuture(Outcome.STATE_LOST);
         }
-        return server.sendInOrder(Command.iqDelta("iqappend", key, delta, id)).thenApply(Outcome::of);
+        return server.sendInOrder(OutgoingRequest.iqDelta("iqappend", key, delta, id)).thenApply(Outcome::of);
     }
 
     /** Like {@link #append}, at the front ({@code iqprepend}). */
     public Outcome prepend(String key, byte[] delta) {
-        return onKey(key, Command.iqDelta("iqprepend", key, delta, id));
+        return onKey(key, OutgoingRequest.iqDelta("iqprepend", key, delta, id));
     }
 
     /** Stages an increment of a decimal counter ({@code iqincr}); the new value is visible after commit. */
     public Outcome incr(String key, long delta) {
-        return onKey(key, Command.iqArithmetic("iqincr", key, delta, id));
+        return onKey(key, OutgoingRequest.iqArithmetic("iqincr", key, delta, id));
     }
 
     /** Stages a decrement ({@code iqdecr}). */
     public Outcome decr(String key, long delta) {
-        return onKey(key, Command.iqArithmetic("iqdecr", key, delta, id));
+        return onKey(key, OutgoingRequest.iqArithmetic("iqdecr", key, delta, id));
     }
 
     /** Commits with the pending bit clear; see {@link #commit(boolean)}. */
@@ -174,7 +174,7 @@ public final class Transaction implements AutoCloseable {
      */
     public Outcome commit(boolean pending) {
         end();
-        return touched.endOnAll(server -> Command.commit(id, pending), Outcome.NOT_FOUND);
+        return touched.endOnAll(server -> OutgoingRequest.commit(id, pending), Outcome.NOT_FOUND);
     }
 
     /**
@@ -183,7 +183,7 @@ public final class Transaction implements AutoCloseable {
      */
     public CompletableFuture<Outcome> commitAsync() {
         end();
-        return touched.endOnAllAsync(server -> Command.commit(id, false), Outcome.NOT_FOUND);
+        return touched.endOnAllAsync(server -> OutgoingRequest.commit(id, false), Outcome.NOT_FOUND);
     }
 
     /**
@@ -192,19 +192,19 @@ public final class Transaction implements AutoCloseable {
      */
     public Map<ServerAddress, Outcome> commitOnEach(boolean pending) {
         end();
-        return touched.endOnEach(server -> Command.commit(id, pending), Outcome.NOT_FOUND);
+        return touched.endOnEach(server -> OutgoingRequest.commit(id, pending), Outcome.NOT_FOUND);
     }
 
     /** Write-around's end: deletes every quarantined key and releases the leases ({@code dar}) on every touched server. */
     public Outcome deleteAndRelease() {
         end();
-        return touched.endOnAll(server -> Command.dar(id), Outcome.INVALID);
+        return touched.endOnAll(server -> OutgoingRequest.dar(id), Outcome.INVALID);
     }
 
     /** Abandons the transaction: staged values are discarded, leases released ({@code release}). */
     public Outcome release() {
         end();
-        return touched.abandonOnAll(server -> Command.release(id), Outcome.NOT_FOUND);
+        return touched.abandonOnAll(server -> OutgoingRequest.release(id), Outcome.NOT_FOUND);
     }
 
     /** Releases the transaction unless it was already ended. */
@@ -215,7 +215,7 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
-    private Outcome onKey(String key, Command command) {
+    private Outcome onKey(String key, OutgoingRequest command) {
         ensureOpen();
         return touched.call(client.connectionFor(key), command);
     }

@@ -8,7 +8,7 @@ import java.util.Map;
 /** Maps command names to their implementations and runs a request through the right one. */
 final class CommandTable {
 
-    private record Entry(Command command, boolean acceptsNoreply) {
+    private record Entry(CommandHandler command, boolean acceptsNoreply) {
     }
 
     private final Map<String, Entry> commands = new HashMap<>();
@@ -18,7 +18,7 @@ final class CommandTable {
         this.stats = stats;
     }
 
-    void register(String name, boolean acceptsNoreply, Command command) {
+    void register(String name, boolean acceptsNoreply, CommandHandler command) {
         if (commands.putIfAbsent(name, new Entry(command, acceptsNoreply)) != null) {
             throw new IllegalStateException("command registered twice: " + name);
         }

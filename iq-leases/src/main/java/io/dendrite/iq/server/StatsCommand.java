@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@code stats} and {@code stats settings}. */
-final class StatsCommand implements Command {
+final class StatsCommand implements CommandHandler {
 
     private final ServerState state;
 

@@ -118,7 +118,7 @@ public class WriteBackUpdateBenchmark {
   @TearDown(Level.Trial)
   public void stop() {
     System.out.printf("%n%d updates drained; cache round trips per update %.2f%n", applied.get(),
-        dendrite.metrics().snapshot().roundTripsPerWrite());
+        dendrite.metrics().roundTripsPerWrite());
     dendrite.close();
     buffer.close();
     engine.close();

@@ -11,7 +11,7 @@ import java.util.List;
  * One request on the wire, already encoded, with the future its reply completes. The static
  * factories are the only place that spells the memcached and IQ command syntax.
  */
-final class Command {
+final class OutgoingRequest {
 
     private static final int MAX_KEY_BYTES = 250;
 
@@ -34,7 +34,7 @@ final class Command {
     /** The thread that sent it: another thread waiting on the reply (a callback joining it) is not its chain. */
     Thread senderThread;
 
-    private Command(byte[] bytes, ReplyFormat format) {
+    private OutgoingRequest(byte[] bytes, ReplyFormat format) {
         this.bytes = bytes;
         this.format = format;
     }
@@ -55,7 +55,7 @@ final class Command {
 
     // --- standard memcached ---
 
-    static Command gets(Collection<String> keys) {
+    static OutgoingRequest gets(Collection<String> keys) {
         StringBuilder line = new StringBuilder("gets");
         keys.forEach(key -> line.append(' ').append(checkKey(key)));
         return of(ReplyFormat.VALUES, line.toString());
@@ -66,36 +66,36 @@ final class Command {
      * Dendrite's server accepts it, and stock memcached ignores a sixth word that is not
      * {@code noreply}.
      */
-    static Command store(String verb, String key, byte[] value, WriteOptions options) {
+    static OutgoingRequest store(String verb, String key, byte[] value, WriteOptions options) {
         return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + flagsTtlLength(options, value)
                 + (options.pinned() ? " 1" : " 0"), value);
     }
 
     /** The pinning field only when pinned: stock memcached would read it as the CAS unique. */
-    static Command cas(String key, byte[] value, WriteOptions options, long cas) {
+    static OutgoingRequest cas(String key, byte[] value, WriteOptions options, long cas) {
         return of(ReplyFormat.LINE, "cas " + checkKey(key) + ' ' + flagsTtlLength(options, value)
                 + (options.pinned() ? " 1 " : " ") + Long.toUnsignedString(cas), value);
     }
 
-    static Command delete(String key) {
+    static OutgoingRequest delete(String key) {
         return of(ReplyFormat.LINE, "delete " + checkKey(key));
     }
 
-    static Command incr(String key, long delta) {
+    static OutgoingRequest incr(String key, long delta) {
         return of(ReplyFormat.LINE, "incr " + checkKey(key) + ' ' + Long.toUnsignedString(delta));
     }
 
-    static Command stats() {
+    static OutgoingRequest stats() {
         return of(ReplyFormat.VALUES, "stats");
     }
 
     // --- extensions of Dendrite's server ---
 
-    static Command unpin(String key) {
+    static OutgoingRequest unpin(String key) {
         return of(ReplyFormat.LINE, "unpin " + checkKey(key));
     }
 
-    static Command mappend(String key, boolean pinned, List<byte[]> values) {
+    static OutgoingRequest mappend(String key, boolean pinned, List<byte[]> values) {
         StringBuilder line = new StringBuilder("mappend ").append(checkKey(key)).append(pinned ? " 1" : " 0");
         values.forEach(value -> line.append(' ').append(value.length));
         return of(ReplyFormat.LINE, line.toString(), values.toArray(new byte[0][]));
@@ -103,78 +103,78 @@ final class Command {
 
     // --- I and Q leases ---
 
-    static Command iqget(String key, long token, String tid) {
+    static OutgoingRequest iqget(String key, long token, String tid) {
         return of(ReplyFormat.IQ_ENTRIES, "iqget " + checkKey(key) + ' ' + token + (tid == null ? "" : ' ' + tid));
     }
 
-    static Command iqset(String key, byte[] value, WriteOptions options, long token) {
+    static OutgoingRequest iqset(String key, byte[] value, WriteOptions options, long token) {
         return of(ReplyFormat.LINE, "iqset " + checkKey(key) + ' ' + flagsTtlLength(options, value) + ' ' + token, value);
     }
 
-    static Command unlease(String key, long token) {
+    static OutgoingRequest unlease(String key, long token) {
         return of(ReplyFormat.LINE, "unlease " + checkKey(key) + ' ' + token);
     }
 
-    static Command qareg(String key, String tid) {
+    static OutgoingRequest qareg(String key, String tid) {
         return of(ReplyFormat.LINE, "qareg " + checkKey(key) + ' ' + tid);
     }
 
-    static Command dar(String tid) {
+    static OutgoingRequest dar(String tid) {
         return of(ReplyFormat.LINE, "dar " + tid);
     }
 
-    static Command qaread(String key, String tid) {
+    static OutgoingRequest qaread(String key, String tid) {
         return of(ReplyFormat.IQ_ENTRIES, "qaread " + checkKey(key) + " 0 " + tid);
     }
 
-    static Command swap(String key, byte[] value, WriteOptions options, long token) {
+    static OutgoingRequest swap(String key, byte[] value, WriteOptions options, long token) {
         return of(ReplyFormat.LINE, "swap " + checkKey(key) + ' ' + flagsTtlLength(options, value) + ' ' + token
                 + (options.pinned() ? " 1" : " 0"), value);
     }
 
-    static Command commit(String tid, boolean pending) {
+    static OutgoingRequest commit(String tid, boolean pending) {
         return of(ReplyFormat.LINE, "commit " + tid + (pending ? " 1" : " 0"));
     }
 
-    static Command release(String tid) {
+    static OutgoingRequest release(String tid) {
         return of(ReplyFormat.LINE, "release " + tid);
     }
 
     /** iqappend/iqprepend. */
-    static Command iqDelta(String verb, String key, byte[] delta, String tid) {
+    static OutgoingRequest iqDelta(String verb, String key, byte[] delta, String tid) {
         return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + delta.length + ' ' + tid, delta);
     }
 
     /** iqincr/iqdecr. */
-    static Command iqArithmetic(String verb, String key, long delta, String tid) {
+    static OutgoingRequest iqArithmetic(String verb, String key, long delta, String tid) {
         return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + Long.toUnsignedString(delta) + ' ' + tid);
     }
 
     // --- sessions ---
 
-    static Command ciget(String sid, String key) {
+    static OutgoingRequest ciget(String sid, String key) {
         return of(ReplyFormat.SESSION_ENTRIES, "ciget " + sid + ' ' + checkKey(key) + " 0");
     }
 
-    static Command oqread(String sid, String key) {
+    static OutgoingRequest oqread(String sid, String key) {
         return of(ReplyFormat.SESSION_ENTRIES, "oqread " + sid + ' ' + checkKey(key));
     }
 
     /** oqswap/oqwrite/oqadd: staged writes under a session's O lease. */
-    static Command sessionStore(String verb, String sid, String key, byte[] value, WriteOptions options) {
+    static OutgoingRequest sessionStore(String verb, String sid, String key, byte[] value, WriteOptions options) {
         return of(ReplyFormat.LINE, verb + ' ' + sid + ' ' + checkKey(key) + ' ' + flagsTtlLength(options, value), value);
     }
 
-    static Command oqappend(String sid, String key, byte[] delta) {
+    static OutgoingRequest oqappend(String sid, String key, byte[] delta) {
         return of(ReplyFormat.LINE, "oqappend " + sid + ' ' + checkKey(key) + ' ' + delta.length, delta);
     }
 
-    static Command oqreg(String sid, String key) {
+    static OutgoingRequest oqreg(String sid, String key) {
         return of(ReplyFormat.LINE, "oqreg " + sid + ' ' + checkKey(key));
     }
 
     /** validate/dcommit/dabort. */
-    static Command sessionEnd(String verb, String sid) {
+    static OutgoingRequest sessionEnd(String verb, String sid) {
         return of(ReplyFormat.LINE, verb + ' ' + sid);
     }
 
@@ -184,14 +184,14 @@ final class Command {
         return Integer.toUnsignedString(options.flags()) + ' ' + options.exptime() + ' ' + value.length;
     }
 
-    private static Command of(ReplyFormat format, String line, byte[]... blocks) {
+    private static OutgoingRequest of(ReplyFormat format, String line, byte[]... blocks) {
         byte[] head = line.getBytes(StandardCharsets.UTF_8);
         byte[] bytes = new byte[head.length + 2 + blockBytes(blocks)];
         int at = put(head, bytes, 0);
         for (byte[] block : blocks) {
             at = put(block, bytes, at);
         }
-        return new Command(bytes, format);
+        return new OutgoingRequest(bytes, format);
     }
 
     /** Copies {@code part} and CRLF into {@code bytes} at {@code at}; returns where the next part goes. */
