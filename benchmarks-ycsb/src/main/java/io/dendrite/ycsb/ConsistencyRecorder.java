@@ -1,7 +1,7 @@
 package io.dendrite.ycsb;
 
-import io.dendrite.testsupport.consistency.History;
-import io.dendrite.testsupport.consistency.StaleReadChecker;
+import io.dendrite.consistency.History;
+import io.dendrite.consistency.StaleReadChecker;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.dendrite.ycsb;
 
 import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.core.DendriteBusyException;
-import io.dendrite.testsupport.consistency.StaleReadChecker;
+import io.dendrite.consistency.StaleReadChecker;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
-import io.dendrite.testsupport.consistency.History;
-import io.dendrite.testsupport.consistency.StaleReadChecker;
+import io.dendrite.consistency.History;
+import io.dendrite.consistency.StaleReadChecker;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

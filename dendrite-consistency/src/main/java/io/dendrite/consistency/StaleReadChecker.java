@@ -1,4 +1,4 @@
-package io.dendrite.testsupport.consistency;
+package io.dendrite.consistency;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,4 +1,4 @@
-package io.dendrite.testsupport.consistency;
+package io.dendrite.consistency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
