@@ -20,15 +20,23 @@ final class BindingProperties {
 
   /** The property's value, trimmed; empty when unset or blank. */
   Optional<String> optional(String name) {
-    return Optional.ofNullable(properties.getProperty(name)).map(String::trim).filter(value -> !value.isEmpty());
+    return Optional.ofNullable(properties.getProperty(name))
+        .map(String::trim)
+        .filter(value -> !value.isEmpty());
   }
 
   /** The property's value, else the environment variable's, else a failure that names both. */
   String requiredOrEnvironment(String name, String variable) {
     return optional(name)
-        .or(() -> Optional.ofNullable(environment.get(variable)).map(String::trim).filter(value -> !value.isEmpty()))
-        .orElseThrow(() -> new IllegalArgumentException("set property " + name + " (or environment variable "
-            + variable + ")"));
+        .or(
+            () ->
+                Optional.ofNullable(environment.get(variable))
+                    .map(String::trim)
+                    .filter(value -> !value.isEmpty()))
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "set property " + name + " (or environment variable " + variable + ")"));
   }
 
   String string(String name, String defaultValue) {
@@ -38,7 +46,8 @@ final class BindingProperties {
   long number(String name, long defaultValue, long min) {
     long value = optional(name).map(text -> parse(name, text)).orElse(defaultValue);
     if (value < min) {
-      throw new IllegalArgumentException("property " + name + " must be at least " + min + ", got " + value);
+      throw new IllegalArgumentException(
+          "property " + name + " must be at least " + min + ", got " + value);
     }
     return value;
   }
@@ -59,7 +68,8 @@ final class BindingProperties {
     try {
       return Double.parseDouble(text);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("property " + name + " must be a number, got \"" + text + "\"", e);
+      throw new IllegalArgumentException(
+          "property " + name + " must be a number, got \"" + text + "\"", e);
     }
   }
 
@@ -71,8 +81,9 @@ final class BindingProperties {
     return switch (text) {
       case "true" -> true;
       case "false" -> false;
-      default -> throw new IllegalArgumentException("property " + name + " must be true or false, got \"" + text
-          + "\"");
+      default ->
+          throw new IllegalArgumentException(
+              "property " + name + " must be true or false, got \"" + text + "\"");
     };
   }
 
@@ -80,7 +91,8 @@ final class BindingProperties {
     try {
       return Long.parseLong(text);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("property " + name + " must be a whole number, got \"" + text + "\"", e);
+      throw new IllegalArgumentException(
+          "property " + name + " must be a whole number, got \"" + text + "\"", e);
     }
   }
 }

@@ -38,8 +38,13 @@ final class ConsistencyRecorder {
 
   ConsistencyRecorder(int fieldCount, long stride, long maxEvents) {
     if (fieldCount < 1 || stride < 1 || maxEvents < 1) {
-      throw new IllegalArgumentException("fieldCount, stride and maxEvents must be positive, got " + fieldCount + ", "
-          + stride + ", " + maxEvents);
+      throw new IllegalArgumentException(
+          "fieldCount, stride and maxEvents must be positive, got "
+              + fieldCount
+              + ", "
+              + stride
+              + ", "
+              + maxEvents);
     }
     this.fieldCount = fieldCount;
     this.stride = stride;
@@ -65,7 +70,13 @@ final class ConsistencyRecorder {
    * Logs a read of record {@code number} that returned {@code fields} ({@code null}: not found). {@code wanted} are
    * the fields asked for, null for all.
    */
-  void read(RecordTable table, long number, Set<String> wanted, Map<String, String> fields, long start, long end) {
+  void read(
+      RecordTable table,
+      long number,
+      Set<String> wanted,
+      Map<String, String> fields,
+      long start,
+      long end) {
     if (!tracks(number) || end >= cutoff) {
       return;
     }
@@ -79,13 +90,25 @@ final class ConsistencyRecorder {
     for (String field : wanted) {
       int index = table.fieldIndex(field);
       if (index >= 0) {
-        add(new Event(row(number, index), hash(fields == null ? null : fields.get(field)), start, end, false));
+        add(
+            new Event(
+                row(number, index),
+                hash(fields == null ? null : fields.get(field)),
+                start,
+                end,
+                false));
       }
     }
   }
 
   /** Logs a scan of records [first, last] that returned {@code records}; records missing from it were absent. */
-  void scan(RecordTable table, long first, long last, Set<String> wanted, List<YcsbRecord> records, long start,
+  void scan(
+      RecordTable table,
+      long first,
+      long last,
+      Set<String> wanted,
+      List<YcsbRecord> records,
+      long start,
       long end) {
     Map<Long, YcsbRecord> byNumber = new HashMap<>();
     records.forEach(record -> byNumber.put(record.number(), record));
@@ -101,7 +124,13 @@ final class ConsistencyRecorder {
    * Logs a write that left the fields of record {@code number} as {@code values}: the given fields set, or, when
    * {@code whole} (an insert or a delete), every other field absent.
    */
-  void write(RecordTable table, long number, Map<String, String> values, boolean whole, boolean succeeded, long start,
+  void write(
+      RecordTable table,
+      long number,
+      Map<String, String> values,
+      boolean whole,
+      boolean succeeded,
+      long start,
       long end) {
     if (!tracks(number) || start >= cutoff) {
       return;
@@ -128,7 +157,8 @@ final class ConsistencyRecorder {
       if (event.write()) {
         history.recordWrite(event.row(), event.value(), event.start(), event.end());
       } else if (event.start() > firstWriteEnd.getOrDefault(event.row(), Long.MAX_VALUE)) {
-        Map<Long, Long> returned = event.value() == null ? Map.of() : Map.of(event.row(), event.value());
+        Map<Long, Long> returned =
+            event.value() == null ? Map.of() : Map.of(event.row(), event.value());
         history.recordRead(event.row(), event.row(), returned, event.start(), event.end());
       }
     }

@@ -34,25 +34,34 @@ import java.util.function.Supplier;
 final class DendriteBackend implements RecordBackend {
   /** {@code dendrite.db}: mysql (default) or mongodb. */
   static final String DB = "dendrite.db";
+
   /** {@code dendrite.policy}: write-around (default), write-through or write-back. */
   static final String POLICY = "dendrite.policy";
+
   /** {@code dendrite.beta}: β in [0, 1] (default 1). */
   static final String BETA = "dendrite.beta";
+
   /** {@code dendrite.servers}: the IQ servers, {@code host:port,host:port...}. Required. */
   static final String SERVERS = "dendrite.servers";
+
   /** {@code dendrite.drainthreads}: write-back drain threads (default 2). */
   static final String DRAIN_THREADS = "dendrite.drainthreads";
+
   /** {@code dendrite.replicas}: servers each buffered write is pinned on (default 1). */
   static final String REPLICAS = "dendrite.replicas";
+
   /** {@code dendrite.partitions}: write-back pending-writes partitions (default 64). */
   static final String PARTITIONS = "dendrite.partitions";
+
   /** {@code dendrite.drainbatch}: documents a write-back drain applies in one database transaction (default 64). */
   static final String DRAIN_BATCH = "dendrite.drainbatch";
+
   /**
    * {@code dendrite.connections}: connections per IQ server, each sending thread keeping to one (default one per
    * thread that sends: YCSB's {@code threadcount}, the drain threads and range write-back's log thread).
    */
   static final String CONNECTIONS = "dendrite.connections";
+
   /** {@code dendrite.draindelayms}: write-back drain delay, {@code WriteBack.Builder.drainDelay} (default 0). */
   static final String DRAIN_DELAY_MS = "dendrite.draindelayms";
 
@@ -62,7 +71,11 @@ final class DendriteBackend implements RecordBackend {
   private final RangeWriteBack<Long> buffer;
   private final Dendrite<Long, YcsbRecord> dendrite;
 
-  private DendriteBackend(RecordStore store, IqClient cache, WriteBack engine, RangeWriteBack<Long> buffer,
+  private DendriteBackend(
+      RecordStore store,
+      IqClient cache,
+      WriteBack engine,
+      RangeWriteBack<Long> buffer,
       Dendrite<Long, YcsbRecord> dendrite) {
     this.store = store;
     this.cache = cache;
@@ -72,25 +85,36 @@ final class DendriteBackend implements RecordBackend {
   }
 
   static DendriteBackend open(BindingProperties properties, RecordTable table) {
-    RecordStore.Kind kind = switch (properties.string(DB, "mysql").toLowerCase(Locale.ROOT)) {
-      case "mysql" -> RecordStore.Kind.MYSQL;
-      case "mongodb" -> RecordStore.Kind.MONGODB;
-      default -> throw new IllegalArgumentException(DB + " must be mysql or mongodb, got " + properties.string(DB, ""));
-    };
+    RecordStore.Kind kind =
+        switch (properties.string(DB, "mysql").toLowerCase(Locale.ROOT)) {
+          case "mysql" -> RecordStore.Kind.MYSQL;
+          case "mongodb" -> RecordStore.Kind.MONGODB;
+          default ->
+              throw new IllegalArgumentException(
+                  DB + " must be mysql or mongodb, got " + properties.string(DB, ""));
+        };
     WritePolicy policy = policy(properties.string(POLICY, "write-around"));
     double beta = properties.real(BETA, 1.0);
     if (!(beta >= 0 && beta <= 1)) {
       throw new IllegalArgumentException(BETA + " must be in [0, 1], got " + beta);
     }
-    String[] servers = properties.optional(SERVERS)
-        .orElseThrow(() -> new IllegalArgumentException("set " + SERVERS + " to the IQ servers, host:port,..."))
-        .split("\\s*,\\s*");
+    String[] servers =
+        properties
+            .optional(SERVERS)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "set " + SERVERS + " to the IQ servers, host:port,..."))
+            .split("\\s*,\\s*");
     int drainThreads = properties.integer(DRAIN_THREADS, 2, 0);
     int replicas = properties.integer(REPLICAS, 1, 1);
     int partitions = properties.integer(PARTITIONS, 64, 1);
     int drainBatch = properties.integer(DRAIN_BATCH, 64, 1);
-    // One per sending thread: no thread reads another's reply and wakes it (docs/benchmarks.md, 2026-11-24).
-    int connections = properties.integer(CONNECTIONS, properties.integer("threadcount", 1, 1) + drainThreads + 1, 1);
+    // One per sending thread: no thread reads another's reply and wakes it (docs/benchmarks.md,
+    // 2026-11-24).
+    int connections =
+        properties.integer(
+            CONNECTIONS, properties.integer("threadcount", 1, 1) + drainThreads + 1, 1);
     int drainDelayMs = properties.integer(DRAIN_DELAY_MS, 0, 0);
     RecordStore store = RecordStore.open(kind, properties, table);
     IqClient cache = null;
@@ -98,17 +122,35 @@ final class DendriteBackend implements RecordBackend {
     RangeWriteBack<Long> buffer = null;
     try {
       cache = IqClient.builder().servers(servers).connectionsPerServer(connections).build();
-      Dendrite.Builder<Long, YcsbRecord> builder = Dendrite.builder(DomainType.LONG, new RecordCodec())
-          .collection(table.name()).domain(RecordTable.NUMBER).cache(cache).writePolicy(policy).beta(beta)
-          .changeRecords(new RecordChangeRecords(table));
+      Dendrite.Builder<Long, YcsbRecord> builder =
+          Dendrite.builder(DomainType.LONG, new RecordCodec())
+              .collection(table.name())
+              .domain(RecordTable.NUMBER)
+              .cache(cache)
+              .writePolicy(policy)
+              .beta(beta)
+              .changeRecords(new RecordChangeRecords(table));
       if (policy == WritePolicy.WRITE_BACK) {
-        engine = WriteBack.builder().cache(cache).store(store.dataStore()).replicas(replicas)
-            .partitions(partitions).drainThreads(drainThreads).drainBatch(drainBatch)
-            .drainDelay(Duration.ofMillis(drainDelayMs))
-            // One backend per JVM, and this JVM owns the range (the Dendrite's coordinator is local).
-            .singleProcess(true).build();
-        buffer = RangeWriteBack.builder(DomainType.LONG).cache(cache).writeBack(engine).collection(table.name())
-            .domain(RecordTable.NUMBER).build();
+        engine =
+            WriteBack.builder()
+                .cache(cache)
+                .store(store.dataStore())
+                .replicas(replicas)
+                .partitions(partitions)
+                .drainThreads(drainThreads)
+                .drainBatch(drainBatch)
+                .drainDelay(Duration.ofMillis(drainDelayMs))
+                // One backend per JVM, and this JVM owns the range (the Dendrite's coordinator is
+                // local).
+                .singleProcess(true)
+                .build();
+        buffer =
+            RangeWriteBack.builder(DomainType.LONG)
+                .cache(cache)
+                .writeBack(engine)
+                .collection(table.name())
+                .domain(RecordTable.NUMBER)
+                .build();
         builder.writeBuffer(buffer);
       }
       return new DendriteBackend(store, cache, engine, buffer, builder.build());
@@ -123,22 +165,31 @@ final class DendriteBackend implements RecordBackend {
       case "write-around" -> WritePolicy.WRITE_AROUND;
       case "write-through" -> WritePolicy.WRITE_THROUGH;
       case "write-back" -> WritePolicy.WRITE_BACK;
-      default -> throw new IllegalArgumentException(POLICY + " must be write-around, write-through or write-back, got "
-          + name);
+      default ->
+          throw new IllegalArgumentException(
+              POLICY + " must be write-around, write-through or write-back, got " + name);
     };
   }
 
   @Override
   public Optional<YcsbRecord> read(String key, long number, TripCount trips) {
-    return scan(number, number, trips).stream().filter(record -> record.key().equals(key)).findFirst();
+    return scan(number, number, trips).stream()
+        .filter(record -> record.key().equals(key))
+        .findFirst();
   }
 
   @Override
   public List<YcsbRecord> scan(long first, long last, TripCount trips) {
-    return counted(trips, () -> dendrite.get(first, last, (lower, upper) -> {
-      trips.database(1);
-      return store.scan(lower, upper);
-    }));
+    return counted(
+        trips,
+        () ->
+            dendrite.get(
+                first,
+                last,
+                (lower, upper) -> {
+                  trips.database(1);
+                  return store.scan(lower, upper);
+                }));
   }
 
   @Override
@@ -161,14 +212,23 @@ final class DendriteBackend implements RecordBackend {
    * and, as a change record ({@link RecordChangeRecords}), to the cached scan results.
    */
   private void write(long number, EntityChanges change, TripCount trips) {
-    counted(trips, () -> {
-      // Under write-back the change goes to the buffer and the applier is not used.
-      dendrite.update(number, number, change, engine != null ? null : applied -> {
-        trips.database(1);
-        store.apply(applied);
-      }, null);
-      return null;
-    });
+    counted(
+        trips,
+        () -> {
+          // Under write-back the change goes to the buffer and the applier is not used.
+          dendrite.update(
+              number,
+              number,
+              change,
+              engine != null
+                  ? null
+                  : applied -> {
+                    trips.database(1);
+                    store.apply(applied);
+                  },
+              null);
+          return null;
+        });
   }
 
   /** Runs a Dendrite call and adds the cache round trips it made on this thread. */
@@ -198,7 +258,8 @@ final class DendriteBackend implements RecordBackend {
       stats.put("writeback.drained", Long.toString(writeBack.drained()));
       stats.put("writeback.bufferedIntervalsAtEnd", Integer.toString(buffer.bufferedEntries()));
       stats.put("writeback.pinnedBytesAtEnd", Long.toString(writeBack.pinnedBytes()));
-      stats.put("writeback.writeThroughFallbacks", Long.toString(writeBack.writeThroughFallbacks()));
+      stats.put(
+          "writeback.writeThroughFallbacks", Long.toString(writeBack.writeThroughFallbacks()));
       stats.put("writeback.storeRetries", Long.toString(writeBack.storeRetries()));
     }
     return stats;
@@ -220,7 +281,9 @@ final class DendriteBackend implements RecordBackend {
         }
       } catch (Exception e) {
         if (failure == null) {
-          failure = new IllegalStateException("closing the Dendrite backend failed: " + e.getMessage(), e);
+          failure =
+              new IllegalStateException(
+                  "closing the Dendrite backend failed: " + e.getMessage(), e);
         } else {
           failure.addSuppressed(e);
         }

@@ -1,8 +1,8 @@
 package io.dendrite.ycsb;
 
+import io.dendrite.consistency.StaleReadChecker;
 import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.core.DendriteBusyException;
-import io.dendrite.consistency.StaleReadChecker;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -42,12 +42,16 @@ import site.ycsb.StringByteIterator;
 public abstract class InstrumentedDB extends DB {
   /** Property: the stats file's path. */
   public static final String STATS_FILE = "dendrite.statsfile";
+
   /** Property: whether to count stale reads. */
   public static final String CHECK_ANOMALIES = "dendrite.checkanomalies";
+
   /** Property: about how many records the stale-read check tracks. */
   public static final String CHECKED_RECORDS = "dendrite.checkedrecords";
+
   /** Property: the event budget of the stale-read check. */
   public static final String CHECKED_EVENTS = "dendrite.checkedevents";
+
   /** Property: the table or collection. */
   public static final String TABLE = "dendrite.table";
 
@@ -100,56 +104,91 @@ public abstract class InstrumentedDB extends DB {
   }
 
   @Override
-  public final Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
-    return run.operate(Operation.READ, table, key, (number, trips) -> {
-      long start = System.nanoTime();
-      Optional<YcsbRecord> found = run.backend.read(key, number, trips);
-      long end = System.nanoTime();
-      run.logRead(number, fields, found.map(YcsbRecord::fields).orElse(null), start, end);
-      found.ifPresent(record -> record.fields(fields).forEach((field, value) ->
-          result.put(field, new StringByteIterator(value))));
-      return found.isPresent() ? Status.OK : Status.NOT_FOUND;
-    });
+  public final Status read(
+      String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+    return run.operate(
+        Operation.READ,
+        table,
+        key,
+        (number, trips) -> {
+          long start = System.nanoTime();
+          Optional<YcsbRecord> found = run.backend.read(key, number, trips);
+          long end = System.nanoTime();
+          run.logRead(number, fields, found.map(YcsbRecord::fields).orElse(null), start, end);
+          found.ifPresent(
+              record ->
+                  record
+                      .fields(fields)
+                      .forEach((field, value) -> result.put(field, new StringByteIterator(value))));
+          return found.isPresent() ? Status.OK : Status.NOT_FOUND;
+        });
   }
 
   @Override
-  public final Status scan(String table, String startkey, int recordcount, Set<String> fields,
+  public final Status scan(
+      String table,
+      String startkey,
+      int recordcount,
+      Set<String> fields,
       Vector<HashMap<String, ByteIterator>> result) {
-    return run.operate(Operation.SCAN, table, startkey, (first, trips) -> {
-      long last = RecordKey.scanEnd(first, recordcount);
-      long start = System.nanoTime();
-      List<YcsbRecord> records = run.backend.scan(first, last, trips);
-      long end = System.nanoTime();
-      if (run.recorder != null) {
-        run.recorder.scan(run.table, first, last, fields, records, start, end);
-      }
-      for (YcsbRecord record : records) {
-        HashMap<String, ByteIterator> values = new HashMap<>();
-        record.fields(fields).forEach((field, value) -> values.put(field, new StringByteIterator(value)));
-        result.add(values);
-      }
-      return Status.OK;
-    });
+    return run.operate(
+        Operation.SCAN,
+        table,
+        startkey,
+        (first, trips) -> {
+          long last = RecordKey.scanEnd(first, recordcount);
+          long start = System.nanoTime();
+          List<YcsbRecord> records = run.backend.scan(first, last, trips);
+          long end = System.nanoTime();
+          if (run.recorder != null) {
+            run.recorder.scan(run.table, first, last, fields, records, start, end);
+          }
+          for (YcsbRecord record : records) {
+            HashMap<String, ByteIterator> values = new HashMap<>();
+            record
+                .fields(fields)
+                .forEach((field, value) -> values.put(field, new StringByteIterator(value)));
+            result.add(values);
+          }
+          return Status.OK;
+        });
   }
 
   @Override
   public final Status update(String table, String key, Map<String, ByteIterator> values) {
     Map<String, String> strings = strings(values);
-    return run.operate(Operation.UPDATE, table, key, (number, trips) -> run.write(number, strings, false,
-        () -> run.backend.update(key, number, strings, trips)));
+    return run.operate(
+        Operation.UPDATE,
+        table,
+        key,
+        (number, trips) ->
+            run.write(
+                number, strings, false, () -> run.backend.update(key, number, strings, trips)));
   }
 
   @Override
   public final Status insert(String table, String key, Map<String, ByteIterator> values) {
     Map<String, String> strings = strings(values);
-    return run.operate(Operation.INSERT, table, key, (number, trips) -> run.write(number, strings, true,
-        () -> run.backend.insert(new YcsbRecord(key, number, strings), trips)));
+    return run.operate(
+        Operation.INSERT,
+        table,
+        key,
+        (number, trips) ->
+            run.write(
+                number,
+                strings,
+                true,
+                () -> run.backend.insert(new YcsbRecord(key, number, strings), trips)));
   }
 
   @Override
   public final Status delete(String table, String key) {
-    return run.operate(Operation.DELETE, table, key, (number, trips) -> run.write(number, Map.of(), true,
-        () -> run.backend.delete(key, number, trips)));
+    return run.operate(
+        Operation.DELETE,
+        table,
+        key,
+        (number, trips) ->
+            run.write(number, Map.of(), true, () -> run.backend.delete(key, number, trips)));
   }
 
   /** A YCSB value can be read once: turn them into strings before anything reads them. */
@@ -161,16 +200,27 @@ public abstract class InstrumentedDB extends DB {
 
   private SharedRun start(BindingProperties properties) {
     RecordTable table = RecordTable.from(properties);
-    properties.optional("table").filter(ycsbTable -> !ycsbTable.equals(table.name())).ifPresent(ycsbTable -> {
-      throw new IllegalArgumentException(TABLE + "=" + table.name() + " but YCSB's table=" + ycsbTable
-          + "; set them equal");
-    });
+    properties
+        .optional("table")
+        .filter(ycsbTable -> !ycsbTable.equals(table.name()))
+        .ifPresent(
+            ycsbTable -> {
+              throw new IllegalArgumentException(
+                  TABLE
+                      + "="
+                      + table.name()
+                      + " but YCSB's table="
+                      + ycsbTable
+                      + "; set them equal");
+            });
     ConsistencyRecorder recorder = null;
     if (properties.bool(CHECK_ANOMALIES, true)) {
       long records = properties.number("recordcount", 0, 0);
       long tracked = properties.number(CHECKED_RECORDS, 1000, 1);
       long stride = Math.max(1, (records + tracked - 1) / tracked);
-      recorder = new ConsistencyRecorder(table.fieldCount(), stride, properties.number(CHECKED_EVENTS, 1_000_000, 1));
+      recorder =
+          new ConsistencyRecorder(
+              table.fieldCount(), stride, properties.number(CHECKED_EVENTS, 1_000_000, 1));
     }
     Optional<Path> statsFile = properties.optional(STATS_FILE).map(Path::of);
     return new SharedRun(bindingName(), table, openBackend(properties, table), recorder, statsFile);
@@ -192,7 +242,11 @@ public abstract class InstrumentedDB extends DB {
     final AtomicInteger errorsPrinted = new AtomicInteger();
     int users;
 
-    SharedRun(String binding, RecordTable table, RecordBackend backend, ConsistencyRecorder recorder,
+    SharedRun(
+        String binding,
+        RecordTable table,
+        RecordBackend backend,
+        ConsistencyRecorder recorder,
         Optional<Path> statsFile) {
       this.binding = binding;
       this.table = table;
@@ -206,7 +260,8 @@ public abstract class InstrumentedDB extends DB {
       boolean ok = false;
       try {
         if (!table.name().equals(tableName)) {
-          throw new IllegalArgumentException("this binding serves table " + table.name() + ", not " + tableName);
+          throw new IllegalArgumentException(
+              "this binding serves table " + table.name() + ", not " + tableName);
         }
         Status status = work.run(RecordKey.number(key), trips);
         ok = true;
@@ -235,7 +290,8 @@ public abstract class InstrumentedDB extends DB {
       return Status.OK;
     }
 
-    void logRead(long number, Set<String> fields, Map<String, String> returned, long start, long end) {
+    void logRead(
+        long number, Set<String> fields, Map<String, String> returned, long start, long end) {
       if (recorder != null) {
         recorder.read(table, number, fields, returned, start, end);
       }
@@ -259,8 +315,14 @@ public abstract class InstrumentedDB extends DB {
         extra.put("rowReadsChecked", Long.toString(report.rowReadsChecked()));
         extra.put("checkedRecordStride", Long.toString(recorder.stride()));
         extra.put("historyTruncated", Boolean.toString(recorder.truncated()));
-        System.err.println("[" + binding + "] stale reads: " + report.count() + " of " + report.rowReadsChecked()
-            + " checked row reads");
+        System.err.println(
+            "["
+                + binding
+                + "] stale reads: "
+                + report.count()
+                + " of "
+                + report.rowReadsChecked()
+                + " checked row reads");
       }
       if (statsFile.isPresent()) {
         stats.write(statsFile.get(), extra);

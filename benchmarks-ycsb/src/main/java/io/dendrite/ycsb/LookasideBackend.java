@@ -21,11 +21,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class LookasideBackend implements RecordBackend {
   /** {@code memcached.servers}: {@code host:port,...}; default the environment's DENDRITE_MEMCACHED. */
   static final String SERVERS = "memcached.servers";
+
   /**
    * {@code memcached.keyprefix}: prefix of every key; default one fresh per JVM, so a run never reads what an
    * earlier run (over a database loaded differently) left cached. Processes that share a cache must set it equal.
    */
   static final String KEY_PREFIX = "memcached.keyprefix";
+
   /** {@code memcached.connections}: most connections per server (default 64). */
   static final String CONNECTIONS = "memcached.connections";
 
@@ -37,7 +39,8 @@ final class LookasideBackend implements RecordBackend {
   private final String keyPrefix;
   private final RecordCodec codec = new RecordCodec();
 
-  private LookasideBackend(DatabaseBackend database, SockIOPool pool, MemCachedClient memcached, String keyPrefix) {
+  private LookasideBackend(
+      DatabaseBackend database, SockIOPool pool, MemCachedClient memcached, String keyPrefix) {
     this.database = database;
     this.pool = pool;
     this.memcached = memcached;
@@ -45,15 +48,20 @@ final class LookasideBackend implements RecordBackend {
   }
 
   static LookasideBackend open(BindingProperties properties, RecordTable table) {
-    String[] servers = properties.requiredOrEnvironment(SERVERS, "DENDRITE_MEMCACHED").split("\\s*,\\s*");
-    String keyPrefix = properties.string(KEY_PREFIX, "ycsb-" + Long.toString(System.currentTimeMillis(), 36) + ":")
-        + table.name() + ":";
+    String[] servers =
+        properties.requiredOrEnvironment(SERVERS, "DENDRITE_MEMCACHED").split("\\s*,\\s*");
+    String keyPrefix =
+        properties.string(KEY_PREFIX, "ycsb-" + Long.toString(System.currentTimeMillis(), 36) + ":")
+            + table.name()
+            + ":";
     if (keyPrefix.chars().anyMatch(c -> c <= ' ')) {
-      throw new IllegalArgumentException(KEY_PREFIX + " must not contain spaces or control characters: " + keyPrefix);
+      throw new IllegalArgumentException(
+          KEY_PREFIX + " must not contain spaces or control characters: " + keyPrefix);
     }
     int connections = properties.integer(CONNECTIONS, 64, 1);
     String poolName = "dendrite-lookaside-" + POOLS.incrementAndGet();
-    DatabaseBackend database = new DatabaseBackend(RecordStore.open(RecordStore.Kind.MYSQL, properties, table));
+    DatabaseBackend database =
+        new DatabaseBackend(RecordStore.open(RecordStore.Kind.MYSQL, properties, table));
     SockIOPool pool = SockIOPool.getInstance(poolName);
     pool.setServers(servers);
     pool.setInitConn(1);

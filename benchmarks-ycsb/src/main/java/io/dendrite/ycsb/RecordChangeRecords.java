@@ -37,7 +37,11 @@ final class RecordChangeRecords implements ChangeRecords<Long, YcsbRecord, Entit
   public byte[] encode(EntityChanges change) {
     byte[] key = change.key().id().toString().getBytes(StandardCharsets.UTF_8);
     byte[] changes = change.changes().encode();
-    return ByteBuffer.allocate(4 + key.length + changes.length).putInt(key.length).put(key).put(changes).array();
+    return ByteBuffer.allocate(4 + key.length + changes.length)
+        .putInt(key.length)
+        .put(key)
+        .put(changes)
+        .array();
   }
 
   @Override
@@ -49,16 +53,19 @@ final class RecordChangeRecords implements ChangeRecords<Long, YcsbRecord, Entit
         throw new IllegalArgumentException("key length " + length);
       }
       String key = new String(record, 4, length, StandardCharsets.UTF_8);
-      return new EntityChanges(table.entityKey(key),
+      return new EntityChanges(
+          table.entityKey(key),
           ChangeSequence.decode(Arrays.copyOfRange(record, 4 + length, record.length)));
     } catch (BufferUnderflowException | IllegalArgumentException e) {
-      throw new IllegalArgumentException("not a YCSB change record (" + record.length + " bytes)", e);
+      throw new IllegalArgumentException(
+          "not a YCSB change record (" + record.length + " bytes)", e);
     }
   }
 
   /** Applies the changes to the record they name, as the data store would; the other rows stay as they are. */
   @Override
-  public List<YcsbRecord> apply(Interval<Long> entryInterval, List<YcsbRecord> cachedRows, EntityChanges change) {
+  public List<YcsbRecord> apply(
+      Interval<Long> entryInterval, List<YcsbRecord> cachedRows, EntityChanges change) {
     String key = change.key().id().toString();
     List<YcsbRecord> after = new ArrayList<>(cachedRows.size() + 1);
     Optional<Map<String, Object>> before = Optional.empty();
@@ -71,7 +78,10 @@ final class RecordChangeRecords implements ChangeRecords<Long, YcsbRecord, Entit
         after.add(row);
       }
     }
-    change.changes().applyTo(before).ifPresent(fields -> after.add(table.record(new Entity(change.key(), fields))));
+    change
+        .changes()
+        .applyTo(before)
+        .ifPresent(fields -> after.add(table.record(new Entity(change.key(), fields))));
     return after;
   }
 }

@@ -66,7 +66,8 @@ final class RecordCodec implements RowCodec<Long, YcsbRecord> {
       }
       return new YcsbRecord(key, number, fields);
     } catch (BufferUnderflowException | IllegalArgumentException e) {
-      throw new IllegalArgumentException("not an encoded YCSB record (" + bytes.length + " bytes)", e);
+      throw new IllegalArgumentException(
+          "not an encoded YCSB record (" + bytes.length + " bytes)", e);
     }
   }
 
@@ -77,9 +78,11 @@ final class RecordCodec implements RowCodec<Long, YcsbRecord> {
   private static String readText(ByteBuffer in) {
     int length = in.getInt();
     if (length < 0 || length > in.remaining()) {
-      throw new IllegalArgumentException("text length " + length + " with " + in.remaining() + " bytes left");
+      throw new IllegalArgumentException(
+          "text length " + length + " with " + in.remaining() + " bytes left");
     }
-    String text = new String(in.array(), in.arrayOffset() + in.position(), length, StandardCharsets.UTF_8);
+    String text =
+        new String(in.array(), in.arrayOffset() + in.position(), length, StandardCharsets.UTF_8);
     in.position(in.position() + length);
     return text;
   }

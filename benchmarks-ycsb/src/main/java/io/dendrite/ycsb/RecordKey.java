@@ -24,13 +24,17 @@ final class RecordKey {
       start--;
     }
     if (start == key.length()) {
-      throw new IllegalArgumentException("YCSB key \"" + key + "\" does not end in a record number"
-          + " (keys look like user<number>; run YCSB with insertorder=ordered)");
+      throw new IllegalArgumentException(
+          "YCSB key \""
+              + key
+              + "\" does not end in a record number"
+              + " (keys look like user<number>; run YCSB with insertorder=ordered)");
     }
     try {
       return Long.parseLong(key, start, key.length(), 10);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("YCSB key \"" + key + "\" has a record number beyond 64 bits", e);
+      throw new IllegalArgumentException(
+          "YCSB key \"" + key + "\" has a record number beyond 64 bits", e);
     }
   }
 
@@ -44,7 +48,8 @@ final class RecordKey {
       throw new IllegalArgumentException("scan length must be at least 1, got " + count);
     }
     if (first > Long.MAX_VALUE - (count - 1)) {
-      throw new IllegalArgumentException("a scan of " + count + " records from " + first + " passes Long.MAX_VALUE");
+      throw new IllegalArgumentException(
+          "a scan of " + count + " records from " + first + " passes Long.MAX_VALUE");
     }
     return first + count - 1;
   }

@@ -16,10 +16,13 @@ import java.util.Optional;
 final class RecordStore implements AutoCloseable {
   /** {@code mysql.url}: a JDBC URL, credentials included; default the environment's DENDRITE_MYSQL_URL. */
   static final String MYSQL_URL = "mysql.url";
+
   /** {@code mongodb.url}: a MongoDB connection string; default the environment's DENDRITE_MONGO_URL. */
   static final String MONGODB_URL = "mongodb.url";
+
   /** {@code mongodb.database}: the database name, default {@code ycsb}. */
   static final String MONGODB_DATABASE = "mongodb.database";
+
   /** {@code db.pool}: most database connections held at once (MySQL), default 64. */
   static final String POOL = "db.pool";
 
@@ -65,7 +68,9 @@ final class RecordStore implements AutoCloseable {
   }
 
   List<YcsbRecord> scan(long first, long last) {
-    return store.readRange(table.name(), RecordTable.NUMBER, first, last).stream().map(table::record).toList();
+    return store.readRange(table.name(), RecordTable.NUMBER, first, last).stream()
+        .map(table::record)
+        .toList();
   }
 
   void apply(EntityChanges changes) {

@@ -32,6 +32,7 @@ import java.util.regex.Pattern;
 record RecordTable(String name, int fieldCount, String fieldPrefix) {
   /** The numeric attribute holding the record number. */
   static final String NUMBER = "ycsb_id";
+
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,60}");
 
   RecordTable {
@@ -41,24 +42,30 @@ record RecordTable(String name, int fieldCount, String fieldPrefix) {
       throw new IllegalArgumentException("fieldcount must be at least 1, got " + fieldCount);
     }
     if ((fieldPrefix + "0").equalsIgnoreCase(NUMBER)) {
-      throw new IllegalArgumentException("fieldnameprefix " + fieldPrefix + " collides with " + NUMBER);
+      throw new IllegalArgumentException(
+          "fieldnameprefix " + fieldPrefix + " collides with " + NUMBER);
     }
   }
 
   /** The table the properties describe: {@code dendrite.table} (else YCSB's {@code table}), fieldcount, prefix. */
   static RecordTable from(BindingProperties properties) {
-    return new RecordTable(properties.string("dendrite.table", properties.string("table", "usertable")),
-        properties.integer("fieldcount", 10, 1), properties.string("fieldnameprefix", "field"));
+    return new RecordTable(
+        properties.string("dendrite.table", properties.string("table", "usertable")),
+        properties.integer("fieldcount", 10, 1),
+        properties.string("fieldnameprefix", "field"));
   }
 
   /** The index of field {@code name}, or -1 if it is none of this table's fields. */
   int fieldIndex(String field) {
-    if (field.length() <= fieldPrefix.length() || !field.regionMatches(true, 0, fieldPrefix, 0, fieldPrefix.length())) {
+    if (field.length() <= fieldPrefix.length()
+        || !field.regionMatches(true, 0, fieldPrefix, 0, fieldPrefix.length())) {
       return -1;
     }
     try {
       int index = Integer.parseInt(field.substring(fieldPrefix.length()));
-      return index >= 0 && index < fieldCount && field.length() == (fieldPrefix + index).length() ? index : -1;
+      return index >= 0 && index < fieldCount && field.length() == (fieldPrefix + index).length()
+          ? index
+          : -1;
     } catch (NumberFormatException e) {
       return -1;
     }
@@ -83,7 +90,8 @@ record RecordTable(String name, int fieldCount, String fieldPrefix) {
       }
     }
     String key = entity.key().id().toString();
-    return new YcsbRecord(key, number instanceof Number n ? n.longValue() : RecordKey.number(key), fields);
+    return new YcsbRecord(
+        key, number instanceof Number n ? n.longValue() : RecordKey.number(key), fields);
   }
 
   EntityKey entityKey(String key) {
@@ -110,16 +118,24 @@ record RecordTable(String name, int fieldCount, String fieldPrefix) {
 
   /** Creates the MySQL table if it is missing (idempotent, safe while another process does the same). */
   void createInMySql(String jdbcUrl) {
-    StringBuilder ddl = new StringBuilder("CREATE TABLE IF NOT EXISTS `" + name + "` (YCSB_KEY VARCHAR(255) NOT NULL"
-        + " PRIMARY KEY, `" + NUMBER + "` BIGINT NOT NULL");
+    StringBuilder ddl =
+        new StringBuilder(
+            "CREATE TABLE IF NOT EXISTS `"
+                + name
+                + "` (YCSB_KEY VARCHAR(255) NOT NULL"
+                + " PRIMARY KEY, `"
+                + NUMBER
+                + "` BIGINT NOT NULL");
     for (int i = 0; i < fieldCount; i++) {
       ddl.append(", `").append(fieldName(i).toUpperCase(Locale.ROOT)).append("` TEXT");
     }
     ddl.append(", INDEX `").append(NUMBER).append("_index` (`").append(NUMBER).append("`))");
-    try (Connection connection = DriverManager.getConnection(jdbcUrl); Statement statement = connection.createStatement()) {
+    try (Connection connection = DriverManager.getConnection(jdbcUrl);
+        Statement statement = connection.createStatement()) {
       statement.execute(ddl.toString());
     } catch (SQLException e) {
-      throw new IllegalStateException("could not create table " + name + " in MySQL: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "could not create table " + name + " in MySQL: " + e.getMessage(), e);
     }
   }
 
@@ -133,8 +149,15 @@ record RecordTable(String name, int fieldCount, String fieldPrefix) {
   private Map<String, String> checkFields(Map<String, String> values) {
     for (String field : values.keySet()) {
       if (fieldIndex(field) < 0 || !field.equals(fieldName(fieldIndex(field)))) {
-        throw new IllegalArgumentException("field " + field + " is not one of " + fieldPrefix + "0.." + fieldPrefix
-            + (fieldCount - 1) + " (check fieldcount and fieldnameprefix)");
+        throw new IllegalArgumentException(
+            "field "
+                + field
+                + " is not one of "
+                + fieldPrefix
+                + "0.."
+                + fieldPrefix
+                + (fieldCount - 1)
+                + " (check fieldcount and fieldnameprefix)");
       }
     }
     return values;
@@ -142,7 +165,8 @@ record RecordTable(String name, int fieldCount, String fieldPrefix) {
 
   private static void check(String what, String identifier) {
     if (identifier == null || !IDENTIFIER.matcher(identifier).matches()) {
-      throw new IllegalArgumentException(what + " must be a plain identifier (letters, digits, _), got " + identifier);
+      throw new IllegalArgumentException(
+          what + " must be a plain identifier (letters, digits, _), got " + identifier);
     }
   }
 }

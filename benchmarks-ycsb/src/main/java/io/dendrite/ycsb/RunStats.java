@@ -23,8 +23,11 @@ final class RunStats {
 
   RunStats() {
     for (Operation operation : Operation.values()) {
-      counters.put(operation, new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder(),
-          new LongAdder()});
+      counters.put(
+          operation,
+          new LongAdder[] {
+            new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()
+          });
     }
   }
 
@@ -46,13 +49,14 @@ final class RunStats {
   /** The counters as stats-file entries, with {@code extra} entries added. */
   Properties toProperties(Map<String, String> extra) {
     Properties properties = new Properties();
-    counters.forEach((operation, counts) -> {
-      properties.setProperty("ops." + operation, Long.toString(counts[0].sum()));
-      properties.setProperty("errors." + operation, Long.toString(counts[1].sum()));
-      properties.setProperty("cacheTrips." + operation, Long.toString(counts[2].sum()));
-      properties.setProperty("dbTrips." + operation, Long.toString(counts[3].sum()));
-      properties.setProperty("cacheAwaited." + operation, Long.toString(counts[4].sum()));
-    });
+    counters.forEach(
+        (operation, counts) -> {
+          properties.setProperty("ops." + operation, Long.toString(counts[0].sum()));
+          properties.setProperty("errors." + operation, Long.toString(counts[1].sum()));
+          properties.setProperty("cacheTrips." + operation, Long.toString(counts[2].sum()));
+          properties.setProperty("dbTrips." + operation, Long.toString(counts[3].sum()));
+          properties.setProperty("cacheAwaited." + operation, Long.toString(counts[4].sum()));
+        });
     extra.forEach(properties::setProperty);
     return properties;
   }
@@ -61,10 +65,12 @@ final class RunStats {
   void write(Path file, Map<String, String> extra) throws IOException {
     Path absolute = file.toAbsolutePath();
     Files.createDirectories(absolute.getParent());
-    Path temporary = Files.createTempFile(absolute.getParent(), absolute.getFileName().toString(), ".tmp");
+    Path temporary =
+        Files.createTempFile(absolute.getParent(), absolute.getFileName().toString(), ".tmp");
     try (OutputStream out = Files.newOutputStream(temporary)) {
       toProperties(extra).store(out, "Dendrite YCSB binding stats");
     }
-    Files.move(temporary, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Files.move(
+        temporary, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 }

@@ -34,8 +34,7 @@ import site.ycsb.StringByteIterator;
 class BindingOperationsIT {
   private static final String TABLE = "usertable";
 
-  @TempDir
-  Path directory;
+  @TempDir Path directory;
 
   @Test
   void mysqlAlone(MySqlTestDatabase database) throws Exception {
@@ -44,8 +43,13 @@ class BindingOperationsIT {
 
   @Test
   void mongoDbAlone(MongoTestDatabase database) throws Exception {
-    exercise(new MongoDbClient(), Map.of(RecordStore.MONGODB_URL, database.connectionString(),
-        RecordStore.MONGODB_DATABASE, database.name()));
+    exercise(
+        new MongoDbClient(),
+        Map.of(
+            RecordStore.MONGODB_URL,
+            database.connectionString(),
+            RecordStore.MONGODB_DATABASE,
+            database.name()));
   }
 
   @Test
@@ -53,8 +57,17 @@ class BindingOperationsIT {
     for (String policy : List.of("write-around", "write-through", "write-back")) {
       for (String beta : List.of("1", "0")) {
         try (IqServer cache = IqServer.start(IqServerConfig.builder().port(0).build())) {
-          exercise(new DendriteClient(), Map.of(RecordStore.MYSQL_URL, database.jdbcUrl(), DendriteBackend.POLICY,
-              policy, DendriteBackend.BETA, beta, DendriteBackend.SERVERS, "127.0.0.1:" + cache.port()));
+          exercise(
+              new DendriteClient(),
+              Map.of(
+                  RecordStore.MYSQL_URL,
+                  database.jdbcUrl(),
+                  DendriteBackend.POLICY,
+                  policy,
+                  DendriteBackend.BETA,
+                  beta,
+                  DendriteBackend.SERVERS,
+                  "127.0.0.1:" + cache.port()));
         }
       }
     }
@@ -63,16 +76,33 @@ class BindingOperationsIT {
   @Test
   void dendriteOverMongoDb(MongoTestDatabase database) throws Exception {
     try (IqServer cache = IqServer.start(IqServerConfig.builder().port(0).build())) {
-      exercise(new DendriteClient(), Map.of(RecordStore.MONGODB_URL, database.connectionString(),
-          RecordStore.MONGODB_DATABASE, database.name(), DendriteBackend.DB, "mongodb", DendriteBackend.POLICY,
-          "write-back", DendriteBackend.SERVERS, "127.0.0.1:" + cache.port()));
+      exercise(
+          new DendriteClient(),
+          Map.of(
+              RecordStore.MONGODB_URL,
+              database.connectionString(),
+              RecordStore.MONGODB_DATABASE,
+              database.name(),
+              DendriteBackend.DB,
+              "mongodb",
+              DendriteBackend.POLICY,
+              "write-back",
+              DendriteBackend.SERVERS,
+              "127.0.0.1:" + cache.port()));
     }
   }
 
   @Test
   void memcachedLookaside(MySqlTestDatabase database, MemcachedAddress memcached) throws Exception {
-    exercise(new MemcachedLookasideClient(), Map.of(RecordStore.MYSQL_URL, database.jdbcUrl(),
-        LookasideBackend.SERVERS, memcached.hostAndPort(), LookasideBackend.KEY_PREFIX, memcached.keyPrefix()));
+    exercise(
+        new MemcachedLookasideClient(),
+        Map.of(
+            RecordStore.MYSQL_URL,
+            database.jdbcUrl(),
+            LookasideBackend.SERVERS,
+            memcached.hostAndPort(),
+            LookasideBackend.KEY_PREFIX,
+            memcached.keyPrefix()));
   }
 
   private void exercise(DB db, Map<String, String> settings) throws Exception {
@@ -85,25 +115,35 @@ class BindingOperationsIT {
     db.init();
     try {
       for (int i = 1; i <= 3; i++) {
-        assertThat(db.insert(TABLE, "user00" + i, values("field0", "a" + i, "field1", "b" + i))).isEqualTo(Status.OK);
+        assertThat(db.insert(TABLE, "user00" + i, values("field0", "a" + i, "field1", "b" + i)))
+            .isEqualTo(Status.OK);
       }
       assertThat(read(db, "user002")).containsEntry("field0", "a2").containsEntry("field1", "b2");
-      assertThat(scan(db, "user001", 3)).extracting(row -> row.get("field0")).containsExactly("a1", "a2", "a3");
+      assertThat(scan(db, "user001", 3))
+          .extracting(row -> row.get("field0"))
+          .containsExactly("a1", "a2", "a3");
 
       assertThat(db.update(TABLE, "user002", values("field1", "changed"))).isEqualTo(Status.OK);
-      assertThat(read(db, "user002")).containsEntry("field0", "a2").containsEntry("field1", "changed");
+      assertThat(read(db, "user002"))
+          .containsEntry("field0", "a2")
+          .containsEntry("field1", "changed");
       assertThat(read(db, "user002")).as("again, now cached").containsEntry("field1", "changed");
-      assertThat(scan(db, "user002", 1)).extracting(row -> row.get("field1")).containsExactly("changed");
+      assertThat(scan(db, "user002", 1))
+          .extracting(row -> row.get("field1"))
+          .containsExactly("changed");
 
       assertThat(db.delete(TABLE, "user002")).isEqualTo(Status.OK);
       assertThat(db.read(TABLE, "user002", null, new HashMap<>())).isEqualTo(Status.NOT_FOUND);
-      assertThat(scan(db, "user001", 3)).extracting(row -> row.get("field0")).containsExactly("a1", "a3");
+      assertThat(scan(db, "user001", 3))
+          .extracting(row -> row.get("field0"))
+          .containsExactly("a1", "a3");
 
       Map<String, ByteIterator> oneField = new HashMap<>();
       assertThat(db.read(TABLE, "user003", Set.of("field1"), oneField)).isEqualTo(Status.OK);
       assertThat(oneField).containsOnlyKeys("field1");
       assertThat(db.read(TABLE, "no-number", null, new HashMap<>())).isEqualTo(Status.BAD_REQUEST);
-      assertThat(db.read("othertable", "user001", null, new HashMap<>())).isEqualTo(Status.BAD_REQUEST);
+      assertThat(db.read("othertable", "user001", null, new HashMap<>()))
+          .isEqualTo(Status.BAD_REQUEST);
     } finally {
       db.cleanup();
     }
@@ -111,10 +151,16 @@ class BindingOperationsIT {
     try (Reader reader = Files.newBufferedReader(statsFile)) {
       stats.load(reader);
     }
-    assertThat(stats).containsEntry("ops.INSERT", "3").containsEntry("ops.DELETE", "1").containsEntry("ops.UPDATE", "1")
-        .containsEntry("ops.SCAN", "3").containsEntry("errors.READ", "2").containsEntry("anomalies", "0");
+    assertThat(stats)
+        .containsEntry("ops.INSERT", "3")
+        .containsEntry("ops.DELETE", "1")
+        .containsEntry("ops.UPDATE", "1")
+        .containsEntry("ops.SCAN", "3")
+        .containsEntry("errors.READ", "2")
+        .containsEntry("anomalies", "0");
     boolean writeBack = "write-back".equals(settings.get(DendriteBackend.POLICY));
-    assertThat(Long.parseLong(stats.getProperty("dbTrips.DELETE"))).as("a buffered delete reaches the database later")
+    assertThat(Long.parseLong(stats.getProperty("dbTrips.DELETE")))
+        .as("a buffered delete reaches the database later")
         .isEqualTo(writeBack ? 0 : 1);
     if (writeBack) {
       assertThat(stats).containsKeys("writeback.pendingAtEnd", "writeback.drained");

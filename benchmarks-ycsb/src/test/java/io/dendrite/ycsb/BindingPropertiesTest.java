@@ -12,8 +12,9 @@ class BindingPropertiesTest {
 
   @Test
   void readsTypedValuesAndFallsBackToTheEnvironment() {
-    BindingProperties properties = properties(Map.of("n", " 12 ", "flag", "TRUE", "real", "0.5"),
-        Map.of("ENV_URL", "jdbc:from-env"));
+    BindingProperties properties =
+        properties(
+            Map.of("n", " 12 ", "flag", "TRUE", "real", "0.5"), Map.of("ENV_URL", "jdbc:from-env"));
 
     assertThat(properties.integer("n", 1, 0)).isEqualTo(12);
     assertThat(properties.integer("missing", 3, 0)).isEqualTo(3);
@@ -24,25 +25,44 @@ class BindingPropertiesTest {
 
   @Test
   void badValuesNameTheProperty() {
-    BindingProperties properties = properties(Map.of("n", "many", "flag", "yes", "low", "-1"), Map.of());
+    BindingProperties properties =
+        properties(Map.of("n", "many", "flag", "yes", "low", "-1"), Map.of());
 
-    assertThatThrownBy(() -> properties.integer("n", 1, 0)).hasMessageContaining("n must be a whole number");
-    assertThatThrownBy(() -> properties.bool("flag", true)).hasMessageContaining("flag must be true or false");
-    assertThatThrownBy(() -> properties.number("low", 1, 0)).hasMessageContaining("low must be at least 0");
+    assertThatThrownBy(() -> properties.integer("n", 1, 0))
+        .hasMessageContaining("n must be a whole number");
+    assertThatThrownBy(() -> properties.bool("flag", true))
+        .hasMessageContaining("flag must be true or false");
+    assertThatThrownBy(() -> properties.number("low", 1, 0))
+        .hasMessageContaining("low must be at least 0");
     assertThatThrownBy(() -> properties.requiredOrEnvironment("mysql.url", "DENDRITE_MYSQL_URL"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("mysql.url")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("mysql.url")
         .hasMessageContaining("DENDRITE_MYSQL_URL");
   }
 
   @Test
   void aBindingRefusesBadSettingsInInitBeforeConnectingAnywhere() {
-    assertThatThrownBy(() -> init(Map.of(DendriteBackend.POLICY, "write-sideways", DendriteBackend.SERVERS, "h:1")))
-        .isInstanceOf(DBException.class).hasMessageContaining("dendrite.policy must be write-around");
-    assertThatThrownBy(() -> init(Map.of(DendriteBackend.BETA, "2", DendriteBackend.SERVERS, "h:1")))
-        .isInstanceOf(DBException.class).hasMessageContaining("dendrite.beta must be in [0, 1]");
-    assertThatThrownBy(() -> init(Map.of())).isInstanceOf(DBException.class).hasMessageContaining("dendrite.servers");
-    assertThatThrownBy(() -> init(Map.of(InstrumentedDB.TABLE, "a", "table", "b", DendriteBackend.SERVERS, "h:1")))
-        .isInstanceOf(DBException.class).hasMessageContaining("dendrite.table=a but YCSB's table=b");
+    assertThatThrownBy(
+            () ->
+                init(
+                    Map.of(
+                        DendriteBackend.POLICY, "write-sideways", DendriteBackend.SERVERS, "h:1")))
+        .isInstanceOf(DBException.class)
+        .hasMessageContaining("dendrite.policy must be write-around");
+    assertThatThrownBy(
+            () -> init(Map.of(DendriteBackend.BETA, "2", DendriteBackend.SERVERS, "h:1")))
+        .isInstanceOf(DBException.class)
+        .hasMessageContaining("dendrite.beta must be in [0, 1]");
+    assertThatThrownBy(() -> init(Map.of()))
+        .isInstanceOf(DBException.class)
+        .hasMessageContaining("dendrite.servers");
+    assertThatThrownBy(
+            () ->
+                init(
+                    Map.of(
+                        InstrumentedDB.TABLE, "a", "table", "b", DendriteBackend.SERVERS, "h:1")))
+        .isInstanceOf(DBException.class)
+        .hasMessageContaining("dendrite.table=a but YCSB's table=b");
   }
 
   private static void init(Map<String, String> settings) throws DBException {
@@ -53,7 +73,8 @@ class BindingPropertiesTest {
     client.init();
   }
 
-  private static BindingProperties properties(Map<String, String> values, Map<String, String> environment) {
+  private static BindingProperties properties(
+      Map<String, String> values, Map<String, String> environment) {
     Properties properties = new Properties();
     properties.putAll(values);
     return new BindingProperties(properties, environment);

@@ -40,7 +40,9 @@ class ConsistencyRecorderTest {
     recorder.read(table, 5, null, Map.of("field1", "v3"), 30, 40);
 
     var report = recorder.check();
-    assertThat(report.count()).as("only v1 is stale; field0 was never written, so it is not checked").isEqualTo(1);
+    assertThat(report.count())
+        .as("only v1 is stale; field0 was never written, so it is not checked")
+        .isEqualTo(1);
     assertThat(report.violations().get(0).returned()).isEqualTo(ConsistencyRecorder.hash("v1"));
   }
 
@@ -59,12 +61,19 @@ class ConsistencyRecorderTest {
     recorder.write(table, 5, Map.of("field0", "a", "field1", "b"), true, true, 1, 2);
     recorder.write(table, 6, Map.of("field0", "c", "field1", "d"), true, true, 1, 2);
     recorder.write(table, 5, Map.of(), true, true, 10, 20);
-    recorder.scan(table, 5, 7, null, List.of(new YcsbRecord("user6", 6, Map.of("field0", "c", "field1", "d"))), 30,
+    recorder.scan(
+        table,
+        5,
+        7,
+        null,
+        List.of(new YcsbRecord("user6", 6, Map.of("field0", "c", "field1", "d"))),
+        30,
         40);
     recorder.read(table, 5, null, Map.of("field0", "a", "field1", "b"), 30, 40);
 
     var report = recorder.check();
-    assertThat(report.rowReadsChecked()).as("records 5 and 6 in the scan, record 5 read; 7 never written")
+    assertThat(report.rowReadsChecked())
+        .as("records 5 and 6 in the scan, record 5 read; 7 never written")
         .isEqualTo(6);
     assertThat(report.count()).as("the deleted record's fields read back").isEqualTo(2);
   }
@@ -90,7 +99,8 @@ class ConsistencyRecorderTest {
     bounded.read(table, 5, Set.of("field0"), Map.of("field0", "v1"), 50, 60);
     long afterCutoff = System.nanoTime() + 1;
     bounded.write(table, 5, Map.of("field0", "v2"), false, true, afterCutoff, afterCutoff + 10);
-    bounded.read(table, 5, Set.of("field0"), Map.of("field0", "v1"), afterCutoff + 20, afterCutoff + 30);
+    bounded.read(
+        table, 5, Set.of("field0"), Map.of("field0", "v1"), afterCutoff + 20, afterCutoff + 30);
 
     assertThat(bounded.truncated()).isTrue();
     var report = bounded.check();

@@ -26,16 +26,20 @@ class RecordCodecTest {
 
   @Test
   void refusesBytesThatAreNoRecord() {
-    assertThatThrownBy(() -> codec.decode(new byte[] {0, 0, 0, 9, 'x'})).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> codec.decode(new byte[] {0, 0, 0, 9, 'x'}))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not an encoded YCSB record");
     byte[] whole = codec.encode(new YcsbRecord("user1", 1, Map.of("field0", "value")));
     for (int cut = 0; cut < whole.length; cut++) {
       byte[] truncated = java.util.Arrays.copyOf(whole, cut);
-      assertThatThrownBy(() -> codec.decode(truncated)).as("cut at %d", cut)
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an encoded YCSB record");
+      assertThatThrownBy(() -> codec.decode(truncated))
+          .as("cut at %d", cut)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("not an encoded YCSB record");
     }
     byte[] longer = java.util.Arrays.copyOf(whole, whole.length + 1);
-    assertThatThrownBy(() -> codec.decode(longer)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> codec.decode(longer))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not an encoded YCSB record");
   }
 }

@@ -17,11 +17,15 @@ class RecordKeyTest {
 
   @Test
   void refusesKeysWithoutANumberNamingTheKey() {
-    assertThatThrownBy(() -> RecordKey.number("user")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("\"user\"").hasMessageContaining("insertorder=ordered");
-    assertThatThrownBy(() -> RecordKey.number("42user")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RecordKey.number("user"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("\"user\"")
+        .hasMessageContaining("insertorder=ordered");
+    assertThatThrownBy(() -> RecordKey.number("42user"))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> RecordKey.number(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> RecordKey.number("user99999999999999999999")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> RecordKey.number("user99999999999999999999"))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("64 bits");
   }
 
@@ -29,8 +33,10 @@ class RecordKeyTest {
   void aScanOfNRecordsEndsNMinusOneAfterItsStart() {
     assertThat(RecordKey.scanEnd(10, 1)).isEqualTo(10);
     assertThat(RecordKey.scanEnd(10, 5)).isEqualTo(14);
-    assertThatThrownBy(() -> RecordKey.scanEnd(10, 0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> RecordKey.scanEnd(10, 0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at least 1");
-    assertThatThrownBy(() -> RecordKey.scanEnd(Long.MAX_VALUE, 2)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RecordKey.scanEnd(Long.MAX_VALUE, 2))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

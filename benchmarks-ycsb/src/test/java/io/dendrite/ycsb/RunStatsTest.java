@@ -26,11 +26,20 @@ class RunStatsTest {
     try (Reader reader = Files.newBufferedReader(file)) {
       written.load(reader);
     }
-    assertThat(written).containsEntry("binding", "dendrite").containsEntry("anomalies", "0")
-        .containsEntry("ops.READ", "2").containsEntry("cacheTrips.READ", "4").containsEntry("dbTrips.READ", "1").containsEntry("cacheAwaited.READ", "0")
+    assertThat(written)
+        .containsEntry("binding", "dendrite")
+        .containsEntry("anomalies", "0")
+        .containsEntry("ops.READ", "2")
+        .containsEntry("cacheTrips.READ", "4")
+        .containsEntry("dbTrips.READ", "1")
+        .containsEntry("cacheAwaited.READ", "0")
         .containsEntry("errors.READ", "0")
-        .containsEntry("ops.UPDATE", "1").containsEntry("errors.UPDATE", "1").containsEntry("cacheTrips.UPDATE", "2")
-        .containsEntry("ops.SCAN", "0").containsEntry("ops.INSERT", "0").containsEntry("ops.DELETE", "0");
+        .containsEntry("ops.UPDATE", "1")
+        .containsEntry("errors.UPDATE", "1")
+        .containsEntry("cacheTrips.UPDATE", "2")
+        .containsEntry("ops.SCAN", "0")
+        .containsEntry("ops.INSERT", "0")
+        .containsEntry("ops.DELETE", "0");
     try (var left = Files.list(file.getParent())) {
       assertThat(left).as("no temporary file left behind").containsExactly(file);
     }

@@ -23,48 +23,104 @@ import org.junit.jupiter.api.io.TempDir;
 class YcsbClientIT {
   private static final int RECORDS = 1_000;
 
-  @TempDir
-  Path directory;
+  @TempDir Path directory;
 
   @Test
-  void mysqlAloneDendriteAndLookasideOverMySql(MySqlTestDatabase database, MemcachedAddress memcached)
-      throws Exception {
+  void mysqlAloneDendriteAndLookasideOverMySql(
+      MySqlTestDatabase database, MemcachedAddress memcached) throws Exception {
     Map<String, String> mysql = Map.of(RecordStore.MYSQL_URL, database.jdbcUrl());
-    YcsbRun load = YcsbRun.run(directory, true, MySqlClient.class, 4, with(mysql, Map.of("recordcount", "" + RECORDS)));
+    YcsbRun load =
+        YcsbRun.run(
+            directory,
+            true,
+            MySqlClient.class,
+            4,
+            with(mysql, Map.of("recordcount", "" + RECORDS)));
     assertThat(load.returned("INSERT", "OK")).isEqualTo(RECORDS);
     assertThat(load.stat("ops.INSERT")).isEqualTo(RECORDS);
     load.assertOnlyOk(false);
 
-    assertMixRan(YcsbRun.run(directory, false, MySqlClient.class, 4, with(mysql, mix(1_000))), false);
+    assertMixRan(
+        YcsbRun.run(directory, false, MySqlClient.class, 4, with(mysql, mix(1_000))), false);
     for (String policy : new String[] {"write-around", "write-through", "write-back"}) {
       try (IqServer cache = IqServer.start(IqServerConfig.builder().port(0).build())) {
-        YcsbRun run = YcsbRun.run(directory, false, DendriteClient.class, 4, with(mysql, mix(1_000), Map.of(
-            DendriteBackend.POLICY, policy, DendriteBackend.SERVERS, "127.0.0.1:" + cache.port())));
+        YcsbRun run =
+            YcsbRun.run(
+                directory,
+                false,
+                DendriteClient.class,
+                4,
+                with(
+                    mysql,
+                    mix(1_000),
+                    Map.of(
+                        DendriteBackend.POLICY,
+                        policy,
+                        DendriteBackend.SERVERS,
+                        "127.0.0.1:" + cache.port())));
         assertMixRan(run, true);
         assertThat(run.stat("anomalies")).as("stale reads through Dendrite %s", policy).isZero();
         if (policy.equals("write-back")) {
-          assertThat(run.stat("writeback.drained") + run.stat("writeback.pendingAtEnd")).as("buffered writes")
+          assertThat(run.stat("writeback.drained") + run.stat("writeback.pendingAtEnd"))
+              .as("buffered writes")
               .isPositive();
         }
       }
     }
-    assertMixRan(YcsbRun.run(directory, false, MemcachedLookasideClient.class, 4, with(mysql, mix(1_000), Map.of(
-        LookasideBackend.SERVERS, memcached.hostAndPort(), LookasideBackend.KEY_PREFIX, memcached.keyPrefix()))), true);
+    assertMixRan(
+        YcsbRun.run(
+            directory,
+            false,
+            MemcachedLookasideClient.class,
+            4,
+            with(
+                mysql,
+                mix(1_000),
+                Map.of(
+                    LookasideBackend.SERVERS,
+                    memcached.hostAndPort(),
+                    LookasideBackend.KEY_PREFIX,
+                    memcached.keyPrefix()))),
+        true);
   }
 
   @Test
   void mongoDbAloneAndDendriteOverMongoDb(MongoTestDatabase database) throws Exception {
-    Map<String, String> mongo = Map.of(RecordStore.MONGODB_URL, database.connectionString(),
-        RecordStore.MONGODB_DATABASE, database.name());
-    YcsbRun load = YcsbRun.run(directory, true, MongoDbClient.class, 4, with(mongo, Map.of("recordcount", "" + RECORDS)));
+    Map<String, String> mongo =
+        Map.of(
+            RecordStore.MONGODB_URL,
+            database.connectionString(),
+            RecordStore.MONGODB_DATABASE,
+            database.name());
+    YcsbRun load =
+        YcsbRun.run(
+            directory,
+            true,
+            MongoDbClient.class,
+            4,
+            with(mongo, Map.of("recordcount", "" + RECORDS)));
     assertThat(load.returned("INSERT", "OK")).isEqualTo(RECORDS);
     load.assertOnlyOk(false);
 
-    assertMixRan(YcsbRun.run(directory, false, MongoDbClient.class, 4, with(mongo, mix(400))), false);
+    assertMixRan(
+        YcsbRun.run(directory, false, MongoDbClient.class, 4, with(mongo, mix(400))), false);
     try (IqServer cache = IqServer.start(IqServerConfig.builder().port(0).build())) {
-      YcsbRun run = YcsbRun.run(directory, false, DendriteClient.class, 4, with(mongo, mix(400), Map.of(
-          DendriteBackend.DB, "mongodb", DendriteBackend.POLICY, "write-through",
-          DendriteBackend.SERVERS, "127.0.0.1:" + cache.port())));
+      YcsbRun run =
+          YcsbRun.run(
+              directory,
+              false,
+              DendriteClient.class,
+              4,
+              with(
+                  mongo,
+                  mix(400),
+                  Map.of(
+                      DendriteBackend.DB,
+                      "mongodb",
+                      DendriteBackend.POLICY,
+                      "write-through",
+                      DendriteBackend.SERVERS,
+                      "127.0.0.1:" + cache.port())));
       assertMixRan(run, true);
       assertThat(run.stat("anomalies")).isZero();
     }
@@ -76,33 +132,61 @@ class YcsbClientIT {
    * not emptier.
    */
   private static Map<String, String> mix(int operations) {
-    return Map.of("recordcount", "" + RECORDS, "operationcount", "" + operations,
-        "readproportion", "0.45", "updateproportion", "0.35", "scanproportion", "0.15", "insertproportion", "0.05",
-        "maxscanlength", "5", "requestdistribution", "zipfian", "writeallfields", "true");
+    return Map.of(
+        "recordcount",
+        "" + RECORDS,
+        "operationcount",
+        "" + operations,
+        "readproportion",
+        "0.45",
+        "updateproportion",
+        "0.35",
+        "scanproportion",
+        "0.15",
+        "insertproportion",
+        "0.05",
+        "maxscanlength",
+        "5",
+        "requestdistribution",
+        "zipfian",
+        "writeallfields",
+        "true");
   }
 
   private static void assertMixRan(YcsbRun run, boolean caches) {
     run.assertOnlyOk(false);
     for (String operation : new String[] {"READ", "UPDATE", "SCAN", "INSERT"}) {
-      assertThat(run.returned(operation, "OK")).as("%s OK in YCSB's output:\n%s", operation, run.output)
+      assertThat(run.returned(operation, "OK"))
+          .as("%s OK in YCSB's output:\n%s", operation, run.output)
           .isPositive();
-      assertThat(run.stat("ops." + operation)).as("the binding counted what YCSB counted, %s", operation)
+      assertThat(run.stat("ops." + operation))
+          .as("the binding counted what YCSB counted, %s", operation)
           .isEqualTo(run.operations(operation));
       assertThat(run.stat("errors." + operation)).isZero();
-      assertThat(run.stat("dbTrips." + operation) + run.stat("cacheTrips." + operation)).isPositive();
+      assertThat(run.stat("dbTrips." + operation) + run.stat("cacheTrips." + operation))
+          .isPositive();
     }
     boolean writeBack = run.stats.containsKey("writeback.drained");
-    assertThat(run.stat("dbTrips.UPDATE")).as("updates call the database now, unless they are buffered")
+    assertThat(run.stat("dbTrips.UPDATE"))
+        .as("updates call the database now, unless they are buffered")
         .isEqualTo(writeBack ? 0 : run.stat("ops.UPDATE"));
     if (caches) {
       assertThat(run.stat("cacheTrips.READ")).isGreaterThanOrEqualTo(run.stat("ops.READ"));
-      assertThat(run.stat("dbTrips.READ")).as("some reads were answered by the cache").isLessThan(run.stat("ops.READ"));
+      assertThat(run.stat("dbTrips.READ"))
+          .as("some reads were answered by the cache")
+          .isLessThan(run.stat("ops.READ"));
     } else {
       assertThat(run.stat("cacheTrips.READ") + run.stat("cacheTrips.UPDATE")).isZero();
       assertThat(run.stat("dbTrips.READ")).isEqualTo(run.stat("ops.READ"));
     }
-    assertThat(run.stat("rowReadsChecked")).as("reads checked for staleness; stats %s", run.stats).isPositive();
-    System.out.printf("%s: %.0f ops/s, %s row reads checked, %s stale%n", run.stats.getProperty("binding"),
-        run.result.throughput(), run.stat("rowReadsChecked"), run.stat("anomalies"));
+    assertThat(run.stat("rowReadsChecked"))
+        .as("reads checked for staleness; stats %s", run.stats)
+        .isPositive();
+    System.out.printf(
+        "%s: %.0f ops/s, %s row reads checked, %s stale%n",
+        run.stats.getProperty("binding"),
+        run.result.throughput(),
+        run.stat("rowReadsChecked"),
+        run.stat("anomalies"));
   }
 }

@@ -23,10 +23,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class YcsbRun {
   private static final Duration RUN_GUARD = Duration.ofMinutes(8);
+
   /** YCSB's final measurements, read by the runner's parser. */
   final YcsbResult result;
+
   /** The binding's stats file. */
   final Properties stats;
+
   final String output;
 
   private YcsbRun(YcsbResult result, Properties stats, String output) {
@@ -39,7 +42,8 @@ final class YcsbRun {
    * Runs YCSB's load phase ({@code load}) or transaction phase, {@code binding} as the DB, with
    * {@code properties} as {@code -p} options and a fresh stats file in {@code directory}.
    */
-  static YcsbRun run(Path directory, boolean load, Class<?> binding, int threads, Map<String, String> properties)
+  static YcsbRun run(
+      Path directory, boolean load, Class<?> binding, int threads, Map<String, String> properties)
       throws IOException, InterruptedException {
     Path statsFile = Files.createTempFile(directory, binding.getSimpleName(), ".properties");
     Files.delete(statsFile);
@@ -48,20 +52,35 @@ final class YcsbRun {
     all.put("insertorder", "ordered");
     all.put(InstrumentedDB.STATS_FILE, statsFile.toString());
     all.putAll(properties);
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx384m", "-cp", System.getProperty("java.class.path"), "site.ycsb.Client", load ? "-load" : "-t",
-        "-db", binding.getName(), "-threads", Integer.toString(threads)));
-    all.forEach((name, value) -> {
-      command.add("-p");
-      command.add(name + "=" + value);
-    });
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "site.ycsb.Client",
+                load ? "-load" : "-t",
+                "-db",
+                binding.getName(),
+                "-threads",
+                Integer.toString(threads)));
+    all.forEach(
+        (name, value) -> {
+          command.add("-p");
+          command.add(name + "=" + value);
+        });
     Path log = Files.createTempFile(directory, "ycsb", ".log");
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    // Only a guard against a hung run: runs are sized by operation count, and FerretDB's range finds (a whole-table
-    // read each) fell to 4 operations per second with two soaks beside it (400 operations: over 180 s).
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    // Only a guard against a hung run: runs are sized by operation count, and FerretDB's range
+    // finds (a whole-table
+    // read each) fell to 4 operations per second with two soaks beside it (400 operations: over 180
+    // s).
     if (!process.waitFor(RUN_GUARD.toSeconds(), TimeUnit.SECONDS)) {
       process.destroyForcibly();
-      throw new AssertionError("YCSB did not finish within " + RUN_GUARD.toSeconds() + " s:\n" + Files.readString(log));
+      throw new AssertionError(
+          "YCSB did not finish within " + RUN_GUARD.toSeconds() + " s:\n" + Files.readString(log));
     }
     String output = Files.readString(log, StandardCharsets.UTF_8);
     assertThat(process.exitValue()).as("YCSB's exit status; its output:\n%s", output).isZero();
@@ -97,12 +116,27 @@ final class YcsbRun {
 
   /** Every status YCSB counted is OK (NOT_FOUND too for reads, when {@code notFoundAllowed}). */
   void assertOnlyOk(boolean notFoundAllowed) {
-    result.operations().forEach((operation, stats) -> stats.returns().forEach((status, count) -> {
-      if (!status.equals("OK") && !(notFoundAllowed && status.equals("NOT_FOUND"))) {
-        throw new AssertionError("YCSB counted " + count + " " + operation + " Return=" + status + "; output:\n"
-            + output);
-      }
-    }));
+    result
+        .operations()
+        .forEach(
+            (operation, stats) ->
+                stats
+                    .returns()
+                    .forEach(
+                        (status, count) -> {
+                          if (!status.equals("OK")
+                              && !(notFoundAllowed && status.equals("NOT_FOUND"))) {
+                            throw new AssertionError(
+                                "YCSB counted "
+                                    + count
+                                    + " "
+                                    + operation
+                                    + " Return="
+                                    + status
+                                    + "; output:\n"
+                                    + output);
+                          }
+                        }));
   }
 
   /** The union of {@code parts}, later ones overriding earlier ones: a run's {@code -p} properties. */

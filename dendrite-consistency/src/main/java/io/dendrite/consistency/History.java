@@ -24,7 +24,8 @@ public final class History {
    * A read of the rows in [{@code lowerRow}, {@code upperRow}] that returned {@code returned}
    * (rows missing from the map were returned as absent).
    */
-  public record Read(long lowerRow, long upperRow, Map<Long, Object> returned, long start, long end) {}
+  public record Read(
+      long lowerRow, long upperRow, Map<Long, Object> returned, long start, long end) {}
 
   private final Map<Long, Object> initialRows;
   private final ConcurrentLinkedQueue<Write> writes = new ConcurrentLinkedQueue<>();
@@ -41,7 +42,8 @@ public final class History {
   }
 
   /** Records a range read and what it returned. */
-  public void recordRead(long lowerRow, long upperRow, Map<Long, ?> returned, long start, long end) {
+  public void recordRead(
+      long lowerRow, long upperRow, Map<Long, ?> returned, long start, long end) {
     reads.add(new Read(lowerRow, upperRow, Map.copyOf(returned), start, end));
   }
 

@@ -57,9 +57,13 @@ public final class StaleReadChecker {
   }
 
   /** {@code writes} are one row's writes sorted by end time. */
-  private static boolean legal(Optional<Object> returned, Optional<Object> initial,
-      List<History.Write> writes, History.Read read) {
-    // The latest start among writes that ended before the read began: any write (or the initial value)
+  private static boolean legal(
+      Optional<Object> returned,
+      Optional<Object> initial,
+      List<History.Write> writes,
+      History.Read read) {
+    // The latest start among writes that ended before the read began: any write (or the initial
+    // value)
     // that ended before this instant was certainly overwritten before the read.
     long overwrittenBefore = Long.MIN_VALUE;
     for (History.Write write : writes) {

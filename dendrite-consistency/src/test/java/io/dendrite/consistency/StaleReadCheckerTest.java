@@ -85,6 +85,8 @@ class StaleReadCheckerTest {
     StaleReadChecker.Report report = StaleReadChecker.check(history);
 
     assertThat(report.rowReadsChecked()).isEqualTo(6);
-    assertThat(report.violations()).extracting(StaleReadChecker.Violation::row).containsExactlyInAnyOrder(2L, 3L);
+    assertThat(report.violations())
+        .extracting(StaleReadChecker.Violation::row)
+        .containsExactlyInAnyOrder(2L, 3L);
   }
 }

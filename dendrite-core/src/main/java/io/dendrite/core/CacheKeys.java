@@ -20,8 +20,12 @@ final class CacheKeys<K extends Comparable<? super K>> {
 
   CacheKeys(String collection, String domain, DomainType<K> type) {
     this.type = type;
-    this.prefix = "dd:" + RangeNames.check("collection", collection) + ":"
-        + RangeNames.check("domain", domain) + ":";
+    this.prefix =
+        "dd:"
+            + RangeNames.check("collection", collection)
+            + ":"
+            + RangeNames.check("domain", domain)
+            + ":";
     this.logPrefix = "dl:" + collection + ":" + domain + ":";
   }
 
@@ -41,7 +45,8 @@ final class CacheKeys<K extends Comparable<? super K>> {
 
   private static String sha256(String text) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JVM has SHA-256", e);

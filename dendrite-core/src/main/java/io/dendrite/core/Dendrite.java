@@ -101,7 +101,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     CacheKeys<K> keys = new CacheKeys<>(builder.collection, builder.domain, type);
     this.claim = builder.coordinator.claim(builder.collection, builder.domain);
     try {
-      this.index = new EntryIndex<>(type, keys, new PredicateLog(cache, keys::logKey, builder.alpha));
+      this.index =
+          new EntryIndex<>(type, keys, new PredicateLog(cache, keys::logKey, builder.alpha));
       index.rebuild();
     } catch (RuntimeException e) {
       claim.close();
@@ -112,7 +113,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   /**
    * Starts building a Dendrite for an attribute of type {@code type} whose rows {@code rows} encodes.
    */
-  public static <K extends Comparable<? super K>, R> Builder<K, R> builder(DomainType<K> type, RowCodec<K, R> rows) {
+  public static <K extends Comparable<? super K>, R> Builder<K, R> builder(
+      DomainType<K> type, RowCodec<K, R> rows) {
     return new Builder<>(type, rows);
   }
 
@@ -153,19 +155,31 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
    * @throws IllegalArgumentException for bad bounds, as {@link #get}
    * @throws DataStoreException if {@code apply} threw a checked exception (the cache is left consistent)
    */
-  public <C> void insert(K lowerBound, K upperBound, C change, ChangeApplier<? super C> apply,
+  public <C> void insert(
+      K lowerBound,
+      K upperBound,
+      C change,
+      ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate) {
     write(lowerBound, upperBound, change, apply, cacheUpdate);
   }
 
   /** Updates; see {@link #insert}. */
-  public <C> void update(K lowerBound, K upperBound, C change, ChangeApplier<? super C> apply,
+  public <C> void update(
+      K lowerBound,
+      K upperBound,
+      C change,
+      ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate) {
     write(lowerBound, upperBound, change, apply, cacheUpdate);
   }
 
   /** Deletes; see {@link #insert}. */
-  public <C> void delete(K lowerBound, K upperBound, C change, ChangeApplier<? super C> apply,
+  public <C> void delete(
+      K lowerBound,
+      K upperBound,
+      C change,
+      ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate) {
     write(lowerBound, upperBound, change, apply, cacheUpdate);
   }
@@ -213,9 +227,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     Map<String, CacheValue> values;
     try {
       trips.add(1);
-      values = keys.size() == 1
-          ? cache.get(keys.get(0)).map(value -> Map.of(keys.get(0), value)).orElse(Map.of())
-          : cache.getAll(keys);
+      values =
+          keys.size() == 1
+              ? cache.get(keys.get(0)).map(value -> Map.of(keys.get(0), value)).orElse(Map.of())
+              : cache.getAll(keys);
     } catch (IqException unreachable) {
       return Optional.empty();
     }
@@ -245,7 +260,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         if (read instanceof ReadResult.Leased leased) {
           inhibit = leased.lease();
         } else if (read instanceof ReadResult.Hit hit && index.isRegistered(interval, key)) {
-          return normalize(interval, rowsOf(new EntryIndex.Entry<>(interval, key), hit.value().data()));
+          return normalize(
+              interval, rowsOf(new EntryIndex.Entry<>(interval, key), hit.value().data()));
         }
       } catch (IqException unreachable) {
         cacheReachable = false;
@@ -257,7 +273,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         // Under the Shared lease no overlapping write can be buffered until the query returns.
         writeBuffer.applyOverlapping(interval);
       }
-      List<R> result = normalize(interval, call(() -> query.query(interval.lo(), interval.hi()), "query"));
+      List<R> result =
+          normalize(interval, call(() -> query.query(interval.lo(), interval.hi()), "query"));
       if (!cacheReachable) {
         metrics.cacheUnavailable.increment();
       } else if (shared == null || !shared.isExpired()) {
@@ -275,8 +292,13 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
   }
 
-  private void store(Interval<K> interval, String key, List<R> result, LeaseHandle inhibit,
-      IntervalLease<K> shared, RoundTrips trips) {
+  private void store(
+      Interval<K> interval,
+      String key,
+      List<R> result,
+      LeaseHandle inhibit,
+      IntervalLease<K> shared,
+      RoundTrips trips) {
     try {
       if (beta == 0) {
         storePoints(interval, result, shared, trips);
@@ -290,8 +312,13 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       }
       byte[] value = resultSets.encode(result);
       trips.add(2);
-      addWhileHeld(interval, key, result.size(),
-          () -> (leasesEnabled ? inhibit.fill(value) : cache.set(key, value)) == Outcome.OK, shared, trips);
+      addWhileHeld(
+          interval,
+          key,
+          result.size(),
+          () -> (leasesEnabled ? inhibit.fill(value) : cache.set(key, value)) == Outcome.OK,
+          shared,
+          trips);
     } catch (IqException unreachable) {
       metrics.cacheUnavailable.increment();
     }
@@ -317,8 +344,13 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
    *
    * @return whether the entry is now cached and registered
    */
-  private boolean addWhileHeld(Interval<K> interval, String key, int rows, BooleanSupplier store,
-      IntervalLease<K> shared, RoundTrips trips) {
+  private boolean addWhileHeld(
+      Interval<K> interval,
+      String key,
+      int rows,
+      BooleanSupplier store,
+      IntervalLease<K> shared,
+      RoundTrips trips) {
     if (index.add(interval, key, rows, store, whileHeld(shared))) {
       return true;
     }
@@ -334,7 +366,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   }
 
   /** β = 0: one entry per attribute value; the interval is marked covered if every point was stored. */
-  private void storePoints(Interval<K> interval, List<R> result, IntervalLease<K> shared, RoundTrips trips) {
+  private void storePoints(
+      Interval<K> interval, List<R> result, IntervalLease<K> shared, RoundTrips trips) {
     Map<K, List<R>> byPoint = new TreeMap<>();
     for (R row : result) {
       byPoint.computeIfAbsent(rows.attributeOf(row), point -> new ArrayList<>()).add(row);
@@ -348,8 +381,14 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       byte[] value = resultSets.encode(point.getValue());
       if (!leasesEnabled) {
         trips.add(2);
-        complete &= addWhileHeld(pointInterval, key, point.getValue().size(),
-            () -> cache.set(key, value) == Outcome.OK, shared, trips);
+        complete &=
+            addWhileHeld(
+                pointInterval,
+                key,
+                point.getValue().size(),
+                () -> cache.set(key, value) == Outcome.OK,
+                shared,
+                trips);
         continue;
       }
       trips.add(1);
@@ -359,8 +398,14 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (read instanceof ReadResult.Leased leased) {
         try (LeaseHandle inhibit = leased.lease()) {
           trips.add(2);
-          complete &= addWhileHeld(pointInterval, key, point.getValue().size(),
-              () -> inhibit.fill(value) == Outcome.OK, shared, trips);
+          complete &=
+              addWhileHeld(
+                  pointInterval,
+                  key,
+                  point.getValue().size(),
+                  () -> inhibit.fill(value) == Outcome.OK,
+                  shared,
+                  trips);
         }
       } else if (read instanceof ReadResult.Hit) {
         if (!index.isRegistered(pointInterval, key)) {
@@ -385,12 +430,19 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (entry.interval().equals(interval)) {
         continue;
       }
-      long shared = result.stream().filter(row -> entry.interval().contains(Interval.point(rows.attributeOf(row)))).count();
-      double duplicated = index.rowCount(entry.key())
-          .stream()
-          .mapToDouble(count -> Math.min(count, result.size()) == 0 ? 0 : (double) shared / Math.min(count, result.size()))
-          .findFirst()
-          .orElse(1.0); // unknown size (rebuilt from the log): assume the worst
+      long shared =
+          result.stream()
+              .filter(row -> entry.interval().contains(Interval.point(rows.attributeOf(row))))
+              .count();
+      double duplicated =
+          index.rowCount(entry.key()).stream()
+              .mapToDouble(
+                  count ->
+                      Math.min(count, result.size()) == 0
+                          ? 0
+                          : (double) shared / Math.min(count, result.size()))
+              .findFirst()
+              .orElse(1.0); // unknown size (rebuilt from the log): assume the worst
       if (duplicated > beta) {
         drop(entry, trips);
       }
@@ -410,7 +462,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
 
   // ---------------------------------------------------------------------------------------- write
 
-  private <C> void write(K lowerBound, K upperBound, C change, ChangeApplier<? super C> apply,
+  private <C> void write(
+      K lowerBound,
+      K upperBound,
+      C change,
+      ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate) {
     Interval<K> interval = interval(lowerBound, upperBound);
     if (writeBuffer != null) {
@@ -418,19 +474,26 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     } else {
       Objects.requireNonNull(apply, "apply");
     }
-    if (policy != WritePolicy.WRITE_AROUND && cacheUpdate == null
+    if (policy != WritePolicy.WRITE_AROUND
+        && cacheUpdate == null
         && (changeRecords == null || !changeRecords.changeType().isInstance(change))) {
-      throw new NullPointerException("cacheUpdate is required for a change that is not a "
-          + (changeRecords == null ? "ChangeRecords change (none configured)" : changeRecords.changeType().getName()));
+      throw new NullPointerException(
+          "cacheUpdate is required for a change that is not a "
+              + (changeRecords == null
+                  ? "ChangeRecords change (none configured)"
+                  : changeRecords.changeType().getName()));
     }
     RoundTrips trips = new RoundTrips();
     try {
       if (!leasesEnabled) {
         writeWithoutLeases(interval, change, apply, cacheUpdate, trips);
       } else {
-        // A flight: the cache requests of each step of the write (the leases, the log record and the buffered
-        // writes' reads; then the buffered writes, listings, swaps and commit) go out in one write per server, when
-        // the write first waits for a reply. Nothing in the write waits for anything but its own replies while a
+        // A flight: the cache requests of each step of the write (the leases, the log record and
+        // the buffered
+        // writes' reads; then the buffered writes, listings, swaps and commit) go out in one write
+        // per server, when
+        // the write first waits for a reply. Nothing in the write waits for anything but its own
+        // replies while a
         // request is held: the data store is written after the leases' replies are in.
         try (IntervalLease<K> exclusive = acquire(interval, LeaseMode.EXCLUSIVE);
             Flight flight = cache.flight()) {
@@ -447,7 +510,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
   }
 
-  private <C> void writeAround(Interval<K> interval, C change, ChangeApplier<? super C> apply, RoundTrips trips) {
+  private <C> void writeAround(
+      Interval<K> interval, C change, ChangeApplier<? super C> apply, RoundTrips trips) {
     List<EntryIndex.Entry<K>> impacted = index.impactedBy(interval);
     index.uncoverOverlapping(interval);
     try (Transaction transaction = cache.beginTransaction()) {
@@ -471,7 +535,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       try {
         run(() -> apply.apply(change), "apply");
       } finally {
-        // Also when the data store write failed: the entries are unregistered, so their values must go.
+        // Also when the data store write failed: the entries are unregistered, so their values must
+        // go.
         if (quarantined) {
           trips.add(transaction.servers().size());
           settleEnd(transaction.deleteAndRelease(), impacted);
@@ -481,8 +546,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
   }
 
-  private <C> void writeThrough(Interval<K> interval, C change, ChangeApplier<? super C> apply,
-      CacheUpdate<K, R> cacheUpdate, RoundTrips trips) {
+  private <C> void writeThrough(
+      Interval<K> interval,
+      C change,
+      ChangeApplier<? super C> apply,
+      CacheUpdate<K, R> cacheUpdate,
+      RoundTrips trips) {
     List<EntryIndex.Entry<K>> targets = new ArrayList<>(index.impactedBy(interval));
     boolean point = interval.lo().compareTo(interval.hi()) == 0;
     EntryIndex.Entry<K> newPoint = null;
@@ -514,8 +583,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       return;
     }
     CacheUpdate<K, R> update = cacheUpdateOf(change, cacheUpdate);
-    // Write-back sends its buffer's first requests (log record, reads of the buffered writes) with the leases.
-    WriteBuffer.Started buffering = writeBuffer == null ? null : writeBuffer.start(interval, change);
+    // Write-back sends its buffer's first requests (log record, reads of the buffered writes) with
+    // the leases.
+    WriteBuffer.Started buffering =
+        writeBuffer == null ? null : writeBuffer.start(interval, change);
     LeasedTargets leased;
     try {
       leased = leaseTargets(cache.beginTransaction(), targets, appends, trips, buffering);
@@ -526,7 +597,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       throw failed;
     }
     if (leased.waited() && buffering != null) {
-      buffering = writeBuffer.start(interval, change); // abandoned while waiting for another writer's lease
+      buffering =
+          writeBuffer.start(interval, change); // abandoned while waiting for another writer's lease
     }
     try (Transaction transaction = leased.transaction()) {
       Map<EntryIndex.Entry<K>, List<R>> staged = new LinkedHashMap<>();
@@ -534,7 +606,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       List<CompletableFuture<Outcome>> stagedDeletes = new ArrayList<>();
       List<EntryIndex.Entry<K>> emptied = new ArrayList<>();
       List<EntryIndex.Entry<K>> appended = new ArrayList<>();
-      // The new values are all computed first (a cache-update function that throws changes nothing) and sent after
+      // The new values are all computed first (a cache-update function that throws changes nothing)
+      // and sent after
       // the buffer's second step, so that step needs no reply that arrives after them.
       Map<EntryIndex.Entry<K>, Runnable> sendSwaps = new LinkedHashMap<>();
       for (int i = 0; i < targets.size(); i++) {
@@ -551,18 +624,24 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         if (lease.current().isEmpty() && entry != newPoint) {
           continue; // evicted: the commit leaves it absent and the next get refills it
         }
-        List<R> before = lease.current().map(value -> rowsOf(entry, value.data())).orElse(List.of());
-        List<R> after = normalize(entry.interval(), update.apply(entry.interval(), Collections.unmodifiableList(before)));
+        List<R> before =
+            lease.current().map(value -> rowsOf(entry, value.data())).orElse(List.of());
+        List<R> after =
+            normalize(
+                entry.interval(),
+                update.apply(entry.interval(), Collections.unmodifiableList(before)));
         boolean isPoint = entry.interval().lo().compareTo(entry.interval().hi()) == 0;
         trips.add(1);
         if (after.isEmpty() && isPoint) {
           // stages a delete: a point without rows has no entry
-          sendSwaps.put(entry, () -> stagedDeletes.add(lease.swapAsync(new byte[0], WriteOptions.DEFAULT)));
+          sendSwaps.put(
+              entry, () -> stagedDeletes.add(lease.swapAsync(new byte[0], WriteOptions.DEFAULT)));
           emptied.add(entry);
         } else {
           staged.put(entry, after);
           byte[] value = resultSets.encode(after);
-          sendSwaps.put(entry, () -> swaps.put(entry, lease.swapAsync(value, WriteOptions.DEFAULT)));
+          sendSwaps.put(
+              entry, () -> swaps.put(entry, lease.swapAsync(value, WriteOptions.DEFAULT)));
         }
       }
       Map<EntryIndex.Entry<K>, List<R>> refreshed = new LinkedHashMap<>();
@@ -575,7 +654,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
           run(() -> apply.apply(change), "apply");
         } else {
           stored = buffering.store();
-          // Not awaited before the commit: they reach each server before the commit sent after them.
+          // Not awaited before the commit: they reach each server before the commit sent after
+          // them.
           sendSwaps.values().forEach(Runnable::run);
         }
       } catch (RuntimeException failed) {
@@ -635,8 +715,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
    * others, as when its commit reaches one server before another; once it returns, every result it touched has it
    * or is gone.
    */
-  private <C> void writeBackInOneTrip(Interval<K> interval, C change, List<EntryIndex.Entry<K>> targets,
-      byte[] record, RoundTrips trips) {
+  private <C> void writeBackInOneTrip(
+      Interval<K> interval,
+      C change,
+      List<EntryIndex.Entry<K>> targets,
+      byte[] record,
+      RoundTrips trips) {
     WriteBuffer.Started buffering = writeBuffer.start(interval, change);
     try (Transaction transaction = cache.beginTransaction()) {
       List<CompletableFuture<Outcome>> appending = new ArrayList<>();
@@ -649,13 +733,15 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         buffering.abandon();
         throw failed; // the transaction's close releases what was appended
       }
-      WriteBuffer.Stored stored = buffering.store(); // when it throws nothing is buffered: close releases the appends
+      WriteBuffer.Stored stored =
+          buffering.store(); // when it throws nothing is buffered: close releases the appends
       CompletableFuture<Outcome> committing = null;
       if (!transaction.servers().isEmpty()) {
         trips.add(transaction.servers().size());
         committing = transaction.commitAsync();
       }
-      awaitStored(stored, committing, targets, trips); // the first wait: the whole flight goes out here
+      awaitStored(
+          stored, committing, targets, trips); // the first wait: the whole flight goes out here
       Outcome end = committing == null ? Outcome.OK : committing.join();
       List<EntryIndex.Entry<K>> appended = new ArrayList<>();
       for (int i = 0; i < targets.size(); i++) {
@@ -665,11 +751,14 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         if (outcome == Outcome.OK) {
           appended.add(entry);
         } else if (outcome != null) {
-          drop(entry, trips); // ABORTED, NOT_STORED, or STATE_LOST (which fails the commit too: see below)
+          drop(
+              entry,
+              trips); // ABORTED, NOT_STORED, or STATE_LOST (which fails the commit too: see below)
         }
       }
       if (end != Outcome.OK) {
-        // Also NOT_FOUND where every append to a server was refused (nothing to commit there): dropped already.
+        // Also NOT_FOUND where every append to a server was refused (nothing to commit there):
+        // dropped already.
         settleEnd(Outcome.STATE_LOST, appended);
         return;
       }
@@ -684,8 +773,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
    * @return whether every one was staged: a target whose swap was refused (its lease lapsed) would keep its old
    *     value through the commit, so the caller drops them all then
    */
-  private boolean awaitSwaps(List<CompletableFuture<Outcome>> stagedDeletes,
-      Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps, Map<EntryIndex.Entry<K>, List<R>> staged,
+  private boolean awaitSwaps(
+      List<CompletableFuture<Outcome>> stagedDeletes,
+      Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps,
+      Map<EntryIndex.Entry<K>, List<R>> staged,
       Map<EntryIndex.Entry<K>, List<R>> refreshed) {
     boolean all = true;
     for (CompletableFuture<Outcome> delete : stagedDeletes) {
@@ -705,8 +796,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
    * Waits for the buffered writes that went out with the commit. When they failed the write is not acknowledged,
    * yet the refreshed results may be committed: they must not be served, so every target is dropped.
    */
-  private void awaitStored(WriteBuffer.Stored stored, CompletableFuture<Outcome> committing,
-      List<EntryIndex.Entry<K>> targets, RoundTrips trips) {
+  private void awaitStored(
+      WriteBuffer.Stored stored,
+      CompletableFuture<Outcome> committing,
+      List<EntryIndex.Entry<K>> targets,
+      RoundTrips trips) {
     try {
       stored.await();
     } catch (RuntimeException failed) {
@@ -729,7 +823,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
    * The transaction holding the targets' Q leases, what it holds on each target (null: server unreachable), and
    * whether it had to wait for another writer (the write buffer's started write was abandoned then).
    */
-  private record LeasedTargets(Transaction transaction, List<TargetLease> results, boolean waited) {}
+  private record LeasedTargets(
+      Transaction transaction, List<TargetLease> results, boolean waited) {}
 
   /**
    * Takes the Q lease of every target with all the requests in flight at once, so a write pays one round trip of
@@ -741,16 +836,21 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
    * keys at once would otherwise wait for each other. A target whose server is unreachable is dropped, owed a
    * delete, and has a null result.
    */
-  private LeasedTargets leaseTargets(Transaction transaction, List<EntryIndex.Entry<K>> targets,
-      Map<EntryIndex.Entry<K>, byte[]> appends, RoundTrips trips, WriteBuffer.Started buffering) {
+  private LeasedTargets leaseTargets(
+      Transaction transaction,
+      List<EntryIndex.Entry<K>> targets,
+      Map<EntryIndex.Entry<K>, byte[]> appends,
+      RoundTrips trips,
+      WriteBuffer.Started buffering) {
     try {
       List<CompletableFuture<?>> requests = new ArrayList<>();
       for (EntryIndex.Entry<K> entry : targets) {
         trips.add(1);
         byte[] record = appends.get(entry);
-        requests.add(record != null
-            ? transaction.appendOnce(entry.key(), record)
-            : transaction.readForUpdateOnce(entry.key()));
+        requests.add(
+            record != null
+                ? transaction.appendOnce(entry.key(), record)
+                : transaction.readForUpdateOnce(entry.key()));
       }
       List<TargetLease> results = new ArrayList<>();
       boolean busy = false;
@@ -760,7 +860,9 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         if (reply instanceof RefreshResult.Granted granted) {
           results.add(new TargetLease.Refresh(granted.lease()));
         } else if (reply == Outcome.OK || reply == Outcome.STATE_LOST) {
-          results.add(new TargetLease.Appended()); // a lost server's state fails the commit, which drops the targets
+          results.add(
+              new TargetLease
+                  .Appended()); // a lost server's state fails the commit, which drops the targets
         } else if (reply == null) {
           results.add(null);
         } else {
@@ -777,7 +879,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
     transaction.release();
     if (buffering != null) {
-      buffering.abandon(); // what it holds (its documents' locks) must not wait with us: the other writer may need it
+      buffering.abandon(); // what it holds (its documents' locks) must not wait with us: the other
+      // writer may need it
     }
     Transaction oneByOne = cache.beginTransaction();
     try {
@@ -786,9 +889,13 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         trips.add(1);
         RefreshResult result = unlessUnreachable(entry, () -> oneByOne.readForUpdate(entry.key()));
         if (result instanceof ReadResult.Busy) {
-          throw new DendriteBusyException("another process holds the Q lease of " + entry.key(), null);
+          throw new DendriteBusyException(
+              "another process holds the Q lease of " + entry.key(), null);
         }
-        results.add(result == null ? null : new TargetLease.Refresh(((RefreshResult.Granted) result).lease()));
+        results.add(
+            result == null
+                ? null
+                : new TargetLease.Refresh(((RefreshResult.Granted) result).lease()));
       }
       return new LeasedTargets(oneByOne, results, true);
     } catch (RuntimeException failed) {
@@ -841,8 +948,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   }
 
   /** The negative control: the same work without I/Q or interval leases (tests only). */
-  private <C> void writeWithoutLeases(Interval<K> interval, C change, ChangeApplier<? super C> apply,
-      CacheUpdate<K, R> cacheUpdate, RoundTrips trips) {
+  private <C> void writeWithoutLeases(
+      Interval<K> interval,
+      C change,
+      ChangeApplier<? super C> apply,
+      CacheUpdate<K, R> cacheUpdate,
+      RoundTrips trips) {
     persist(interval, change, apply);
     for (EntryIndex.Entry<K> entry : index.impactedBy(interval)) {
       trips.add(1);
@@ -854,8 +965,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       Optional<CacheValue> current = cache.get(entry.key());
       if (current.isPresent()) {
         trips.add(1);
-        List<R> after = normalize(entry.interval(),
-            cacheUpdateOf(change, cacheUpdate).apply(entry.interval(), rowsOf(entry, current.get().data())));
+        List<R> after =
+            normalize(
+                entry.interval(),
+                cacheUpdateOf(change, cacheUpdate)
+                    .apply(entry.interval(), rowsOf(entry, current.get().data())));
         cache.set(entry.key(), resultSets.encode(after));
       }
     }
@@ -868,13 +982,16 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     K lower = type.cast("lowerBound", lowerBound);
     K upper = type.cast("upperBound", upperBound);
     if (lower.compareTo(upper) > 0) {
-      throw new IllegalArgumentException("lowerBound " + lower + " is greater than upperBound " + upper);
+      throw new IllegalArgumentException(
+          "lowerBound " + lower + " is greater than upperBound " + upper);
     }
     if (min != null && lower.compareTo(min) < 0) {
-      throw new IllegalArgumentException("lowerBound " + lower + " is below the domain's minimum " + min);
+      throw new IllegalArgumentException(
+          "lowerBound " + lower + " is below the domain's minimum " + min);
     }
     if (max != null && upper.compareTo(max) > 0) {
-      throw new IllegalArgumentException("upperBound " + upper + " is above the domain's maximum " + max);
+      throw new IllegalArgumentException(
+          "upperBound " + upper + " is above the domain's maximum " + max);
     }
     return Interval.of(lower, upper);
   }
@@ -889,21 +1006,25 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       return decoded.rows();
     }
     if (changeRecords == null) {
-      throw new IllegalStateException("the cached value of " + entry.key() + " holds change records, and this"
-          + " Dendrite was built without ChangeRecords to read them");
+      throw new IllegalStateException(
+          "the cached value of "
+              + entry.key()
+              + " holds change records, and this"
+              + " Dendrite was built without ChangeRecords to read them");
     }
     if (decoded.changes().size() >= RECORDS_BEFORE_REWRITE) {
       index.noteChangeRecords(entry.key(), decoded.changes().size());
     }
     List<R> rows = decoded.rows();
     for (byte[] record : decoded.changes()) {
-      rows = normalize(entry.interval(), applyRecord(changeRecords, entry.interval(), rows, record));
+      rows =
+          normalize(entry.interval(), applyRecord(changeRecords, entry.interval(), rows, record));
     }
     return rows;
   }
 
-  private static <K extends Comparable<? super K>, R, C> List<R> applyRecord(ChangeRecords<K, R, C> records,
-      Interval<K> entryInterval, List<R> rows, byte[] record) {
+  private static <K extends Comparable<? super K>, R, C> List<R> applyRecord(
+      ChangeRecords<K, R, C> records, Interval<K> entryInterval, List<R> rows, byte[] record) {
     return records.apply(entryInterval, Collections.unmodifiableList(rows), records.decode(record));
   }
 
@@ -937,7 +1058,9 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     Map<Object, R> unique = new LinkedHashMap<>();
     for (R row : found) {
       K attribute = rows.attributeOf(row);
-      if (attribute != null && attribute.compareTo(interval.lo()) >= 0 && attribute.compareTo(interval.hi()) <= 0) {
+      if (attribute != null
+          && attribute.compareTo(interval.lo()) >= 0
+          && attribute.compareTo(interval.hi()) <= 0) {
         unique.putIfAbsent(rows.identityOf(row), row);
       }
     }
@@ -950,10 +1073,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     try {
       return intervalLeases.acquire(interval, mode, intervalLeaseTimeout);
     } catch (TimeoutException e) {
-      throw new DendriteBusyException(mode + " lease on " + interval + " not granted within " + intervalLeaseTimeout, e);
+      throw new DendriteBusyException(
+          mode + " lease on " + interval + " not granted within " + intervalLeaseTimeout, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new DendriteBusyException("interrupted while waiting for a " + mode + " lease on " + interval, e);
+      throw new DendriteBusyException(
+          "interrupted while waiting for a " + mode + " lease on " + interval, e);
     }
   }
 
@@ -976,10 +1101,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   }
 
   private static void run(DataStoreAction work, String what) {
-    call(() -> {
-      work.run();
-      return null;
-    }, what);
+    call(
+        () -> {
+          work.run();
+          return null;
+        },
+        what);
   }
 
   /**
@@ -1097,7 +1224,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
      */
     public Builder<K, R> intervalLeases(Duration lifetime, Duration timeout) {
       if (lifetime.isNegative() || lifetime.isZero() || timeout.isNegative()) {
-        throw new IllegalArgumentException("lease lifetime must be positive and timeout not negative");
+        throw new IllegalArgumentException(
+            "lease lifetime must be positive and timeout not negative");
       }
       this.intervalLeaseLifetime = lifetime;
       this.intervalLeaseTimeout = timeout;
@@ -1121,7 +1249,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         throw new IllegalStateException("collection, domain and cache are required");
       }
       if ((policy == WritePolicy.WRITE_BACK) != (writeBuffer != null)) {
-        throw new IllegalStateException("a write buffer is required by WRITE_BACK and used by nothing else");
+        throw new IllegalStateException(
+            "a write buffer is required by WRITE_BACK and used by nothing else");
       }
       return new Dendrite<>(this);
     }

@@ -38,8 +38,16 @@ final class DendriteCounters {
 
   /** The counts so far. */
   DendriteMetrics snapshot() {
-    return new DendriteMetrics(hits.sum() + misses.sum(), hits.sum(), misses.sum(), cacheUnavailable.sum(), writes.sum(),
-        entriesInvalidated.sum(), entriesRefreshed.sum(), average(Operation.GET_HIT), average(Operation.GET_MISS),
+    return new DendriteMetrics(
+        hits.sum() + misses.sum(),
+        hits.sum(),
+        misses.sum(),
+        cacheUnavailable.sum(),
+        writes.sum(),
+        entriesInvalidated.sum(),
+        entriesRefreshed.sum(),
+        average(Operation.GET_HIT),
+        average(Operation.GET_MISS),
         average(Operation.WRITE));
   }
 

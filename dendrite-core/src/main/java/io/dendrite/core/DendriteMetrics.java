@@ -15,6 +15,14 @@ package io.dendrite.core;
  * @param roundTripsPerMiss average cache round trips of a miss
  * @param roundTripsPerWrite average cache round trips of a write
  */
-public record DendriteMetrics(long gets, long hits, long misses, long cacheUnavailable, long writes,
-    long entriesInvalidated, long entriesRefreshed, double roundTripsPerHit, double roundTripsPerMiss,
+public record DendriteMetrics(
+    long gets,
+    long hits,
+    long misses,
+    long cacheUnavailable,
+    long writes,
+    long entriesInvalidated,
+    long entriesRefreshed,
+    double roundTripsPerHit,
+    double roundTripsPerMiss,
     double roundTripsPerWrite) {}

@@ -19,15 +19,23 @@ public final class DomainType<K extends Comparable<? super K>> {
   /** 32-bit integers. */
   public static final DomainType<Integer> INTEGER =
       new DomainType<>("integer", Integer.class, String::valueOf, Integer::valueOf);
+
   /** 64-bit integers. */
-  public static final DomainType<Long> LONG = new DomainType<>("long", Long.class, String::valueOf, Long::valueOf);
+  public static final DomainType<Long> LONG =
+      new DomainType<>("long", Long.class, String::valueOf, Long::valueOf);
+
   /** Strings, ordered by {@link String#compareTo}. */
-  public static final DomainType<String> TEXT = new DomainType<>("text", String.class,
-      value -> URLEncoder.encode(value, StandardCharsets.UTF_8).replace("*", "%2A"),
-      text -> URLDecoder.decode(text, StandardCharsets.UTF_8));
+  public static final DomainType<String> TEXT =
+      new DomainType<>(
+          "text",
+          String.class,
+          value -> URLEncoder.encode(value, StandardCharsets.UTF_8).replace("*", "%2A"),
+          text -> URLDecoder.decode(text, StandardCharsets.UTF_8));
+
   /** Double-precision reals; NaN is refused as a bound. */
-  public static final DomainType<Double> REAL = new DomainType<>("real", Double.class,
-      value -> Double.toHexString(value), Double::valueOf);
+  public static final DomainType<Double> REAL =
+      new DomainType<>("real", Double.class, value -> Double.toHexString(value), Double::valueOf);
+
   /** Calendar dates. */
   public static final DomainType<LocalDate> DATE =
       new DomainType<>("date", LocalDate.class, LocalDate::toString, LocalDate::parse);
@@ -37,7 +45,8 @@ public final class DomainType<K extends Comparable<? super K>> {
   private final Function<K, String> format;
   private final Function<String, K> parse;
 
-  private DomainType(String name, Class<K> javaType, Function<K, String> format, Function<String, K> parse) {
+  private DomainType(
+      String name, Class<K> javaType, Function<K, String> format, Function<String, K> parse) {
     this.name = name;
     this.javaType = javaType;
     this.format = format;
@@ -65,8 +74,16 @@ public final class DomainType<K extends Comparable<? super K>> {
       throw new IllegalArgumentException(argument + " must not be null");
     }
     if (!javaType.isInstance(value)) {
-      throw new IllegalArgumentException(argument + " must be a " + name + " (" + javaType.getSimpleName()
-          + "), got " + value.getClass().getSimpleName() + " " + value);
+      throw new IllegalArgumentException(
+          argument
+              + " must be a "
+              + name
+              + " ("
+              + javaType.getSimpleName()
+              + "), got "
+              + value.getClass().getSimpleName()
+              + " "
+              + value);
     }
     if (value instanceof Double real && real.isNaN()) {
       throw new IllegalArgumentException(argument + " must not be NaN");

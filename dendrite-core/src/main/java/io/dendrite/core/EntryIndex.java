@@ -41,13 +41,16 @@ final class EntryIndex<K extends Comparable<? super K>> {
   private final PredicateLog log;
   private final PredicateIndex<K, String> entries = new PredicateIndex<>();
   private final PredicateIndex<K, String> coverage = new PredicateIndex<>();
+
   /**
    * Written by every change that can make a covered interval lose a point ({@link #remove}, {@link #cover},
    * {@link #uncoverOverlapping}); read by {@link #plan} to see coverage and entries as one snapshot.
    */
   private final StampedLock coverageLock = new StampedLock();
+
   /** Test-only: runs between a plan's look at the coverage and its look at the entries. */
   private volatile Runnable afterCoverageLook = () -> {};
+
   private final Map<String, Integer> rowCounts = new ConcurrentHashMap<>();
   private final Map<String, Integer> changeRecords = new ConcurrentHashMap<>();
 
@@ -78,7 +81,9 @@ final class EntryIndex<K extends Comparable<? super K>> {
       return covered;
     }
     return containing.stream()
-        .min(Comparator.comparingInt(entry -> rowCounts.getOrDefault(entry.value(), Integer.MAX_VALUE)))
+        .min(
+            Comparator.comparingInt(
+                entry -> rowCounts.getOrDefault(entry.value(), Integer.MAX_VALUE)))
         .map(entry -> List.of(new Entry<>(entry.interval(), entry.value())));
   }
 
@@ -115,7 +120,9 @@ final class EntryIndex<K extends Comparable<? super K>> {
 
   /** Every registered entry whose interval overlaps {@code interval}. */
   List<Entry<K>> impactedBy(Interval<K> interval) {
-    return entries.impactedBy(interval).stream().map(e -> new Entry<>(e.interval(), e.value())).toList();
+    return entries.impactedBy(interval).stream()
+        .map(e -> new Entry<>(e.interval(), e.value()))
+        .toList();
   }
 
   boolean isRegistered(Interval<K> interval, String key) {
@@ -145,7 +152,12 @@ final class EntryIndex<K extends Comparable<? super K>> {
    * @return whether the entry is now cached and registered (when false, a stored value may remain unregistered:
    *     the caller deletes it)
    */
-  boolean add(Interval<K> interval, String key, int rows, BooleanSupplier store, Predicate<Runnable> registerIf) {
+  boolean add(
+      Interval<K> interval,
+      String key,
+      int rows,
+      BooleanSupplier store,
+      Predicate<Runnable> registerIf) {
     if (!announce(interval, key)) {
       return false;
     }
@@ -203,8 +215,10 @@ final class EntryIndex<K extends Comparable<? super K>> {
    * entry, and a concurrent get may be dropping an entry a filler has just registered and covered.
    */
   void remove(Entry<K> entry) {
-    // Under the coverage lock: a filler covering an interval checks its points are still registered, so an entry
-    // is either gone before that check or uncovered after the cover, and no plan sees the entry gone while the
+    // Under the coverage lock: a filler covering an interval checks its points are still
+    // registered, so an entry
+    // is either gone before that check or uncovered after the cover, and no plan sees the entry
+    // gone while the
     // coverage stays (soak finding 9).
     long stamp = coverageLock.writeLock();
     try {
@@ -232,17 +246,18 @@ final class EntryIndex<K extends Comparable<? super K>> {
       return;
     }
     boolean[] covered = {false};
-    registerIf.test(() -> {
-      long stamp = coverageLock.writeLock();
-      try {
-        if (points.stream().allMatch(point -> isRegistered(point.interval(), point.key()))) {
-          coverage.register(interval, COVERED);
-          covered[0] = true;
-        }
-      } finally {
-        coverageLock.unlockWrite(stamp);
-      }
-    });
+    registerIf.test(
+        () -> {
+          long stamp = coverageLock.writeLock();
+          try {
+            if (points.stream().allMatch(point -> isRegistered(point.interval(), point.key()))) {
+              coverage.register(interval, COVERED);
+              covered[0] = true;
+            }
+          } finally {
+            coverageLock.unlockWrite(stamp);
+          }
+        });
     if (!covered[0]) {
       log.appendLater(record(LogRecord.Action.UNCOVER, interval, null), colocation);
     }
@@ -261,7 +276,9 @@ final class EntryIndex<K extends Comparable<? super K>> {
   private void uncoverOverlappingLocked(Interval<K> interval) {
     for (IntervalTree.Entry<K, String> covered : coverage.impactedBy(interval)) {
       if (coverage.unregister(covered.interval(), COVERED)) {
-        log.appendLater(record(LogRecord.Action.UNCOVER, covered.interval(), null), keys.entryKey(covered.interval()));
+        log.appendLater(
+            record(LogRecord.Action.UNCOVER, covered.interval(), null),
+            keys.entryKey(covered.interval()));
       }
     }
   }
@@ -273,7 +290,8 @@ final class EntryIndex<K extends Comparable<? super K>> {
   void rebuild() {
     Map<LogRecord, String> live = new HashMap<>();
     for (LogRecord record : log.readCompacted()) {
-      Interval<K> interval = Interval.of(type.parse(record.lowerBound()), type.parse(record.upperBound()));
+      Interval<K> interval =
+          Interval.of(type.parse(record.lowerBound()), type.parse(record.upperBound()));
       if (record.action() == LogRecord.Action.INSERT) {
         String key = record.key().orElseThrow();
         entries.register(interval, key);
@@ -296,7 +314,11 @@ final class EntryIndex<K extends Comparable<? super K>> {
   }
 
   private LogRecord record(LogRecord.Action action, Interval<K> interval, String key) {
-    return new LogRecord(action, log.nextLsn(), type.format(interval.lo()), type.format(interval.hi()),
+    return new LogRecord(
+        action,
+        log.nextLsn(),
+        type.format(interval.lo()),
+        type.format(interval.hi()),
         Optional.ofNullable(key));
   }
 }

@@ -15,7 +15,8 @@ public final class LocalCoordinator implements Coordinator {
   public RangeClaim claim(String collection, String domain) {
     String range = collection + "/" + domain;
     if (!claimed.add(range)) {
-      throw new IllegalStateException("range " + range + " is already owned by another open Dendrite; close it first");
+      throw new IllegalStateException(
+          "range " + range + " is already owned by another open Dendrite; close it first");
     }
     return () -> claimed.remove(range);
   }

@@ -20,7 +20,8 @@ public final class RangeNames {
    */
   public static String check(String what, String name) {
     if (name == null || !NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException(what + " name must be 1-64 characters of [A-Za-z0-9_.-], got " + name);
+      throw new IllegalArgumentException(
+          what + " name must be 1-64 characters of [A-Za-z0-9_.-], got " + name);
     }
     return name;
   }

@@ -39,7 +39,11 @@ final class ResultSetCodec<R> {
 
   /** What a write appends to a cached value to add {@code change} to it. */
   static byte[] changeRecord(byte[] change) {
-    return ByteBuffer.allocate(8 + change.length).putInt(CHANGE_RECORD).putInt(change.length).put(change).array();
+    return ByteBuffer.allocate(8 + change.length)
+        .putInt(CHANGE_RECORD)
+        .putInt(change.length)
+        .put(change)
+        .array();
   }
 
   /**
@@ -65,7 +69,8 @@ final class ResultSetCodec<R> {
     while (in.hasRemaining()) {
       int tag = in.remaining() >= 4 ? in.getInt() : 0;
       if (tag != CHANGE_RECORD) {
-        throw new IllegalArgumentException("not a cached result set: " + tag + " where a change record starts");
+        throw new IllegalArgumentException(
+            "not a cached result set: " + tag + " where a change record starts");
       }
       if (changes.isEmpty()) {
         changes = new ArrayList<>();

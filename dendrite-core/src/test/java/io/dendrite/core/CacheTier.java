@@ -24,7 +24,8 @@ final class CacheTier implements AutoCloseable {
   CacheTier(int count, boolean behindProxies) {
     List<ServerAddress> addresses = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      IqServer server = IqServer.start(IqServerConfig.builder().port(0).leaseMillis(10_000).build());
+      IqServer server =
+          IqServer.start(IqServerConfig.builder().port(0).leaseMillis(10_000).build());
       servers.add(server);
       int port = server.port();
       if (behindProxies) {

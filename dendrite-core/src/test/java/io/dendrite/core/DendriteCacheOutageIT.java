@@ -17,27 +17,36 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ExtendWith(RealServers.class)
 class DendriteCacheOutageIT {
-  private static final CacheKeys<Integer> KEYS = new CacheKeys<>("scores", "id", DomainType.INTEGER);
+  private static final CacheKeys<Integer> KEYS =
+      new CacheKeys<>("scores", "id", DomainType.INTEGER);
 
   @ParameterizedTest
   // Write-back needs a WriteBuffer; the writeback module tests it (RangeWriteBack*IT).
-  @EnumSource(value = WritePolicy.class, names = {"WRITE_AROUND", "WRITE_THROUGH"})
-  void aServerThatComesBackNeverServesWhatChangedMeanwhile(WritePolicy policy, MySqlTestDatabase database)
-      throws Exception {
+  @EnumSource(
+      value = WritePolicy.class,
+      names = {"WRITE_AROUND", "WRITE_THROUGH"})
+  void aServerThatComesBackNeverServesWhatChangedMeanwhile(
+      WritePolicy policy, MySqlTestDatabase database) throws Exception {
     try (CacheTier cacheTier = new CacheTier(2, true);
-         ScoreTable table = new ScoreTable(database).create(100);
-         Dendrite<Integer, ScoreRow> dendrite = Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
-             .collection("scores").domain("id").cache(cacheTier.client).writePolicy(policy).build()) {
+        ScoreTable table = new ScoreTable(database).create(100);
+        Dendrite<Integer, ScoreRow> dendrite =
+            Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+                .collection("scores")
+                .domain("id")
+                .cache(cacheTier.client)
+                .writePolicy(policy)
+                .build()) {
       int lowerBound = 0;
       while (cacheTier.serverOf(KEYS.entryKey(Interval.of(lowerBound, lowerBound + 4))) != 1) {
         lowerBound += 5;
       }
       int lb = lowerBound;
       AtomicInteger queries = new AtomicInteger();
-      RangeQuery<Integer, ScoreRow> query = (from, to) -> {
-        queries.incrementAndGet();
-        return table.range(from, to);
-      };
+      RangeQuery<Integer, ScoreRow> query =
+          (from, to) -> {
+            queries.incrementAndGet();
+            return table.range(from, to);
+          };
       dendrite.get(lb, lb + 4, query);
 
       cacheTier.proxies.get(1).cut();
@@ -48,10 +57,14 @@ class DendriteCacheOutageIT {
       assertThat(dendrite.metrics().cacheUnavailable()).isGreaterThan(0);
 
       cacheTier.proxies.get(1).restore();
-      assertThat(dendrite.get(lb, lb + 4, query)).as("after the server came back").contains(changed);
+      assertThat(dendrite.get(lb, lb + 4, query))
+          .as("after the server came back")
+          .contains(changed);
       int queriesBefore = queries.get();
       assertThat(dendrite.get(lb, lb + 4, query)).contains(changed);
-      assertThat(queries.get()).as("the entry is cached again, with the new value").isEqualTo(queriesBefore);
+      assertThat(queries.get())
+          .as("the entry is cached again, with the new value")
+          .isEqualTo(queriesBefore);
     }
   }
 }

@@ -2,10 +2,10 @@ package io.dendrite.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dendrite.testsupport.MySqlTestDatabase;
-import io.dendrite.testsupport.RealServers;
 import io.dendrite.consistency.History;
 import io.dendrite.consistency.StaleReadChecker;
+import io.dendrite.testsupport.MySqlTestDatabase;
+import io.dendrite.testsupport.RealServers;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -30,17 +30,30 @@ import org.junit.jupiter.params.provider.EnumSource;
 class DendriteConsistencyIT {
   private static final int ROWS = 60;
   private static final int THREADS = 8;
-  private static final Duration RUN = Duration.ofSeconds(Long.getLong("dendrite.consistency.seconds", 20));
+  private static final Duration RUN =
+      Duration.ofSeconds(Long.getLong("dendrite.consistency.seconds", 20));
   private static final Duration CONTROL_RUN = Duration.ofSeconds(10);
 
   @ParameterizedTest(name = "{0}, beta {1}, change records {2}")
-  @CsvSource({"WRITE_AROUND, 1.0, false", "WRITE_AROUND, 0.0, false", "WRITE_THROUGH, 1.0, false",
-      "WRITE_THROUGH, 0.0, false", "WRITE_THROUGH, 1.0, true", "WRITE_THROUGH, 0.0, true"})
-  void noReadIsStale(WritePolicy policy, double beta, boolean changeRecords, MySqlTestDatabase database)
+  @CsvSource({
+    "WRITE_AROUND, 1.0, false",
+    "WRITE_AROUND, 0.0, false",
+    "WRITE_THROUGH, 1.0, false",
+    "WRITE_THROUGH, 0.0, false",
+    "WRITE_THROUGH, 1.0, true",
+    "WRITE_THROUGH, 0.0, true"
+  })
+  void noReadIsStale(
+      WritePolicy policy, double beta, boolean changeRecords, MySqlTestDatabase database)
       throws Exception {
-    Outcome outcome = run(database, RUN, builder -> changeRecords
-        ? builder.writePolicy(policy).beta(beta).changeRecords(ScoreTable.SET_RECORDS)
-        : builder.writePolicy(policy).beta(beta));
+    Outcome outcome =
+        run(
+            database,
+            RUN,
+            builder ->
+                changeRecords
+                    ? builder.writePolicy(policy).beta(beta).changeRecords(ScoreTable.SET_RECORDS)
+                    : builder.writePolicy(policy).beta(beta));
 
     assertThat(outcome.report.count()).as("stale reads: %s", outcome.report.violations()).isZero();
     assertThat(outcome.report.rowReadsChecked()).isGreaterThan(1_000);
@@ -50,22 +63,38 @@ class DendriteConsistencyIT {
 
   @ParameterizedTest
   // Write-back needs a WriteBuffer; the writeback module tests it (RangeWriteBack*IT).
-  @EnumSource(value = WritePolicy.class, names = {"WRITE_AROUND", "WRITE_THROUGH"})
-  void withoutLeasesTheCheckerFindsStaleReads(WritePolicy policy, MySqlTestDatabase database) throws Exception {
-    Outcome outcome = run(database, CONTROL_RUN,
-        builder -> builder.writePolicy(policy).beta(1.0).withoutLeasesForTesting());
+  @EnumSource(
+      value = WritePolicy.class,
+      names = {"WRITE_AROUND", "WRITE_THROUGH"})
+  void withoutLeasesTheCheckerFindsStaleReads(WritePolicy policy, MySqlTestDatabase database)
+      throws Exception {
+    Outcome outcome =
+        run(
+            database,
+            CONTROL_RUN,
+            builder -> builder.writePolicy(policy).beta(1.0).withoutLeasesForTesting());
 
     assertThat(outcome.report.count()).as("stale reads without leases").isGreaterThan(0);
   }
 
   private record Outcome(StaleReadChecker.Report report, DendriteMetrics metrics) {}
 
-  private static Outcome run(MySqlTestDatabase database, Duration duration,
-      UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) throws Exception {
+  private static Outcome run(
+      MySqlTestDatabase database,
+      Duration duration,
+      UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings)
+      throws Exception {
     try (CacheTier cacheTier = new CacheTier(2);
-         ScoreTable table = new ScoreTable(database).create(ROWS);
-         Dendrite<Integer, ScoreRow> dendrite = settings.apply(Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
-             .collection("scores").domain("id").range(0, ROWS - 1).cache(cacheTier.client)).build()) {
+        ScoreTable table = new ScoreTable(database).create(ROWS);
+        Dendrite<Integer, ScoreRow> dendrite =
+            settings
+                .apply(
+                    Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+                        .collection("scores")
+                        .domain("id")
+                        .range(0, ROWS - 1)
+                        .cache(cacheTier.client))
+                .build()) {
       Map<Long, Object> initial = new HashMap<>();
       IntStream.range(0, ROWS).forEach(id -> initial.put((long) id, 0L));
       History history = new History(initial);
@@ -73,15 +102,22 @@ class DendriteConsistencyIT {
       ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
       long deadline = System.nanoTime() + duration.toNanos();
 
-      List<Thread> workers = IntStream.range(0, THREADS).mapToObj(n -> new Thread(() -> {
-        try {
-          while (System.nanoTime() < deadline) {
-            step(dendrite, table, history, versions);
-          }
-        } catch (Throwable failure) {
-          failures.add(failure);
-        }
-      }, "consistency-" + n)).toList();
+      List<Thread> workers =
+          IntStream.range(0, THREADS)
+              .mapToObj(
+                  n ->
+                      new Thread(
+                          () -> {
+                            try {
+                              while (System.nanoTime() < deadline) {
+                                step(dendrite, table, history, versions);
+                              }
+                            } catch (Throwable failure) {
+                              failures.add(failure);
+                            }
+                          },
+                          "consistency-" + n))
+              .toList();
       workers.forEach(Thread::start);
       for (Thread worker : workers) {
         worker.join();
@@ -89,25 +125,32 @@ class DendriteConsistencyIT {
 
       assertThat(failures).as("operations that failed").isEmpty();
       Outcome outcome = new Outcome(StaleReadChecker.check(history), dendrite.metrics());
-      System.out.printf("consistency run: %d row-reads checked, %d stale; %s%n",
+      System.out.printf(
+          "consistency run: %d row-reads checked, %d stale; %s%n",
           outcome.report.rowReadsChecked(), outcome.report.count(), outcome.metrics);
       return outcome;
     }
   }
 
   /** One random operation: half range gets, half writes (one in ten a delete), all recorded. */
-  private static void step(Dendrite<Integer, ScoreRow> dendrite, ScoreTable table, History history,
-      AtomicLong versions) throws Exception {
+  private static void step(
+      Dendrite<Integer, ScoreRow> dendrite, ScoreTable table, History history, AtomicLong versions)
+      throws Exception {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     if (random.nextBoolean()) {
       int lowerBound = random.nextInt(ROWS);
       int upperBound = Math.min(ROWS - 1, lowerBound + random.nextInt(6));
       long start = System.nanoTime();
-      List<ScoreRow> rows = dendrite.get(lowerBound, upperBound, (lb, ub) -> {
-        List<ScoreRow> result = table.range(lb, ub);
-        Thread.sleep(1); // a slower data store: widens every race window the leases must close
-        return result;
-      });
+      List<ScoreRow> rows =
+          dendrite.get(
+              lowerBound,
+              upperBound,
+              (lb, ub) -> {
+                List<ScoreRow> result = table.range(lb, ub);
+                Thread.sleep(
+                    1); // a slower data store: widens every race window the leases must close
+                return result;
+              });
       long end = System.nanoTime();
       Map<Long, Object> returned = new HashMap<>();
       rows.forEach(row -> returned.put((long) row.id(), row.val()));

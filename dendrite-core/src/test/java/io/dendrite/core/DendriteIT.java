@@ -46,21 +46,32 @@ class DendriteIT {
     return dendrite(builder -> builder.writePolicy(policy).beta(beta));
   }
 
-  private Dendrite<Integer, ScoreRow> dendrite(UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) {
+  private Dendrite<Integer, ScoreRow> dendrite(
+      UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) {
     return dendrite(ScoreRow.CODEC, settings);
   }
 
-  private Dendrite<Integer, ScoreRow> dendrite(RowCodec<Integer, ScoreRow> codec,
+  private Dendrite<Integer, ScoreRow> dendrite(
+      RowCodec<Integer, ScoreRow> codec,
       UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) {
-    return settings.apply(Dendrite.builder(DomainType.INTEGER, codec)
-        .collection("scores").domain("id").range(0, 1_000).cache(cacheTier.client)).build();
+    return settings
+        .apply(
+            Dendrite.builder(DomainType.INTEGER, codec)
+                .collection("scores")
+                .domain("id")
+                .range(0, 1_000)
+                .cache(cacheTier.client))
+        .build();
   }
 
   private List<ScoreRow> get(Dendrite<Integer, ScoreRow> dendrite, int lowerBound, int upperBound) {
-    return dendrite.get(lowerBound, upperBound, (lb, ub) -> {
-      queries.incrementAndGet();
-      return table.range(lb, ub);
-    });
+    return dendrite.get(
+        lowerBound,
+        upperBound,
+        (lb, ub) -> {
+          queries.incrementAndGet();
+          return table.range(lb, ub);
+        });
   }
 
   private void put(Dendrite<Integer, ScoreRow> dendrite, ScoreRow row) {
@@ -70,7 +81,9 @@ class DendriteIT {
   @Test
   void aMissIsCachedAndTheNextGetIsAHitInOneRoundTrip() {
     try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
-      assertThat(get(dendrite, 10, 14)).extracting(ScoreRow::id).containsExactly(10, 11, 12, 13, 14);
+      assertThat(get(dendrite, 10, 14))
+          .extracting(ScoreRow::id)
+          .containsExactly(10, 11, 12, 13, 14);
       assertThat(get(dendrite, 10, 14)).hasSize(5);
 
       assertThat(queries).hasValue(1);
@@ -94,13 +107,18 @@ class DendriteIT {
       long writes = cacheTier.client.writesOfCurrentThread();
       put(dendrite, new ScoreRow(7, 70));
       assertThat(cacheTier.client.roundTripsOfCurrentThread() - awaited)
-          .as("the quarantines of both entries together, then delete-and-release").isEqualTo(2);
+          .as("the quarantines of both entries together, then delete-and-release")
+          .isEqualTo(2);
       CacheKeys<Integer> keys = new CacheKeys<>("scores", "id", DomainType.INTEGER);
-      long servers = Stream.of(Interval.of(0, 9), Interval.of(5, 14))
-          .map(entry -> cacheTier.client.serversFor(keys.entryKey(entry), 1).get(0)).distinct().count();
+      long servers =
+          Stream.of(Interval.of(0, 9), Interval.of(5, 14))
+              .map(entry -> cacheTier.client.serversFor(keys.entryKey(entry), 1).get(0))
+              .distinct()
+              .count();
       assertThat(cacheTier.client.requestsOfCurrentThread() - requests).isEqualTo(2 + servers);
       assertThat(cacheTier.client.writesOfCurrentThread() - writes)
-          .as("each step in one write per server it touches: the two quarantines, then delete-and-release")
+          .as(
+              "each step in one write per server it touches: the two quarantines, then delete-and-release")
           .isEqualTo(2 * servers);
 
       assertThat(dendrite.cachedEntries()).isEqualTo(1);
@@ -120,7 +138,10 @@ class DendriteIT {
       put(dendrite, new ScoreRow(7, 70));
       dendrite.delete(8, 8, 8, table::remove, ScoreTable.removing(8));
 
-      assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70)).extracting(ScoreRow::id).doesNotContain(8);
+      assertThat(get(dendrite, 0, 9))
+          .contains(new ScoreRow(7, 70))
+          .extracting(ScoreRow::id)
+          .doesNotContain(8);
       assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(7, 70)).hasSize(9);
       assertThat(queries).hasValue(2);
       assertThat(dendrite.metrics().entriesRefreshed()).isEqualTo(4);
@@ -131,33 +152,49 @@ class DendriteIT {
   void withChangeRecordsAWriteAppendsToEachEntryAndRewritesItEverySixteenChanges() {
     CacheKeys<Integer> keys = new CacheKeys<>("scores", "id", DomainType.INTEGER);
     ResultSetCodec<ScoreRow> codec = new ResultSetCodec<>(ScoreRow.CODEC);
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(builder -> builder.writePolicy(WritePolicy.WRITE_THROUGH)
-        .changeRecords(ScoreTable.SET_RECORDS))) {
+    try (Dendrite<Integer, ScoreRow> dendrite =
+        dendrite(
+            builder ->
+                builder
+                    .writePolicy(WritePolicy.WRITE_THROUGH)
+                    .changeRecords(ScoreTable.SET_RECORDS))) {
       get(dendrite, 0, 9);
       get(dendrite, 5, 14);
 
       long awaited = cacheTier.client.roundTripsOfCurrentThread();
       dendrite.update(7, 7, new ScoreRow(7, 70), table::set, null);
       assertThat(cacheTier.client.roundTripsOfCurrentThread() - awaited)
-          .as("both entries' appends together, then the commit").isEqualTo(2);
+          .as("both entries' appends together, then the commit")
+          .isEqualTo(2);
 
-      ResultSetCodec.Decoded<ScoreRow> cached = codec.decode(cacheTier.client.get(keys.entryKey(Interval.of(0, 9)))
-          .orElseThrow().data());
-      assertThat(cached.changes()).as("the write appended its change, the rows are as filled").hasSize(1);
+      ResultSetCodec.Decoded<ScoreRow> cached =
+          codec.decode(cacheTier.client.get(keys.entryKey(Interval.of(0, 9))).orElseThrow().data());
+      assertThat(cached.changes())
+          .as("the write appended its change, the rows are as filled")
+          .hasSize(1);
       assertThat(cached.rows()).contains(new ScoreRow(7, 0));
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70)).hasSize(10);
       assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(7, 70)).hasSize(10);
 
-      dendrite.delete(8, 8, 8, table::remove, ScoreTable.removing(8)); // not a record: rewrites both entries
-      assertThat(codec.decode(cacheTier.client.get(keys.entryKey(Interval.of(5, 14))).orElseThrow().data())
-          .changes()).isEmpty();
+      dendrite.delete(
+          8, 8, 8, table::remove, ScoreTable.removing(8)); // not a record: rewrites both entries
+      assertThat(
+              codec
+                  .decode(
+                      cacheTier.client.get(keys.entryKey(Interval.of(5, 14))).orElseThrow().data())
+                  .changes())
+          .isEmpty();
 
       for (int version = 1; version <= 20; version++) {
         dendrite.update(9, 9, new ScoreRow(9, version), table::set, null);
       }
       // 16 appends, the 17th write rewrites the entry whole, then 3 more appends
-      assertThat(codec.decode(cacheTier.client.get(keys.entryKey(Interval.of(0, 9))).orElseThrow().data())
-          .changes()).hasSize(3);
+      assertThat(
+              codec
+                  .decode(
+                      cacheTier.client.get(keys.entryKey(Interval.of(0, 9))).orElseThrow().data())
+                  .changes())
+          .hasSize(3);
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70), new ScoreRow(9, 20)).hasSize(9);
       assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(9, 20)).hasSize(9);
       assertThat(queries).as("every get after the first two was a hit").hasValue(2);
@@ -168,12 +205,18 @@ class DendriteIT {
   void aChangeWithoutACacheUpdateIsRefusedUnlessChangeRecordsTakeIt() {
     try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
       assertThatThrownBy(() -> dendrite.update(7, 7, new ScoreRow(7, 70), table::set, null))
-          .isInstanceOf(NullPointerException.class).hasMessageContaining("cacheUpdate is required");
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("cacheUpdate is required");
     }
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(builder -> builder.writePolicy(WritePolicy.WRITE_THROUGH)
-        .changeRecords(ScoreTable.SET_RECORDS))) {
+    try (Dendrite<Integer, ScoreRow> dendrite =
+        dendrite(
+            builder ->
+                builder
+                    .writePolicy(WritePolicy.WRITE_THROUGH)
+                    .changeRecords(ScoreTable.SET_RECORDS))) {
       assertThatThrownBy(() -> dendrite.delete(7, 7, 7, table::remove, null))
-          .isInstanceOf(NullPointerException.class).hasMessageContaining("not a io.dendrite.core.ScoreRow");
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("not a io.dendrite.core.ScoreRow");
     }
   }
 
@@ -226,16 +269,26 @@ class DendriteIT {
   void aFillerWhoseLeaseLapsedDoesNotCoverAnIntervalAWriterChanged() throws Exception {
     table.remove(0);
     StallingCodec stalling = new StallingCodec(row -> true);
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(stalling, builder -> builder
-        .writePolicy(WritePolicy.WRITE_AROUND).beta(0.0)
-        .intervalLeases(Duration.ofMillis(300), Duration.ofSeconds(10)))) {
-      CompletableFuture<List<ScoreRow>> filler = CompletableFuture.supplyAsync(() -> get(dendrite, 0, 3));
-      assertThat(stalling.encoding.await(30, TimeUnit.SECONDS)).as("the filler reached its points").isTrue();
+    try (Dendrite<Integer, ScoreRow> dendrite =
+        dendrite(
+            stalling,
+            builder ->
+                builder
+                    .writePolicy(WritePolicy.WRITE_AROUND)
+                    .beta(0.0)
+                    .intervalLeases(Duration.ofMillis(300), Duration.ofSeconds(10)))) {
+      CompletableFuture<List<ScoreRow>> filler =
+          CompletableFuture.supplyAsync(() -> get(dendrite, 0, 3));
+      assertThat(stalling.encoding.await(30, TimeUnit.SECONDS))
+          .as("the filler reached its points")
+          .isTrue();
 
       ScoreRow inserted = new ScoreRow(0, 7);
       put(dendrite, inserted); // granted once the filler's Shared lease lapsed
       stalling.release.countDown();
-      assertThat(filler.get(30, TimeUnit.SECONDS)).extracting(ScoreRow::id).containsExactly(1, 2, 3);
+      assertThat(filler.get(30, TimeUnit.SECONDS))
+          .extracting(ScoreRow::id)
+          .containsExactly(1, 2, 3);
 
       assertThat(get(dendrite, 0, 3)).contains(inserted);
     }
@@ -250,18 +303,29 @@ class DendriteIT {
   @Test
   void aFillerDoesNotCoverAPointWhoseEntryAGetDroppedMeanwhile() throws Exception {
     StallingCodec stalling = new StallingCodec(null);
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(stalling, builder -> builder
-        .writePolicy(WritePolicy.WRITE_AROUND).beta(0.0))) {
+    try (Dendrite<Integer, ScoreRow> dendrite =
+        dendrite(stalling, builder -> builder.writePolicy(WritePolicy.WRITE_AROUND).beta(0.0))) {
       List<ScoreRow> rows = table.range(0, 1);
       get(dendrite, 0, 0); // point 0 cached and registered; [0, 1] is not covered
       stalling.holdOn(row -> row.id() == 1);
-      CompletableFuture<List<ScoreRow>> filler = CompletableFuture.supplyAsync(() -> get(dendrite, 0, 1));
-      assertThat(stalling.encoding.await(30, TimeUnit.SECONDS)).as("the filler reached point 1").isTrue();
+      CompletableFuture<List<ScoreRow>> filler =
+          CompletableFuture.supplyAsync(() -> get(dendrite, 0, 1));
+      assertThat(stalling.encoding.await(30, TimeUnit.SECONDS))
+          .as("the filler reached point 1")
+          .isTrue();
 
-      cacheTier.client.delete(new CacheKeys<>("scores", "id", DomainType.INTEGER).entryKey(Interval.point(0)));
-      assertThatThrownBy(() -> dendrite.get(0, 0, (lb, ub) -> {
-        throw new SQLException("no refill");
-      })).as("a get that drops point 0's entry and cannot refill it").isInstanceOf(DataStoreException.class);
+      cacheTier.client.delete(
+          new CacheKeys<>("scores", "id", DomainType.INTEGER).entryKey(Interval.point(0)));
+      assertThatThrownBy(
+              () ->
+                  dendrite.get(
+                      0,
+                      0,
+                      (lb, ub) -> {
+                        throw new SQLException("no refill");
+                      }))
+          .as("a get that drops point 0's entry and cannot refill it")
+          .isInstanceOf(DataStoreException.class);
       stalling.release.countDown();
       assertThat(filler.get(30, TimeUnit.SECONDS)).isEqualTo(rows);
 
@@ -277,26 +341,32 @@ class DendriteIT {
   @Test
   void aGetFromCoverageDoesNotLoseAPointAConcurrentWriteDrops() throws Exception {
     try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 0.0)) {
-      assertThat(get(dendrite, 0, 2)).extracting(ScoreRow::id).containsExactly(0, 1, 2); // points 0-2, [0, 2] covered
+      assertThat(get(dendrite, 0, 2))
+          .extracting(ScoreRow::id)
+          .containsExactly(0, 1, 2); // points 0-2, [0, 2] covered
       CountDownLatch looked = new CountDownLatch(1);
       CountDownLatch written = new CountDownLatch(1);
       AtomicBoolean first = new AtomicBoolean(true);
-      dendrite.afterCoverageLookForTesting(() -> {
-        if (first.compareAndSet(true, false)) {
-          looked.countDown();
-          try {
-            written.await(30, TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
-      });
-      CompletableFuture<List<ScoreRow>> reader = CompletableFuture.supplyAsync(() -> get(dendrite, 0, 2));
+      dendrite.afterCoverageLookForTesting(
+          () -> {
+            if (first.compareAndSet(true, false)) {
+              looked.countDown();
+              try {
+                written.await(30, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+          });
+      CompletableFuture<List<ScoreRow>> reader =
+          CompletableFuture.supplyAsync(() -> get(dendrite, 0, 2));
       assertThat(looked.await(30, TimeUnit.SECONDS)).as("the get found [0, 2] covered").isTrue();
 
       put(dendrite, new ScoreRow(1, 99)); // uncovers [0, 2] and drops point 1's entry
       written.countDown();
-      assertThat(reader.get(30, TimeUnit.SECONDS)).extracting(ScoreRow::id).containsExactly(0, 1, 2);
+      assertThat(reader.get(30, TimeUnit.SECONDS))
+          .extracting(ScoreRow::id)
+          .containsExactly(0, 1, 2);
     }
   }
 
@@ -360,15 +430,31 @@ class DendriteIT {
 
   @Test
   void aFailingQueryReleasesItsLeasesCachesNothingAndReachesTheCaller() {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(
-        builder -> builder.intervalLeases(java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(1)))) {
+    try (Dendrite<Integer, ScoreRow> dendrite =
+        dendrite(
+            builder ->
+                builder.intervalLeases(
+                    java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(1)))) {
       SQLException failure = new SQLException("boom");
-      assertThatThrownBy(() -> dendrite.get(0, 9, (lb, ub) -> {
-        throw failure;
-      })).isInstanceOf(DataStoreException.class).hasCause(failure);
-      assertThatThrownBy(() -> dendrite.get(0, 9, (lb, ub) -> {
-        throw new IllegalStateException("unchecked");
-      })).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(
+              () ->
+                  dendrite.get(
+                      0,
+                      9,
+                      (lb, ub) -> {
+                        throw failure;
+                      }))
+          .isInstanceOf(DataStoreException.class)
+          .hasCause(failure);
+      assertThatThrownBy(
+              () ->
+                  dendrite.get(
+                      0,
+                      9,
+                      (lb, ub) -> {
+                        throw new IllegalStateException("unchecked");
+                      }))
+          .isInstanceOf(IllegalStateException.class);
 
       assertThat(dendrite.cachedEntries()).isZero();
       // Both leases were released: a write on the interval and a fill of it go through at once.
@@ -383,9 +469,17 @@ class DendriteIT {
     try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
       get(dendrite, 0, 9);
       ScoreRow row = new ScoreRow(3, 33);
-      assertThatThrownBy(() -> dendrite.update(3, 3, row, change -> {
-        throw new SQLException("disk full");
-      }, ScoreTable.putting(row))).isInstanceOf(DataStoreException.class);
+      assertThatThrownBy(
+              () ->
+                  dendrite.update(
+                      3,
+                      3,
+                      row,
+                      change -> {
+                        throw new SQLException("disk full");
+                      },
+                      ScoreTable.putting(row)))
+          .isInstanceOf(DataStoreException.class);
 
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(3, 0));
     }
@@ -400,48 +494,51 @@ class DendriteIT {
   void aWriteBackWhoseBufferFailsLeavesNoRefreshedResultBehind() {
     RuntimeException refused = new IllegalStateException("the buffer's replicas refused it");
     boolean[] failLate = {true};
-    WriteBuffer<Integer> failing = new WriteBuffer<>() {
-      @Override
-      public void check(Object change) {}
-
-      @Override
-      public void buffer(Interval<Integer> interval, Object change) {
-        throw refused;
-      }
-
-      @Override
-      public Started start(Interval<Integer> interval, Object change) {
-        return new Started() {
+    WriteBuffer<Integer> failing =
+        new WriteBuffer<>() {
           @Override
-          public Stored store() {
-            if (!failLate[0]) {
-              throw refused;
-            }
-            return () -> {
-              throw refused;
+          public void check(Object change) {}
+
+          @Override
+          public void buffer(Interval<Integer> interval, Object change) {
+            throw refused;
+          }
+
+          @Override
+          public Started start(Interval<Integer> interval, Object change) {
+            return new Started() {
+              @Override
+              public Stored store() {
+                if (!failLate[0]) {
+                  throw refused;
+                }
+                return () -> {
+                  throw refused;
+                };
+              }
+
+              @Override
+              public void abandon() {}
             };
           }
 
           @Override
-          public void abandon() {}
+          public void applyOverlapping(Interval<Integer> interval) {}
         };
-      }
-
-      @Override
-      public void applyOverlapping(Interval<Integer> interval) {}
-    };
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(builder -> builder.writePolicy(WritePolicy.WRITE_BACK)
-        .writeBuffer(failing))) {
+    try (Dendrite<Integer, ScoreRow> dendrite =
+        dendrite(builder -> builder.writePolicy(WritePolicy.WRITE_BACK).writeBuffer(failing))) {
       get(dendrite, 0, 9);
       ScoreRow row = new ScoreRow(3, 33);
-      assertThatThrownBy(() -> dendrite.update(3, 3, row, null, ScoreTable.putting(row))).isSameAs(refused);
+      assertThatThrownBy(() -> dendrite.update(3, 3, row, null, ScoreTable.putting(row)))
+          .isSameAs(refused);
       assertThat(dendrite.cachedEntries()).as("dropped: it was committed with the change").isZero();
       int before = queries.get();
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(3, 0));
       assertThat(queries.get()).as("a miss").isEqualTo(before + 1);
 
       failLate[0] = false;
-      assertThatThrownBy(() -> dendrite.update(3, 3, row, null, ScoreTable.putting(row))).isSameAs(refused);
+      assertThatThrownBy(() -> dendrite.update(3, 3, row, null, ScoreTable.putting(row)))
+          .isSameAs(refused);
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(3, 0));
       assertThat(queries.get()).as("a hit: released, old value kept").isEqualTo(before + 1);
     }
@@ -451,20 +548,31 @@ class DendriteIT {
   void badBoundsAreRefusedNamingTheArgument() {
     try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
       assertThatThrownBy(() -> get(dendrite, 9, 3))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowerBound 9 is greater than upperBound 3");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("lowerBound 9 is greater than upperBound 3");
       assertThatThrownBy(() -> get(dendrite, -1, 3))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowerBound").hasMessageContaining("minimum");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("lowerBound")
+          .hasMessageContaining("minimum");
       assertThatThrownBy(() -> get(dendrite, 3, 1_001))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("upperBound").hasMessageContaining("maximum");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("upperBound")
+          .hasMessageContaining("maximum");
       assertThatThrownBy(() -> dendrite.get(null, 3, (lb, ub) -> List.of()))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowerBound must not be null");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("lowerBound must not be null");
       @SuppressWarnings("rawtypes")
       Dendrite raw = dendrite;
       RangeQuery<Object, Object> none = (lb, ub) -> List.of();
       assertThatThrownBy(() -> raw.get(1, "7", none))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("upperBound must be a integer");
-      assertThatThrownBy(() -> dendrite.update(5, 2, new ScoreRow(2, 2), table::set, ScoreTable.putting(new ScoreRow(2, 2))))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowerBound 5 is greater than upperBound 2");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("upperBound must be a integer");
+      assertThatThrownBy(
+              () ->
+                  dendrite.update(
+                      5, 2, new ScoreRow(2, 2), table::set, ScoreTable.putting(new ScoreRow(2, 2))))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("lowerBound 5 is greater than upperBound 2");
       assertThat(queries).hasValue(0);
     }
   }

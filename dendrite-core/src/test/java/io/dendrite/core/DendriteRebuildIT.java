@@ -21,12 +21,15 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @ExtendWith(RealServers.class)
 class DendriteRebuildIT {
-  private static final CacheKeys<Integer> KEYS = new CacheKeys<>("scores", "id", DomainType.INTEGER);
+  private static final CacheKeys<Integer> KEYS =
+      new CacheKeys<>("scores", "id", DomainType.INTEGER);
 
   @ParameterizedTest(name = "{0}, beta {1}")
   @CsvSource({"WRITE_AROUND, 1.0", "WRITE_THROUGH, 1.0", "WRITE_AROUND, 0.0", "WRITE_THROUGH, 0.0"})
-  void aSuccessorFindsEveryCachedEntry(WritePolicy policy, double beta, MySqlTestDatabase database) throws Exception {
-    try (CacheTier cacheTier = new CacheTier(3); ScoreTable table = new ScoreTable(database).create(100)) {
+  void aSuccessorFindsEveryCachedEntry(WritePolicy policy, double beta, MySqlTestDatabase database)
+      throws Exception {
+    try (CacheTier cacheTier = new CacheTier(3);
+        ScoreTable table = new ScoreTable(database).create(100)) {
       int entriesBefore;
       try (Dendrite<Integer, ScoreRow> first = build(cacheTier, policy, beta)) {
         for (int lowerBound : List.of(0, 10, 20, 30, 5)) {
@@ -39,22 +42,23 @@ class DendriteRebuildIT {
 
       try (Dendrite<Integer, ScoreRow> second = build(cacheTier, policy, beta)) {
         assertThat(second.cachedEntries()).isEqualTo(entriesBefore);
-        assertThat(logRecords(cacheTier)).as("the log was compacted to the entries in force")
+        assertThat(logRecords(cacheTier))
+            .as("the log was compacted to the entries in force")
             .isEqualTo(entriesBefore + (beta == 0 ? coveredIntervals(policy) : 0));
 
         ScoreRow row = new ScoreRow(7, 777);
         second.update(7, 7, row, table::set, ScoreTable.putting(row));
 
-        List<Interval<Integer>> holding7 = beta == 0
-            ? List.of(Interval.point(7))
-            : List.of(Interval.of(0, 9), Interval.of(5, 14));
+        List<Interval<Integer>> holding7 =
+            beta == 0 ? List.of(Interval.point(7)) : List.of(Interval.of(0, 9), Interval.of(5, 14));
         for (Interval<Integer> interval : holding7) {
           Optional<CacheValue> cached = cacheTier.client.get(KEYS.entryKey(interval));
           if (policy == WritePolicy.WRITE_AROUND) {
             assertThat(cached).as("write-around deleted %s", interval).isEmpty();
           } else {
             assertThat(cached).as("write-through refreshed %s", interval).isPresent();
-            assertThat(new ResultSetCodec<>(ScoreRow.CODEC).decode(cached.get().data()).rows()).contains(row);
+            assertThat(new ResultSetCodec<>(ScoreRow.CODEC).decode(cached.get().data()).rows())
+                .contains(row);
           }
         }
       }
@@ -66,13 +70,21 @@ class DendriteRebuildIT {
     return policy == WritePolicy.WRITE_AROUND ? 4 : 5;
   }
 
-  private static Dendrite<Integer, ScoreRow> build(CacheTier cacheTier, WritePolicy policy, double beta) {
-    return Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC).collection("scores").domain("id")
-        .cache(cacheTier.client).writePolicy(policy).beta(beta).logBatch(2).build();
+  private static Dendrite<Integer, ScoreRow> build(
+      CacheTier cacheTier, WritePolicy policy, double beta) {
+    return Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+        .collection("scores")
+        .domain("id")
+        .cache(cacheTier.client)
+        .writePolicy(policy)
+        .beta(beta)
+        .logBatch(2)
+        .build();
   }
 
   private static long logRecords(CacheTier cacheTier) {
-    List<String> partitions = IntStream.range(0, PredicateLog.PARTITIONS).mapToObj(KEYS::logKey).toList();
+    List<String> partitions =
+        IntStream.range(0, PredicateLog.PARTITIONS).mapToObj(KEYS::logKey).toList();
     return cacheTier.client.getAll(partitions).values().stream()
         .mapToLong(value -> new String(value.data(), StandardCharsets.UTF_8).lines().count())
         .sum();

@@ -28,8 +28,12 @@ class ResultSetCodecTest {
 
   @Test
   void changeRecordsAppendedToAValueComeBackInOrderAfterItsRows() {
-    byte[] value = concat(codec.encode(List.of(new ScoreRow(1, 10))), ResultSetCodec.changeRecord(new byte[] {7}),
-        ResultSetCodec.changeRecord(new byte[0]), ResultSetCodec.changeRecord(new byte[] {8, 9}));
+    byte[] value =
+        concat(
+            codec.encode(List.of(new ScoreRow(1, 10))),
+            ResultSetCodec.changeRecord(new byte[] {7}),
+            ResultSetCodec.changeRecord(new byte[0]),
+            ResultSetCodec.changeRecord(new byte[] {8, 9}));
 
     ResultSetCodec.Decoded<ScoreRow> decoded = codec.decode(value);
 
@@ -43,11 +47,14 @@ class ResultSetCodecTest {
     byte[] record = ResultSetCodec.changeRecord(new byte[] {7, 7, 7});
 
     assertThatThrownBy(() -> codec.decode(concat(rows, Arrays.copyOf(record, record.length - 1))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("change record length 3");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("change record length 3");
     assertThatThrownBy(() -> codec.decode(concat(rows, ByteBuffer.allocate(4).putInt(5).array())))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("5 where a change record starts");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("5 where a change record starts");
     assertThatThrownBy(() -> codec.decode(concat(rows, new byte[] {1})))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("where a change record starts");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("where a change record starts");
   }
 
   private static byte[] concat(byte[]... parts) {
@@ -60,15 +67,20 @@ class ResultSetCodecTest {
   void refusesBytesThatAreNoResultSet() {
     byte[] two = codec.encode(List.of(new ScoreRow(1, 10), new ScoreRow(2, 20)));
 
-    assertThatThrownBy(() -> codec.decode(new byte[] {0, 0})).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> codec.decode(new byte[] {0, 0}))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not a cached result set");
     assertThatThrownBy(() -> codec.decode(Arrays.copyOf(two, two.length - 1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("row length");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("row length");
     assertThatThrownBy(() -> codec.decode(Arrays.copyOf(two, 4 + 4 + 12 + 2)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("row length");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("row length");
     assertThatThrownBy(() -> codec.decode(ByteBuffer.allocate(8).putInt(-1).array()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("row count -1");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("row count -1");
     assertThatThrownBy(() -> codec.decode(ByteBuffer.allocate(8).putInt(1_000).array()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("row count 1000");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("row count 1000");
   }
 }

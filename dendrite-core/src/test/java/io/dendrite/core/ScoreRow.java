@@ -6,26 +6,27 @@ import java.nio.ByteBuffer;
 record ScoreRow(int id, long val) {
 
   /** Encodes the row as 12 bytes. */
-  static final RowCodec<Integer, ScoreRow> CODEC = new RowCodec<>() {
-    @Override
-    public Integer attributeOf(ScoreRow row) {
-      return row.id();
-    }
+  static final RowCodec<Integer, ScoreRow> CODEC =
+      new RowCodec<>() {
+        @Override
+        public Integer attributeOf(ScoreRow row) {
+          return row.id();
+        }
 
-    @Override
-    public Object identityOf(ScoreRow row) {
-      return row.id();
-    }
+        @Override
+        public Object identityOf(ScoreRow row) {
+          return row.id();
+        }
 
-    @Override
-    public byte[] encode(ScoreRow row) {
-      return ByteBuffer.allocate(12).putInt(row.id()).putLong(row.val()).array();
-    }
+        @Override
+        public byte[] encode(ScoreRow row) {
+          return ByteBuffer.allocate(12).putInt(row.id()).putLong(row.val()).array();
+        }
 
-    @Override
-    public ScoreRow decode(byte[] bytes) {
-      ByteBuffer buffer = ByteBuffer.wrap(bytes);
-      return new ScoreRow(buffer.getInt(), buffer.getLong());
-    }
-  };
+        @Override
+        public ScoreRow decode(byte[] bytes) {
+          ByteBuffer buffer = ByteBuffer.wrap(bytes);
+          return new ScoreRow(buffer.getInt(), buffer.getLong());
+        }
+      };
 }

@@ -34,7 +34,8 @@ final class ScoreTable implements AutoCloseable {
     try (Statement statement = connection().createStatement()) {
       statement.execute("CREATE TABLE scores (id INT PRIMARY KEY, val BIGINT NOT NULL)");
     }
-    try (PreparedStatement insert = connection().prepareStatement("INSERT INTO scores VALUES (?, 0)")) {
+    try (PreparedStatement insert =
+        connection().prepareStatement("INSERT INTO scores VALUES (?, 0)")) {
       for (int id = 0; id < rows; id++) {
         insert.setInt(1, id);
         insert.addBatch();
@@ -45,8 +46,9 @@ final class ScoreTable implements AutoCloseable {
   }
 
   List<ScoreRow> range(int lowerBound, int upperBound) throws SQLException {
-    try (PreparedStatement select = connection().prepareStatement(
-        "SELECT id, val FROM scores WHERE id BETWEEN ? AND ? ORDER BY id")) {
+    try (PreparedStatement select =
+        connection()
+            .prepareStatement("SELECT id, val FROM scores WHERE id BETWEEN ? AND ? ORDER BY id")) {
       select.setInt(1, lowerBound);
       select.setInt(2, upperBound);
       List<ScoreRow> rows = new ArrayList<>();
@@ -60,8 +62,10 @@ final class ScoreTable implements AutoCloseable {
   }
 
   void set(ScoreRow row) throws SQLException {
-    try (PreparedStatement upsert = connection().prepareStatement(
-        "INSERT INTO scores VALUES (?, ?) ON DUPLICATE KEY UPDATE val = VALUES(val)")) {
+    try (PreparedStatement upsert =
+        connection()
+            .prepareStatement(
+                "INSERT INTO scores VALUES (?, ?) ON DUPLICATE KEY UPDATE val = VALUES(val)")) {
       upsert.setInt(1, row.id());
       upsert.setLong(2, row.val());
       upsert.executeUpdate();
@@ -69,7 +73,8 @@ final class ScoreTable implements AutoCloseable {
   }
 
   void remove(int id) throws SQLException {
-    try (PreparedStatement delete = connection().prepareStatement("DELETE FROM scores WHERE id = ?")) {
+    try (PreparedStatement delete =
+        connection().prepareStatement("DELETE FROM scores WHERE id = ?")) {
       delete.setInt(1, id);
       delete.executeUpdate();
     }
@@ -86,27 +91,29 @@ final class ScoreTable implements AutoCloseable {
   }
 
   /** {@link #set}'s changes kept as change records in the cached entries: the row replaces its old version. */
-  static final ChangeRecords<Integer, ScoreRow, ScoreRow> SET_RECORDS = new ChangeRecords<>() {
-    @Override
-    public Class<ScoreRow> changeType() {
-      return ScoreRow.class;
-    }
+  static final ChangeRecords<Integer, ScoreRow, ScoreRow> SET_RECORDS =
+      new ChangeRecords<>() {
+        @Override
+        public Class<ScoreRow> changeType() {
+          return ScoreRow.class;
+        }
 
-    @Override
-    public byte[] encode(ScoreRow row) {
-      return ScoreRow.CODEC.encode(row);
-    }
+        @Override
+        public byte[] encode(ScoreRow row) {
+          return ScoreRow.CODEC.encode(row);
+        }
 
-    @Override
-    public ScoreRow decode(byte[] record) {
-      return ScoreRow.CODEC.decode(record);
-    }
+        @Override
+        public ScoreRow decode(byte[] record) {
+          return ScoreRow.CODEC.decode(record);
+        }
 
-    @Override
-    public List<ScoreRow> apply(Interval<Integer> entryInterval, List<ScoreRow> cachedRows, ScoreRow row) {
-      return putting(row).apply(entryInterval, cachedRows);
-    }
-  };
+        @Override
+        public List<ScoreRow> apply(
+            Interval<Integer> entryInterval, List<ScoreRow> cachedRows, ScoreRow row) {
+          return putting(row).apply(entryInterval, cachedRows);
+        }
+      };
 
   /** Write-through's cache update for {@link #remove}. */
   static CacheUpdate<Integer, ScoreRow> removing(int id) {

@@ -36,41 +36,49 @@ public final class Demo {
   /** A row of the demo table: {@code id} is the range attribute. */
   record Score(int id, long points) {}
 
-  private static final RowCodec<Integer, Score> CODEC = new RowCodec<>() {
-    @Override
-    public Integer attributeOf(Score row) {
-      return row.id();
-    }
+  private static final RowCodec<Integer, Score> CODEC =
+      new RowCodec<>() {
+        @Override
+        public Integer attributeOf(Score row) {
+          return row.id();
+        }
 
-    @Override
-    public Object identityOf(Score row) {
-      return row.id();
-    }
+        @Override
+        public Object identityOf(Score row) {
+          return row.id();
+        }
 
-    @Override
-    public byte[] encode(Score row) {
-      return ByteBuffer.allocate(12).putInt(row.id()).putLong(row.points()).array();
-    }
+        @Override
+        public byte[] encode(Score row) {
+          return ByteBuffer.allocate(12).putInt(row.id()).putLong(row.points()).array();
+        }
 
-    @Override
-    public Score decode(byte[] bytes) {
-      ByteBuffer buffer = ByteBuffer.wrap(bytes);
-      return new Score(buffer.getInt(), buffer.getLong());
-    }
-  };
+        @Override
+        public Score decode(byte[] bytes) {
+          ByteBuffer buffer = ByteBuffer.wrap(bytes);
+          return new Score(buffer.getInt(), buffer.getLong());
+        }
+      };
 
   private Demo() {}
 
   public static void main(String[] args) throws Exception {
     try (Connection db = openDatabase();
-         IqServer server = IqServer.start(IqServerConfig.builder().port(0).build());
-         IqClient cache = IqClient.builder().servers("127.0.0.1:" + server.port()).build();
-         Dendrite<Integer, Score> dendrite = Dendrite.builder(DomainType.INTEGER, CODEC)
-             .collection("demo_scores").domain("id").range(0, ROWS - 1)
-             .cache(cache).writePolicy(WritePolicy.WRITE_THROUGH).beta(1.0).build()) {
+        IqServer server = IqServer.start(IqServerConfig.builder().port(0).build());
+        IqClient cache = IqClient.builder().servers("127.0.0.1:" + server.port()).build();
+        Dendrite<Integer, Score> dendrite =
+            Dendrite.builder(DomainType.INTEGER, CODEC)
+                .collection("demo_scores")
+                .domain("id")
+                .range(0, ROWS - 1)
+                .cache(cache)
+                .writePolicy(WritePolicy.WRITE_THROUGH)
+                .beta(1.0)
+                .build()) {
       System.out.printf("IQ server: embedded on 127.0.0.1:%d%n", server.port());
       load(db);
-      System.out.printf("Loaded %,d rows. Running %,d operations: 90%% range gets of %d rows over a hot set, 10%% updates.%n%n",
+      System.out.printf(
+          "Loaded %,d rows. Running %,d operations: 90%% range gets of %d rows over a hot set, 10%% updates.%n%n",
           ROWS, OPERATIONS, SCAN_LENGTH);
 
       Latencies alone = new Latencies();
@@ -84,7 +92,8 @@ public final class Demo {
         if (random.nextInt(10) == 0) {
           Score changed = new Score(lowerBound, random.nextInt(1_000_000));
           long start = System.nanoTime();
-          dendrite.update(changed.id(), changed.id(), changed, row -> write(db, row), replacing(changed));
+          dendrite.update(
+              changed.id(), changed.id(), changed, row -> write(db, row), replacing(changed));
           updates.add(System.nanoTime() - start);
           continue;
         }
@@ -102,9 +111,15 @@ public final class Demo {
       }
 
       DendriteMetrics metrics = dendrite.metrics();
-      System.out.printf("gets %,d: hits %,d, misses %,d (hit rate %.1f%%); updates %,d%n", metrics.gets(), metrics.hits(),
-          metrics.misses(), 100.0 * metrics.hits() / Math.max(1, metrics.gets()), metrics.writes());
-      System.out.printf("cache round trips: %.2f per hit, %.2f per miss, %.2f per update%n%n",
+      System.out.printf(
+          "gets %,d: hits %,d, misses %,d (hit rate %.1f%%); updates %,d%n",
+          metrics.gets(),
+          metrics.hits(),
+          metrics.misses(),
+          100.0 * metrics.hits() / Math.max(1, metrics.gets()),
+          metrics.writes());
+      System.out.printf(
+          "cache round trips: %.2f per hit, %.2f per miss, %.2f per update%n%n",
           metrics.roundTripsPerHit(), metrics.roundTripsPerMiss(), metrics.roundTripsPerWrite());
       System.out.printf("%-28s %10s %10s %10s%n", "latency (microseconds)", "p50", "p99", "count");
       alone.print("range select, database alone");
@@ -124,11 +139,14 @@ public final class Demo {
     String url = System.getenv().getOrDefault("DENDRITE_MYSQL_URL", DEV_SERVICES_URL);
     try {
       Connection connection = DriverManager.getConnection(url);
-      System.out.println("Database: MariaDB/MySQL at " + url.replaceAll("password=[^&]*", "password=***"));
+      System.out.println(
+          "Database: MariaDB/MySQL at " + url.replaceAll("password=[^&]*", "password=***"));
       return connection;
     } catch (SQLException unavailable) {
-      System.out.println("Database: H2 in MySQL mode, in memory (no MariaDB answered at "
-          + url.replaceAll("\\?.*", "") + "; run `dev/services start` to use it)");
+      System.out.println(
+          "Database: H2 in MySQL mode, in memory (no MariaDB answered at "
+              + url.replaceAll("\\?.*", "")
+              + "; run `dev/services start` to use it)");
       return DriverManager.getConnection("jdbc:h2:mem:demo;MODE=MySQL;DB_CLOSE_DELAY=-1");
     }
   }
@@ -148,9 +166,11 @@ public final class Demo {
     }
   }
 
-  private static List<Score> range(Connection db, int lowerBound, int upperBound) throws SQLException {
-    try (PreparedStatement select = db.prepareStatement(
-        "SELECT id, points FROM demo_scores WHERE id BETWEEN ? AND ? ORDER BY id")) {
+  private static List<Score> range(Connection db, int lowerBound, int upperBound)
+      throws SQLException {
+    try (PreparedStatement select =
+        db.prepareStatement(
+            "SELECT id, points FROM demo_scores WHERE id BETWEEN ? AND ? ORDER BY id")) {
       select.setInt(1, lowerBound);
       select.setInt(2, upperBound);
       List<Score> rows = new ArrayList<>();
@@ -164,7 +184,8 @@ public final class Demo {
   }
 
   private static void write(Connection db, Score row) throws SQLException {
-    try (PreparedStatement update = db.prepareStatement("UPDATE demo_scores SET points = ? WHERE id = ?")) {
+    try (PreparedStatement update =
+        db.prepareStatement("UPDATE demo_scores SET points = ? WHERE id = ?")) {
       update.setLong(1, row.points());
       update.setInt(2, row.id());
       update.executeUpdate();
@@ -172,7 +193,8 @@ public final class Demo {
   }
 
   private static CacheUpdate<Integer, Score> replacing(Score changed) {
-    return (interval, cached) -> cached.stream().map(row -> row.id() == changed.id() ? changed : row).toList();
+    return (interval, cached) ->
+        cached.stream().map(row -> row.id() == changed.id() ? changed : row).toList();
   }
 
   /** Latency samples in nanoseconds. */
@@ -190,11 +212,15 @@ public final class Demo {
     void print(String label) {
       long[] sorted = Arrays.copyOf(samples, count);
       Arrays.sort(sorted);
-      System.out.printf("%-28s %10.0f %10.0f %10d%n", label, percentile(sorted, 0.50), percentile(sorted, 0.99), count);
+      System.out.printf(
+          "%-28s %10.0f %10.0f %10d%n",
+          label, percentile(sorted, 0.50), percentile(sorted, 0.99), count);
     }
 
     private static double percentile(long[] sorted, double fraction) {
-      return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, fraction * sorted.length)] / 1_000.0;
+      return sorted.length == 0
+          ? 0
+          : sorted[(int) Math.min(sorted.length - 1, fraction * sorted.length)] / 1_000.0;
     }
   }
 }

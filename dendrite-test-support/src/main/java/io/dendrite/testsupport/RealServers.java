@@ -20,12 +20,15 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  */
 public final class RealServers implements ParameterResolver {
   private static final ServiceEndpoints ENDPOINTS = ServiceEndpoints.fromSystem();
-  private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RealServers.class);
+  private static final ExtensionContext.Namespace NAMESPACE =
+      ExtensionContext.Namespace.create(RealServers.class);
 
   @Override
   public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
     Class<?> type = parameter.getParameter().getType();
-    return type == MySqlTestDatabase.class || type == MongoTestDatabase.class || type == MemcachedAddress.class;
+    return type == MySqlTestDatabase.class
+        || type == MongoTestDatabase.class
+        || type == MemcachedAddress.class;
   }
 
   @Override
@@ -42,35 +45,50 @@ public final class RealServers implements ParameterResolver {
     } catch (IllegalStateException e) {
       throw new ParameterResolutionException(e.getMessage(), e);
     } catch (SQLException e) {
-      throw new ParameterResolutionException("Could not create a test database on "
-          + redact(ENDPOINTS.mysqlUrl()) + ": " + e.getMessage(), e);
+      throw new ParameterResolutionException(
+          "Could not create a test database on "
+              + redact(ENDPOINTS.mysqlUrl())
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
-  private static MySqlTestDatabase createMySqlDatabase(ExtensionContext context) throws SQLException {
+  private static MySqlTestDatabase createMySqlDatabase(ExtensionContext context)
+      throws SQLException {
     String serverUrl = ENDPOINTS.mysqlUrl();
     String name = UniqueName.of(context, 64);
     try (Connection connection = DriverManager.getConnection(serverUrl);
-         Statement statement = connection.createStatement()) {
+        Statement statement = connection.createStatement()) {
       statement.execute("CREATE DATABASE `" + name + "`");
     }
-    context.getStore(NAMESPACE).put(name, (ExtensionContext.Store.CloseableResource) () -> {
-      try (Connection connection = DriverManager.getConnection(serverUrl);
-           Statement statement = connection.createStatement()) {
-        statement.execute("DROP DATABASE IF EXISTS `" + name + "`");
-      }
-    });
+    context
+        .getStore(NAMESPACE)
+        .put(
+            name,
+            (ExtensionContext.Store.CloseableResource)
+                () -> {
+                  try (Connection connection = DriverManager.getConnection(serverUrl);
+                      Statement statement = connection.createStatement()) {
+                    statement.execute("DROP DATABASE IF EXISTS `" + name + "`");
+                  }
+                });
     return new MySqlTestDatabase(withDatabase(serverUrl, name), name);
   }
 
   private static MongoTestDatabase reserveMongoDatabase(ExtensionContext context) {
     String connectionString = ENDPOINTS.mongoUrl();
     String name = UniqueName.of(context, 60);
-    context.getStore(NAMESPACE).put(name, (ExtensionContext.Store.CloseableResource) () -> {
-      try (MongoClient client = MongoClients.create(connectionString)) {
-        client.getDatabase(name).drop();
-      }
-    });
+    context
+        .getStore(NAMESPACE)
+        .put(
+            name,
+            (ExtensionContext.Store.CloseableResource)
+                () -> {
+                  try (MongoClient client = MongoClients.create(connectionString)) {
+                    client.getDatabase(name).drop();
+                  }
+                });
     return new MongoTestDatabase(connectionString, name);
   }
 
@@ -78,10 +96,13 @@ public final class RealServers implements ParameterResolver {
     String hostAndPort = ENDPOINTS.memcached();
     int colon = hostAndPort.lastIndexOf(':');
     if (colon <= 0) {
-      throw new IllegalStateException(ServiceEndpoints.MEMCACHED + " must be host:port, got " + hostAndPort);
+      throw new IllegalStateException(
+          ServiceEndpoints.MEMCACHED + " must be host:port, got " + hostAndPort);
     }
-    return new MemcachedAddress(hostAndPort.substring(0, colon),
-        Integer.parseInt(hostAndPort.substring(colon + 1)), UniqueName.of(context, 80) + ":");
+    return new MemcachedAddress(
+        hostAndPort.substring(0, colon),
+        Integer.parseInt(hostAndPort.substring(colon + 1)),
+        UniqueName.of(context, 80) + ":");
   }
 
   /** Replaces the database path of a JDBC URL, keeping its query (credentials, options). */

@@ -40,39 +40,54 @@ final class ServiceEndpoints {
 
   /** A JDBC URL (credentials in its query) of a database the user may create databases from. */
   String mysqlUrl() {
-    return endpoint(MYSQL_URL, "MySQL", () -> {
-      MySQLContainer<?> mysql = new MySQLContainer<>(DockerImageName.parse("mysql:8.0"))
-          .withUsername("root").withPassword("dendrite");
-      mysql.start();
-      return mysql.getJdbcUrl() + "?user=root&password=dendrite";
-    });
+    return endpoint(
+        MYSQL_URL,
+        "MySQL",
+        () -> {
+          MySQLContainer<?> mysql =
+              new MySQLContainer<>(DockerImageName.parse("mysql:8.0"))
+                  .withUsername("root")
+                  .withPassword("dendrite");
+          mysql.start();
+          return mysql.getJdbcUrl() + "?user=root&password=dendrite";
+        });
   }
 
   /** A MongoDB connection string without a database name. */
   String mongoUrl() {
-    return endpoint(MONGO_URL, "MongoDB", () -> {
-      MongoDBContainer mongo = new MongoDBContainer(DockerImageName.parse("mongo:7.0"));
-      mongo.start();
-      return mongo.getConnectionString() + "/";
-    });
+    return endpoint(
+        MONGO_URL,
+        "MongoDB",
+        () -> {
+          MongoDBContainer mongo = new MongoDBContainer(DockerImageName.parse("mongo:7.0"));
+          mongo.start();
+          return mongo.getConnectionString() + "/";
+        });
   }
 
   /** {@code host:port} of a stock memcached. */
   String memcached() {
-    return endpoint(MEMCACHED, "memcached", () -> {
-      GenericContainer<?> container =
-          new GenericContainer<>(DockerImageName.parse("memcached:1.6")).withExposedPorts(11211);
-      container.start();
-      return container.getHost() + ":" + container.getMappedPort(11211);
-    });
+    return endpoint(
+        MEMCACHED,
+        "memcached",
+        () -> {
+          GenericContainer<?> container =
+              new GenericContainer<>(DockerImageName.parse("memcached:1.6"))
+                  .withExposedPorts(11211);
+          container.start();
+          return container.getHost() + ":" + container.getMappedPort(11211);
+        });
   }
 
   /** Decided once per variable: later tests of the JVM share the server (and any container). */
-  private synchronized String endpoint(String variable, String server, Supplier<String> startContainer) {
-    return resolved.computeIfAbsent(variable, v -> fromEnvironmentOrDocker(v, server, startContainer));
+  private synchronized String endpoint(
+      String variable, String server, Supplier<String> startContainer) {
+    return resolved.computeIfAbsent(
+        variable, v -> fromEnvironmentOrDocker(v, server, startContainer));
   }
 
-  private String fromEnvironmentOrDocker(String variable, String server, Supplier<String> startContainer) {
+  private String fromEnvironmentOrDocker(
+      String variable, String server, Supplier<String> startContainer) {
     Optional<String> configured =
         Optional.ofNullable(environment.get(variable)).map(String::trim).filter(s -> !s.isEmpty());
     if (configured.isPresent()) {
@@ -81,8 +96,13 @@ final class ServiceEndpoints {
     if (dockerAnswers.getAsBoolean()) {
       return startContainer.get();
     }
-    throw new IllegalStateException("This test needs a real " + server + " server, but " + variable
-        + " is not set and no Docker engine answers. " + HOW_TO_START);
+    throw new IllegalStateException(
+        "This test needs a real "
+            + server
+            + " server, but "
+            + variable
+            + " is not set and no Docker engine answers. "
+            + HOW_TO_START);
   }
 
   private static boolean dockerEngineAnswers() {

@@ -13,9 +13,11 @@ final class UniqueName {
 
   /** A lowercase identifier of at most {@code maxLength} characters made of [a-z0-9_]. */
   static String of(ExtensionContext context, int maxLength) {
-    String readable = context.getRequiredTestClass().getSimpleName()
-        + context.getTestMethod().map(m -> "_" + m.getName()).orElse("");
-    String suffix = "_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    String readable =
+        context.getRequiredTestClass().getSimpleName()
+            + context.getTestMethod().map(m -> "_" + m.getName()).orElse("");
+    String suffix =
+        "_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
     String cleaned = ("t_" + readable).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
     int room = maxLength - suffix.length();
     return (cleaned.length() > room ? cleaned.substring(0, room) : cleaned) + suffix;

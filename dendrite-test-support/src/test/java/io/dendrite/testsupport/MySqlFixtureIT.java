@@ -16,13 +16,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class MySqlFixtureIT {
 
   @Test
-  void createInsertAndRangeSelectWithOrderByAndLimit(MySqlTestDatabase database) throws SQLException {
+  void createInsertAndRangeSelectWithOrderByAndLimit(MySqlTestDatabase database)
+      throws SQLException {
     try (Connection connection = database.connect()) {
       try (Statement statement = connection.createStatement()) {
-        statement.execute("CREATE TABLE usertable (id INT PRIMARY KEY, score INT NOT NULL, name VARCHAR(32), "
-            + "INDEX by_score (score))");
+        statement.execute(
+            "CREATE TABLE usertable (id INT PRIMARY KEY, score INT NOT NULL, name VARCHAR(32), "
+                + "INDEX by_score (score))");
       }
-      try (PreparedStatement insert = connection.prepareStatement("INSERT INTO usertable VALUES (?, ?, ?)")) {
+      try (PreparedStatement insert =
+          connection.prepareStatement("INSERT INTO usertable VALUES (?, ?, ?)")) {
         for (int id = 1; id <= 100; id++) {
           insert.setInt(1, id);
           insert.setInt(2, (id * 37) % 101);
@@ -33,8 +36,9 @@ class MySqlFixtureIT {
       }
 
       List<Integer> scores = new ArrayList<>();
-      try (PreparedStatement range = connection.prepareStatement(
-          "SELECT score FROM usertable WHERE score BETWEEN ? AND ? ORDER BY score DESC LIMIT 5")) {
+      try (PreparedStatement range =
+          connection.prepareStatement(
+              "SELECT score FROM usertable WHERE score BETWEEN ? AND ? ORDER BY score DESC LIMIT 5")) {
         range.setInt(1, 10);
         range.setInt(2, 50);
         try (ResultSet rows = range.executeQuery()) {

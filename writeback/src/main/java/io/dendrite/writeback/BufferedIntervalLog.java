@@ -48,7 +48,8 @@ final class BufferedIntervalLog {
   private final AtomicLong appendedSinceRewrite = new AtomicLong();
   private int nextRemovalPartition;
 
-  BufferedIntervalLog(IqClient cache, String collection, String domain, int partitions, int replicas, int batch) {
+  BufferedIntervalLog(
+      IqClient cache, String collection, String domain, int partitions, int replicas, int batch) {
     this.cache = cache;
     this.keyPrefix = "bl:" + collection + ":" + domain + ":";
     this.partitions = partitions;
@@ -74,14 +75,16 @@ final class BufferedIntervalLog {
   /** {@link #appendIndexed}, sent now. */
   PinnedReplicas.Sent<Boolean> appendIndexedAsync(BufferedIntervalRecord record) {
     PinnedReplicas.Sent<Outcome> sent =
-        appendAsync(partitionKey(Math.floorMod(record.lsn(), partitions)), List.of(record.toLine()));
+        appendAsync(
+            partitionKey(Math.floorMod(record.lsn(), partitions)), List.of(record.toLine()));
     return () -> {
       Outcome outcome = sent.await();
       if (outcome == Outcome.PINNED_MEMORY_FULL) {
         return false;
       }
       if (!outcome.isOk()) {
-        throw new IqException("could not log the buffered write " + record.toLine() + ": " + outcome);
+        throw new IqException(
+            "could not log the buffered write " + record.toLine() + ": " + outcome);
       }
       return true;
     };
@@ -146,18 +149,25 @@ final class BufferedIntervalLog {
    */
   void rewrite(List<BufferedIntervalRecord> live) {
     Map<Integer, StringBuilder> byPartition = new HashMap<>();
-    byPartition.computeIfAbsent(0, n -> new StringBuilder())
-        .append(BufferedIntervalRecord.removed(nextLsn()).toLine()).append('\n');
+    byPartition
+        .computeIfAbsent(0, n -> new StringBuilder())
+        .append(BufferedIntervalRecord.removed(nextLsn()).toLine())
+        .append('\n');
     for (BufferedIntervalRecord record : live) {
-      byPartition.computeIfAbsent(Math.floorMod(record.lsn(), partitions), n -> new StringBuilder())
-          .append(record.toLine()).append('\n');
+      byPartition
+          .computeIfAbsent(Math.floorMod(record.lsn(), partitions), n -> new StringBuilder())
+          .append(record.toLine())
+          .append('\n');
     }
     appendedSinceRewrite.set(0);
     for (int n = 0; n < partitions; n++) {
       String key = partitionKey(n);
       StringBuilder content = byPartition.get(n);
-      Outcome outcome = content == null ? cache.deleteReplicated(key, replicas)
-          : cache.setReplicated(key, content.toString().getBytes(StandardCharsets.UTF_8), replicas);
+      Outcome outcome =
+          content == null
+              ? cache.deleteReplicated(key, replicas)
+              : cache.setReplicated(
+                  key, content.toString().getBytes(StandardCharsets.UTF_8), replicas);
       if (!outcome.isOk() && outcome != Outcome.NOT_FOUND) {
         throw new IqException("could not rewrite the log partition " + key + ": " + outcome);
       }
@@ -187,11 +197,16 @@ final class BufferedIntervalLog {
     try {
       Outcome outcome = append(partitionKey(partition), lines);
       if (!outcome.isOk()) {
-        log.warn("{} removed records not logged ({}); a process that takes over reapplies no-ops", lines.size(),
+        log.warn(
+            "{} removed records not logged ({}); a process that takes over reapplies no-ops",
+            lines.size(),
             outcome);
       }
     } catch (IqException failed) {
-      log.warn("{} removed records not logged; a process that takes over reapplies no-ops", lines.size(), failed);
+      log.warn(
+          "{} removed records not logged; a process that takes over reapplies no-ops",
+          lines.size(),
+          failed);
     }
   }
 
@@ -205,7 +220,8 @@ final class BufferedIntervalLog {
 
   /** {@link #append}, sent now. */
   private PinnedReplicas.Sent<Outcome> appendAsync(String key, List<String> lines) {
-    List<byte[]> values = lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
+    List<byte[]> values =
+        lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
     appendedSinceRewrite.addAndGet(lines.size());
     CompletableFuture<Outcome> sent = cache.appendReplicatedAsync(key, values, replicas);
     return () -> {

@@ -21,8 +21,8 @@ import java.util.Set;
  * @param upperBound the interval's upper bound, text form ({@link Kind#INDEXED} only, else empty)
  * @param bufferedWriteKeys the keys of the entry's buffered writes, in the write's order ({@link Kind#INDEXED} only)
  */
-record BufferedIntervalRecord(Kind kind, long lsn, String lowerBound, String upperBound,
-    List<String> bufferedWriteKeys) {
+record BufferedIntervalRecord(
+    Kind kind, long lsn, String lowerBound, String upperBound, List<String> bufferedWriteKeys) {
 
   /** The kinds of record. */
   enum Kind {
@@ -40,19 +40,27 @@ record BufferedIntervalRecord(Kind kind, long lsn, String lowerBound, String upp
     }
     if (kind == Kind.INDEXED) {
       if (bufferedWriteKeys.isEmpty() || lowerBound.isEmpty() || upperBound.isEmpty()) {
-        throw new IllegalArgumentException("an indexed record needs bounds and buffered-write keys");
+        throw new IllegalArgumentException(
+            "an indexed record needs bounds and buffered-write keys");
       }
-      if (hasSeparator(lowerBound, ":") || hasSeparator(upperBound, ":")
+      if (hasSeparator(lowerBound, ":")
+          || hasSeparator(upperBound, ":")
           || bufferedWriteKeys.stream().anyMatch(key -> key.isEmpty() || hasSeparator(key, ""))) {
-        throw new IllegalArgumentException("bounds must hold no colon and keys no space: " + lowerBound + ", "
-            + upperBound + ", " + bufferedWriteKeys);
+        throw new IllegalArgumentException(
+            "bounds must hold no colon and keys no space: "
+                + lowerBound
+                + ", "
+                + upperBound
+                + ", "
+                + bufferedWriteKeys);
       }
     } else if (!bufferedWriteKeys.isEmpty() || !lowerBound.isEmpty() || !upperBound.isEmpty()) {
       throw new IllegalArgumentException("a removed record names its entry by LSN only");
     }
   }
 
-  static BufferedIntervalRecord indexed(long lsn, String lowerBound, String upperBound, List<String> keys) {
+  static BufferedIntervalRecord indexed(
+      long lsn, String lowerBound, String upperBound, List<String> keys) {
     return new BufferedIntervalRecord(Kind.INDEXED, lsn, lowerBound, upperBound, keys);
   }
 
@@ -62,8 +70,16 @@ record BufferedIntervalRecord(Kind kind, long lsn, String lowerBound, String upp
 
   /** The record's line, without the line break. */
   String toLine() {
-    return kind == Kind.REMOVED ? "r:" + lsn
-        : "i:" + lsn + ":" + lowerBound + ":" + upperBound + ":" + String.join(" ", bufferedWriteKeys);
+    return kind == Kind.REMOVED
+        ? "r:" + lsn
+        : "i:"
+            + lsn
+            + ":"
+            + lowerBound
+            + ":"
+            + upperBound
+            + ":"
+            + String.join(" ", bufferedWriteKeys);
   }
 
   /**
@@ -78,7 +94,9 @@ record BufferedIntervalRecord(Kind kind, long lsn, String lowerBound, String upp
         return Optional.of(removed(Long.parseLong(fields[1])));
       }
       if (fields.length == 5 && fields[0].equals("i")) {
-        return Optional.of(indexed(Long.parseLong(fields[1]), fields[2], fields[3], List.of(fields[4].split(" "))));
+        return Optional.of(
+            indexed(
+                Long.parseLong(fields[1]), fields[2], fields[3], List.of(fields[4].split(" "))));
       }
     } catch (IllegalArgumentException notARecord) {
       // a bad number or shape: the line is not a record

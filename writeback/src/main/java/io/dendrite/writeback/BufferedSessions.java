@@ -40,7 +40,9 @@ import java.util.Set;
 final class BufferedSessions {
   /** Sessions one drain pass applies under one hold of the queue's lock, keeping holds short for committers. */
   static final int DRAIN_BATCH = 32;
+
   private static final int COMPACTION_PAGE = 500;
+
   /** Values a replica restore locks and writes again together, besides their queue. */
   private static final int RESTORE_CHUNK = 64;
 
@@ -54,8 +56,15 @@ final class BufferedSessions {
   private final EngineCounters counters;
   private final Clock clock;
 
-  BufferedSessions(BufferedWriteLocks locks, PinnedReplicas replicas, List<String> queueNames, MySqlStore mySql,
-      RetryingStore store, PinnedBudget budget, EngineCounters counters, Clock clock) {
+  BufferedSessions(
+      BufferedWriteLocks locks,
+      PinnedReplicas replicas,
+      List<String> queueNames,
+      MySqlStore mySql,
+      RetryingStore store,
+      PinnedBudget budget,
+      EngineCounters counters,
+      Clock clock) {
     this.locks = locks;
     this.replicas = replicas;
     queueNames.forEach(name -> queues.put(name, new SessionQueue(replicas, name)));
@@ -82,7 +91,8 @@ final class BufferedSessions {
    */
   String commit(String queueName, List<EntityChanges> rows, byte[] value) {
     SessionQueue queue = queues.get(queueName);
-    // A fresh id per attempt: an attempt whose outcome is unknown may have left traces under its id.
+    // A fresh id per attempt: an attempt whose outcome is unknown may have left traces under its
+    // id.
     String sessionId = SessionIds.next(queueName);
     long growth = (long) value.length * replicas.count();
     if (budget.tryReserve(growth)) {
@@ -110,7 +120,8 @@ final class BufferedSessions {
    * @return {@link Outcome#OK}, or {@link Outcome#PINNED_MEMORY_FULL} when a server refused to pin it (nothing
    *     changed)
    */
-  private Outcome publish(SessionQueue queue, String sessionId, List<EntityChanges> rows, byte[] value) {
+  private Outcome publish(
+      SessionQueue queue, String sessionId, List<EntityChanges> rows, byte[] value) {
     String objectKey = SessionIds.objectKey(sessionId);
     List<String> keys = new ArrayList<>(List.of(queue.key(), objectKey));
     rows.forEach(row -> keys.add(SessionMappings.key(row.key())));
@@ -167,13 +178,18 @@ final class BufferedSessions {
    * The commit-order rule (sessions touching the same rows share a queue), checked where it is cheap: a row whose
    * locked mapping lists a session of another queue whose object is still pinned.
    */
-  private void rejectRowsQueuedElsewhere(String queueName, List<EntityChanges> rows, Map<String, byte[]> values) {
+  private void rejectRowsQueuedElsewhere(
+      String queueName, List<EntityChanges> rows, Map<String, byte[]> values) {
     for (EntityChanges row : rows) {
       for (String other : PinnedLines.lines(values.get(SessionMappings.key(row.key())))) {
         if (!SessionIds.queueOf(other).equals(queueName)
             && replicas.get(SessionIds.objectKey(other)).isPresent()) {
-          throw new IllegalArgumentException("row " + row.key() + " has a pending session in queue "
-              + SessionIds.queueOf(other) + "; sessions that touch the same rows must share a queue");
+          throw new IllegalArgumentException(
+              "row "
+                  + row.key()
+                  + " has a pending session in queue "
+                  + SessionIds.queueOf(other)
+                  + "; sessions that touch the same rows must share a queue");
         }
       }
     }
@@ -208,7 +224,8 @@ final class BufferedSessions {
     mappings.sessions(row).forEach(sessionId -> queueNames.add(SessionIds.queueOf(sessionId)));
     for (String queueName : queueNames) {
       SessionQueue queue = queues.get(queueName);
-      if (queue != null) { // else a line this engine cannot have written (another configuration's queue)
+      if (queue
+          != null) { // else a line this engine cannot have written (another configuration's queue)
         LeaseLostException.untilKept(() -> applyMappedIn(queue, row));
       }
     }
@@ -221,8 +238,10 @@ final class BufferedSessions {
       Batch batch;
       try (BufferedWriteLocks.Locked locked = locks.lock(List.of(queue.key(), mapping))) {
         List<SessionQueue.Entry> entries = SessionQueue.entries(locked.values().get(queue.key()));
-        List<String> mapped = PinnedLines.lines(locked.values().get(mapping)).stream()
-            .filter(sessionId -> SessionIds.queueOf(sessionId).equals(queue.name())).toList();
+        List<String> mapped =
+            PinnedLines.lines(locked.values().get(mapping)).stream()
+                .filter(sessionId -> SessionIds.queueOf(sessionId).equals(queue.name()))
+                .toList();
         int through = 0;
         for (int i = 0; i < entries.size(); i++) {
           if (mapped.contains(entries.get(i).sessionId())) {
@@ -231,14 +250,16 @@ final class BufferedSessions {
         }
         if (through == 0) {
           if (!mapped.isEmpty()) {
-            // Under the queue's lock, a mapped session that is not queued is applied or was never acknowledged.
+            // Under the queue's lock, a mapped session that is not queued is applied or was never
+            // acknowledged.
             locked.stage(mapping, SessionMappings.removing(locked.values().get(mapping), mapped));
             commitRemoval(locked, mapping);
           }
           return;
         }
         batch = takeBatch(locked, queue, entries, Math.min(through, DRAIN_BATCH));
-        locked.stage(mapping, SessionMappings.removing(locked.values().get(mapping), batch.sessionIds()));
+        locked.stage(
+            mapping, SessionMappings.removing(locked.values().get(mapping), batch.sessionIds()));
         commitRemoval(locked, queue.key());
       }
       forgetMappings(batch, row);
@@ -252,7 +273,10 @@ final class BufferedSessions {
    * Applies the first {@code count} of {@code entries} (the locked queue's) in order, each exactly once, deletes
    * their session objects and stages the queue without them; the caller commits.
    */
-  private Batch takeBatch(BufferedWriteLocks.Locked locked, SessionQueue queue, List<SessionQueue.Entry> entries,
+  private Batch takeBatch(
+      BufferedWriteLocks.Locked locked,
+      SessionQueue queue,
+      List<SessionQueue.Entry> entries,
       int count) {
     List<SessionQueue.Entry> taken = entries.subList(0, Math.min(count, entries.size()));
     List<String> sessionIds = sessionIds(taken);
@@ -262,7 +286,8 @@ final class BufferedSessions {
     for (String sessionId : sessionIds) {
       Optional<byte[]> value = replicas.get(SessionIds.objectKey(sessionId));
       if (value.isEmpty()) {
-        continue; // applied and deleted by an applier whose queue commit was refused, or never acknowledged
+        continue; // applied and deleted by an applier whose queue commit was refused, or never
+        // acknowledged
       }
       List<EntityChanges> changes = SessionCodec.decode(value.get());
       store.retry(() -> mySql.applyOnce(sessionId, changes));
@@ -270,7 +295,8 @@ final class BufferedSessions {
       pinnedBytes += value.get().length;
       applied++;
     }
-    // Applied, so the objects may go whatever becomes of this hold: a later applier skips a queued id without one.
+    // Applied, so the objects may go whatever becomes of this hold: a later applier skips a queued
+    // id without one.
     replicas.deleteAll(sessionIds.stream().map(SessionIds::objectKey).toList());
     budget.adjust(-pinnedBytes * replicas.count());
     counters.drained.add(applied);
@@ -283,17 +309,22 @@ final class BufferedSessions {
    * under those mappings' locks. They are off their queue for good, so no queue lock is needed.
    */
   private void forgetMappings(Batch batch, EntityKey done) {
-    List<String> keys = batch.rows().stream().filter(row -> !row.equals(done)).map(SessionMappings::key).toList();
+    List<String> keys =
+        batch.rows().stream().filter(row -> !row.equals(done)).map(SessionMappings::key).toList();
     if (keys.isEmpty()) {
       return;
     }
-    LeaseLostException.untilKept(() -> {
-      try (BufferedWriteLocks.Locked locked = locks.lock(keys)) {
-        keys.forEach(key -> locked.stage(key, SessionMappings.removing(locked.values().get(key),
-            batch.sessionIds())));
-        commitRemoval(locked, "the mappings of " + batch.rows());
-      }
-    });
+    LeaseLostException.untilKept(
+        () -> {
+          try (BufferedWriteLocks.Locked locked = locks.lock(keys)) {
+            keys.forEach(
+                key ->
+                    locked.stage(
+                        key,
+                        SessionMappings.removing(locked.values().get(key), batch.sessionIds())));
+            commitRemoval(locked, "the mappings of " + batch.rows());
+          }
+        });
   }
 
   /** Commits a change that only removes; the objects deleted before it left room, so a refusal is a failure. */
@@ -338,13 +369,15 @@ final class BufferedSessions {
       }
     }
     List<String> lacking = replicas.lackingACopy(keys);
-    // The queue is locked with every chunk: the appliers, which delete session objects while they hold it, and the
+    // The queue is locked with every chunk: the appliers, which delete session objects while they
+    // hold it, and the
     // committers, which lock it with their mappings, cannot change these values meanwhile.
     for (int from = 0; from < lacking.size(); from += RESTORE_CHUNK) {
       List<String> chunk = new ArrayList<>(List.of(queue.key()));
       chunk.addAll(lacking.subList(from, Math.min(from + RESTORE_CHUNK, lacking.size())));
       try (BufferedWriteLocks.Locked locked = locks.lock(chunk)) {
-        Outcome outcome = locked.commit(); // writes every locked value again, as it is now, to all its replicas
+        Outcome outcome =
+            locked.commit(); // writes every locked value again, as it is now, to all its replicas
         if (!outcome.isOk()) {
           throw new IqException("could not restore " + chunk + ": " + outcome);
         }
@@ -367,8 +400,11 @@ final class BufferedSessions {
       if (page.isEmpty()) {
         return forgotten;
       }
-      List<String> gone = page.stream().filter(id -> queues.containsKey(SessionIds.queueOf(id)))
-          .filter(id -> replicas.get(SessionIds.objectKey(id)).isEmpty()).toList();
+      List<String> gone =
+          page.stream()
+              .filter(id -> queues.containsKey(SessionIds.queueOf(id)))
+              .filter(id -> replicas.get(SessionIds.objectKey(id)).isEmpty())
+              .toList();
       forgotten += store.retry(() -> mySql.forgetAppliedSessions(gone));
       after = page.get(page.size() - 1);
     }

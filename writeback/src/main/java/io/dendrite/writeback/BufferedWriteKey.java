@@ -26,8 +26,11 @@ final class BufferedWriteKey {
     } else if (id instanceof ObjectId objectId) {
       typedId = "o" + objectId.toHexString();
     } else {
-      typedId = "s" + Base64.getUrlEncoder().withoutPadding()
-          .encodeToString(((String) id).getBytes(StandardCharsets.UTF_8));
+      typedId =
+          "s"
+              + Base64.getUrlEncoder()
+                  .withoutPadding()
+                  .encodeToString(((String) id).getBytes(StandardCharsets.UTF_8));
     }
     return PREFIX + key.collection() + ":" + typedId;
   }
@@ -35,18 +38,21 @@ final class BufferedWriteKey {
   /** @throws IllegalArgumentException when {@code cacheKey} was not made by {@link #of} */
   static EntityKey parse(String cacheKey) {
     int idStart = cacheKey.lastIndexOf(':') + 1;
-    if (!cacheKey.startsWith(PREFIX) || idStart <= PREFIX.length() + 1 || idStart >= cacheKey.length()) {
+    if (!cacheKey.startsWith(PREFIX)
+        || idStart <= PREFIX.length() + 1
+        || idStart >= cacheKey.length()) {
       throw new IllegalArgumentException("not a buffered-write key: " + cacheKey);
     }
     String collection = cacheKey.substring(PREFIX.length(), idStart - 1);
     String text = cacheKey.substring(idStart + 1);
-    Object id = switch (cacheKey.charAt(idStart)) {
-      case 'i' -> Integer.valueOf(text);
-      case 'l' -> Long.valueOf(text);
-      case 'o' -> new ObjectId(text);
-      case 's' -> new String(Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8);
-      default -> throw new IllegalArgumentException("not a buffered-write key: " + cacheKey);
-    };
+    Object id =
+        switch (cacheKey.charAt(idStart)) {
+          case 'i' -> Integer.valueOf(text);
+          case 'l' -> Long.valueOf(text);
+          case 'o' -> new ObjectId(text);
+          case 's' -> new String(Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8);
+          default -> throw new IllegalArgumentException("not a buffered-write key: " + cacheKey);
+        };
     return new EntityKey(collection, id);
   }
 }

@@ -147,8 +147,11 @@ interface BufferedWriteLocks {
         Map<String, byte[]> values = new HashMap<>();
         List<String> unknown = new ArrayList<>();
         for (String key : keys) {
-          known.get(key).ifPresentOrElse(value -> value.ifPresent(bytes -> values.put(key, bytes)),
-              () -> unknown.add(key));
+          known
+              .get(key)
+              .ifPresentOrElse(
+                  value -> value.ifPresent(bytes -> values.put(key, bytes)),
+                  () -> unknown.add(key));
         }
         if (unknown.isEmpty()) {
           Locked locked = holding(replicas, held, values, known);
@@ -175,7 +178,10 @@ interface BufferedWriteLocks {
   }
 
   /** What {@link #inProcess} holds: the stripes' locks, and the values read under them. */
-  private static Locked holding(PinnedReplicas replicas, List<ReentrantLock> held, Map<String, byte[]> values,
+  private static Locked holding(
+      PinnedReplicas replicas,
+      List<ReentrantLock> held,
+      Map<String, byte[]> values,
       KnownValues known) {
     Map<String, byte[]> staged = new LinkedHashMap<>();
     return new Locked() {
@@ -213,7 +219,8 @@ interface BufferedWriteLocks {
             }
             Outcome stored = replicas.set(change.getKey(), change.getValue());
             if (!stored.isOk()) {
-              // Some replicas may hold the new value: put the one this holder read back, so nothing changed.
+              // Some replicas may hold the new value: put the one this holder read back, so nothing
+              // changed.
               byte[] before = values.get(change.getKey());
               if (before == null) {
                 replicas.delete(change.getKey());

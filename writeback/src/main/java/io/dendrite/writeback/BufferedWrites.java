@@ -45,14 +45,17 @@ final class BufferedWrites {
   private final PinnedBudget budget;
   private final Clock clock;
   private final int drainBatch;
+
   /**
    * The largest batch a drain sends in one store round now: halved when a round timed out at the retry deadline (a
    * database too slow or too loaded for the batch, or not answering at all), grown back by a quarter with every round
    * that went through, up to {@code drainBatch}.
    */
   private final AtomicInteger batchLimit;
+
   private final LongAdder drained;
   private final LongAdder fallbacks;
+
   /**
    * With in-process locks only: documents whose buffered write this process listed and no drain deleted since, so
    * a write to them needs no new listing ({@link StartedWrite}). Anything not here is listed again on its next write
@@ -60,8 +63,15 @@ final class BufferedWrites {
    */
   private final Set<String> listedHere = ConcurrentHashMap.newKeySet();
 
-  BufferedWrites(BufferedWriteLocks documentLocks, PinnedReplicas replicas, List<PendingWritesPartition> partitions,
-      RetryingStore store, PinnedBudget budget, Clock clock, int drainBatch, LongAdder drained,
+  BufferedWrites(
+      BufferedWriteLocks documentLocks,
+      PinnedReplicas replicas,
+      List<PendingWritesPartition> partitions,
+      RetryingStore store,
+      PinnedBudget budget,
+      Clock clock,
+      int drainBatch,
+      LongAdder drained,
       LongAdder fallbacks) {
     this.documentLocks = documentLocks;
     this.replicas = replicas;
@@ -86,9 +96,11 @@ final class BufferedWrites {
     try (BufferedWriteLocks.Locked lock = documentLocks.lock(List.of(bufferedKey))) {
       Optional<byte[]> existing = Optional.ofNullable(lock.values().get(bufferedKey));
       Optional<ChangeSequence> buffered = existing.map(ChangeSequence::decode);
-      // Compacting before anything is stored also surfaces a type conflict to this writer, not to a drain.
+      // Compacting before anything is stored also surfaces a type conflict to this writer, not to a
+      // drain.
       byte[] next = buffered.orElse(ChangeSequence.empty()).then(changes).compact().encode();
-      long growth = (long) (next.length - existing.map(value -> value.length).orElse(0)) * replicas.count();
+      long growth =
+          (long) (next.length - existing.map(value -> value.length).orElse(0)) * replicas.count();
       if (!budget.tryReserve(growth)) {
         lock.close();
         writeThrough(key, changes);
@@ -128,8 +140,8 @@ final class BufferedWrites {
    */
   StartedWrite startWrite(Map<EntityKey, ChangeSequence> changes) {
     List<String> bufferedKeys = changes.keySet().stream().map(BufferedWriteKey::of).toList();
-    return new StartedWrite(changes,
-        documentLocks.inProcessOnly() ? documentLocks.lockAsync(bufferedKeys) : null);
+    return new StartedWrite(
+        changes, documentLocks.inProcessOnly() ? documentLocks.lockAsync(bufferedKeys) : null);
   }
 
   /** A write of several documents in steps; see {@link #startWrite}. */
@@ -139,12 +151,15 @@ final class BufferedWrites {
     private BufferedWriteLocks.Locked lock;
     private final Map<String, PinnedReplicas.Sent<Outcome>> listings = new LinkedHashMap<>();
     private final Map<String, PinnedReplicas.Sent<Outcome>> stores = new LinkedHashMap<>();
+
     /** The new value of each document whose store was sent. */
     private final Map<String, byte[]> sentValues = new HashMap<>();
+
     private final List<EntityKey> writeThrough = new ArrayList<>();
     private long reserved;
 
-    private StartedWrite(Map<EntityKey, ChangeSequence> changes,
+    private StartedWrite(
+        Map<EntityKey, ChangeSequence> changes,
         PinnedReplicas.Sent<BufferedWriteLocks.Locked> locking) {
       this.changes = changes;
       this.locking = locking;
@@ -165,38 +180,48 @@ final class BufferedWrites {
       lock = locking.await();
       try {
         Map<String, byte[]> next = new LinkedHashMap<>();
-        changes.forEach((key, more) -> {
-          String bufferedKey = BufferedWriteKey.of(key);
-          byte[] existing = lock.values().get(bufferedKey);
-          Optional<ChangeSequence> buffered = Optional.ofNullable(existing).map(ChangeSequence::decode);
-          next.put(bufferedKey, buffered.orElse(ChangeSequence.empty()).then(more).compact().encode());
-        });
-        changes.forEach((key, more) -> {
-          String bufferedKey = BufferedWriteKey.of(key);
-          byte[] existing = lock.values().get(bufferedKey);
-          byte[] value = next.get(bufferedKey);
-          long growth = (long) (value.length - (existing == null ? 0 : existing.length)) * replicas.count();
-          if (!budget.tryReserve(growth)) {
-            writeThrough.add(key);
-            return;
-          }
-          reserved += growth;
-          if (existing == null || !listedHere.contains(bufferedKey)) {
-            listings.put(bufferedKey, partitionOf(bufferedKey).addAsync(bufferedKey, clock.instant()));
-          }
-          lock.changing(bufferedKey);
-          stores.put(bufferedKey, replicas.setAsync(bufferedKey, value));
-          sentValues.put(bufferedKey, value);
-        });
+        changes.forEach(
+            (key, more) -> {
+              String bufferedKey = BufferedWriteKey.of(key);
+              byte[] existing = lock.values().get(bufferedKey);
+              Optional<ChangeSequence> buffered =
+                  Optional.ofNullable(existing).map(ChangeSequence::decode);
+              next.put(
+                  bufferedKey,
+                  buffered.orElse(ChangeSequence.empty()).then(more).compact().encode());
+            });
+        changes.forEach(
+            (key, more) -> {
+              String bufferedKey = BufferedWriteKey.of(key);
+              byte[] existing = lock.values().get(bufferedKey);
+              byte[] value = next.get(bufferedKey);
+              long growth =
+                  (long) (value.length - (existing == null ? 0 : existing.length))
+                      * replicas.count();
+              if (!budget.tryReserve(growth)) {
+                writeThrough.add(key);
+                return;
+              }
+              reserved += growth;
+              if (existing == null || !listedHere.contains(bufferedKey)) {
+                listings.put(
+                    bufferedKey, partitionOf(bufferedKey).addAsync(bufferedKey, clock.instant()));
+              }
+              lock.changing(bufferedKey);
+              stores.put(bufferedKey, replicas.setAsync(bufferedKey, value));
+              sentValues.put(bufferedKey, value);
+            });
       } catch (RuntimeException failed) {
         try {
-          concat(listings.values(), stores.values()).forEach(sent -> {
-            try {
-              sent.await();
-            } catch (RuntimeException ignored) {
-              // put back below in any case
-            }
-          });
+          concat(listings.values(), stores.values())
+              .forEach(
+                  sent -> {
+                    try {
+                      sent.await();
+                    } catch (RuntimeException ignored) {
+                      // put back below in any case
+                    }
+                  });
           putBack();
         } finally {
           release();
@@ -228,7 +253,8 @@ final class BufferedWrites {
           }
         }
         if (failure == null && worst.isOk()) {
-          // Every stored document is listed now: by the listing just confirmed, or by one this process made before
+          // Every stored document is listed now: by the listing just confirmed, or by one this
+          // process made before
           // (a drain forgets it here before it deletes the buffered write).
           stores.keySet().forEach(listedHere::add);
           sentValues.forEach(lock::changeConfirmed);
@@ -244,7 +270,9 @@ final class BufferedWrites {
         if (worst != Outcome.PINNED_MEMORY_FULL) {
           throw new IqException("could not buffer the write of " + changes.keySet() + ": " + worst);
         }
-        changes.keySet().stream().filter(key -> stores.containsKey(BufferedWriteKey.of(key))).forEach(fallBack::add);
+        changes.keySet().stream()
+            .filter(key -> stores.containsKey(BufferedWriteKey.of(key)))
+            .forEach(fallBack::add);
       } finally {
         release();
       }
@@ -287,7 +315,8 @@ final class BufferedWrites {
   }
 
   /** Lists a new buffered write in its partition (first, see {@link PendingWritesPartition}), then pins it. */
-  private Outcome register(String bufferedKey, boolean isNew, BufferedWriteLocks.Locked lock, byte[] value) {
+  private Outcome register(
+      String bufferedKey, boolean isNew, BufferedWriteLocks.Locked lock, byte[] value) {
     if (isNew) {
       Outcome listed = partitionOf(bufferedKey).add(bufferedKey, clock.instant());
       if (!listed.isOk()) {
@@ -309,11 +338,13 @@ final class BufferedWrites {
    * @throws LeaseLostException when a lock was lost before anything changed
    */
   int restoreReplicas(Collection<EntityKey> keys) {
-    List<String> bufferedKeys = replicas.lackingACopy(keys.stream().map(BufferedWriteKey::of).distinct().toList());
+    List<String> bufferedKeys =
+        replicas.lackingACopy(keys.stream().map(BufferedWriteKey::of).distinct().toList());
     int restored = 0;
     for (int from = 0; from < bufferedKeys.size(); from += drainBatch) {
       try (BufferedWriteLocks.Locked lock =
-          documentLocks.lock(bufferedKeys.subList(from, Math.min(bufferedKeys.size(), from + drainBatch)))) {
+          documentLocks.lock(
+              bufferedKeys.subList(from, Math.min(bufferedKeys.size(), from + drainBatch)))) {
         Map<String, byte[]> values = lock.values();
         if (values.isEmpty()) {
           continue;
@@ -321,7 +352,8 @@ final class BufferedWrites {
         values.forEach(lock::stage);
         Outcome outcome = lock.commit();
         if (!outcome.isOk()) {
-          throw new IqException("could not restore the replicas of " + values.keySet() + ": " + outcome);
+          throw new IqException(
+              "could not restore the replicas of " + values.keySet() + ": " + outcome);
         }
         restored += values.size();
       }
@@ -384,9 +416,10 @@ final class BufferedWrites {
 
   /** Those of {@code keys} that have a buffered write right now (a lock-free look, one batch of reads). */
   Set<EntityKey> bufferedAmong(Collection<EntityKey> keys) {
-    Map<String, EntityKey> byBufferedKey = keys.stream().distinct()
-        .collect(Collectors.toMap(BufferedWriteKey::of, key -> key));
-    return replicas.getAll(byBufferedKey.keySet()).keySet().stream().map(byBufferedKey::get)
+    Map<String, EntityKey> byBufferedKey =
+        keys.stream().distinct().collect(Collectors.toMap(BufferedWriteKey::of, key -> key));
+    return replicas.getAll(byBufferedKey.keySet()).keySet().stream()
+        .map(byBufferedKey::get)
         .collect(Collectors.toSet());
   }
 
@@ -447,7 +480,8 @@ final class BufferedWrites {
           locks.stage(bufferedKey, null);
           freed += pinnedSizes.getOrDefault(key, 0);
         }
-        // Forgotten while still locked: a writer that still found them here after the delete would not list the
+        // Forgotten while still locked: a writer that still found them here after the delete would
+        // not list the
         // buffered write it starts, and nothing would drain it.
         keys.forEach(key -> listedHere.remove(BufferedWriteKey.of(key)));
         Outcome deleted;
@@ -455,20 +489,29 @@ final class BufferedWrites {
           deleted = locks.commit();
         } catch (LeaseLostException lost) {
           if (alsoApply != null) {
-            throw new IqException("the write-through of " + keys + " was applied but its lock was lost", lost);
+            throw new IqException(
+                "the write-through of " + keys + " was applied but its lock was lost", lost);
           }
           throw lost;
         }
         if (!deleted.isOk()) {
-          throw new IqException("could not delete the drained buffered writes of " + keys + ": " + deleted);
+          throw new IqException(
+              "could not delete the drained buffered writes of " + keys + ": " + deleted);
         }
         budget.adjust(-freed * replicas.count());
         drained.add(toApply.size());
-        // Every partition's removal in one flight, then the waits: one round trip however many partitions.
+        // Every partition's removal in one flight, then the waits: one round trip however many
+        // partitions.
         List<Runnable> removals = new ArrayList<>();
         try (Flight flight = replicas.flight()) {
-          listings.forEach((partition, found) -> removals.add(partition.removeAsync(found.listings().stream()
-              .filter(listing -> !kept.contains(listing.bufferedKey())).toList(), found.read())));
+          listings.forEach(
+              (partition, found) ->
+                  removals.add(
+                      partition.removeAsync(
+                          found.listings().stream()
+                              .filter(listing -> !kept.contains(listing.bufferedKey()))
+                              .toList(),
+                          found.read())));
         }
         removals.forEach(Runnable::run);
         if (refused != null) {
@@ -484,7 +527,9 @@ final class BufferedWrites {
    * bytes) against the documents' current state and commits the converted forms; returns whether there were any
    * (the holding then ended).
    */
-  private boolean persistIdempotentForms(Map<EntityKey, ChangeSequence> buffered, Map<EntityKey, Integer> pinnedSizes,
+  private boolean persistIdempotentForms(
+      Map<EntityKey, ChangeSequence> buffered,
+      Map<EntityKey, Integer> pinnedSizes,
       BufferedWriteLocks.Locked locks) {
     long growth = 0;
     boolean converted = false;
@@ -503,9 +548,12 @@ final class BufferedWrites {
     }
     Outcome persisted = locks.commit();
     if (!persisted.isOk()) {
-      // Applying without the persisted form would risk a double apply after a crash, so this waits for pinned
-      // memory instead (a converted $push holds the whole array and may not fit where the original did).
-      throw new IqException("could not persist the idempotent form of " + buffered.keySet() + ": " + persisted);
+      // Applying without the persisted form would risk a double apply after a crash, so this waits
+      // for pinned
+      // memory instead (a converted $push holds the whole array and may not fit where the original
+      // did).
+      throw new IqException(
+          "could not persist the idempotent form of " + buffered.keySet() + ": " + persisted);
     }
     budget.adjust(growth * replicas.count());
     return true;
@@ -521,11 +569,14 @@ final class BufferedWrites {
       return null;
     }
     List<EntityChanges> batch = new ArrayList<>();
-    toApply.forEach((key, changes) -> {
-      if (!changes.isEmpty()) { // changes that cancelled out (an $addToSet and its $pull) have nothing to send
-        batch.add(new EntityChanges(key, changes));
-      }
-    });
+    toApply.forEach(
+        (key, changes) -> {
+          if (!changes
+              .isEmpty()) { // changes that cancelled out (an $addToSet and its $pull) have nothing
+            // to send
+            batch.add(new EntityChanges(key, changes));
+          }
+        });
     if (batch.isEmpty()) {
       return null;
     }

@@ -15,11 +15,15 @@ final class DrainThreads implements AutoCloseable {
   private final List<DrainWorker> workers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
 
-  DrainThreads(String name, int count, List<IntSupplier> passes, Duration idlePause, int busyAtLeast) {
+  DrainThreads(
+      String name, int count, List<IntSupplier> passes, Duration idlePause, int busyAtLeast) {
     for (int worker = 0; worker < count; worker++) {
       int first = worker;
-      List<IntSupplier> share = IntStream.range(0, passes.size()).filter(index -> index % count == first)
-          .mapToObj(passes::get).toList();
+      List<IntSupplier> share =
+          IntStream.range(0, passes.size())
+              .filter(index -> index % count == first)
+              .mapToObj(passes::get)
+              .toList();
       DrainWorker drainWorker = new DrainWorker(share, idlePause, busyAtLeast);
       Thread thread = new Thread(drainWorker, name + "-" + worker);
       thread.setDaemon(true);

@@ -44,14 +44,18 @@ final class DrainWorker implements Runnable {
         try {
           foundWork |= pass.getAsInt() >= busyAtLeast;
         } catch (RuntimeException failure) {
-          // Not counted as work found: an unreachable cache server fails fast, and the pause keeps this from spinning.
+          // Not counted as work found: an unreachable cache server fails fast, and the pause keeps
+          // this from spinning.
           log.warn("drain pass failed; its work stays pending", failure);
           failed = true;
         }
       }
-      failurePause = !failed ? Duration.ZERO
-          : failurePause.isZero() ? FIRST_FAILURE_PAUSE
-          : min(failurePause.multipliedBy(2), LONGEST_FAILURE_PAUSE);
+      failurePause =
+          !failed
+              ? Duration.ZERO
+              : failurePause.isZero()
+                  ? FIRST_FAILURE_PAUSE
+                  : min(failurePause.multipliedBy(2), LONGEST_FAILURE_PAUSE);
       Duration pause = foundWork ? failurePause : max(idlePause, failurePause);
       if (!pause.isZero()) {
         try {

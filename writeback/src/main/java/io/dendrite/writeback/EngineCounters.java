@@ -29,7 +29,13 @@ final class EngineCounters {
     Instant oldest = pendingSince.stream().min(Instant::compareTo).orElse(null);
     Duration oldestAge = oldest == null ? Duration.ZERO : Duration.between(oldest, clock.instant());
     long drainedNow = drained.sum();
-    return new WriteBackMetrics(pendingSince.size(), oldestAge.isNegative() ? Duration.ZERO : oldestAge,
-        pinnedBytes, drainedNow, drainRate.observe(drainedNow), retries.sum(), fallbacks.sum());
+    return new WriteBackMetrics(
+        pendingSince.size(),
+        oldestAge.isNegative() ? Duration.ZERO : oldestAge,
+        pinnedBytes,
+        drainedNow,
+        drainRate.observe(drainedNow),
+        retries.sum(),
+        fallbacks.sum());
   }
 }

@@ -19,17 +19,19 @@ import java.util.Optional;
 final class KnownValues {
   /** Remembered absence: nothing is buffered for the key. Compared by identity, never stored on a server. */
   private static final byte[] ABSENT = new byte[0];
+
   /** A key's bookkeeping in the mirror, besides its bytes. */
   private static final int ENTRY_OVERHEAD = 96;
 
   private final Cache<String, byte[]> known;
 
   KnownValues(long maxBytes) {
-    this.known = Caffeine.newBuilder()
-        .maximumWeight(maxBytes)
-        .weigher((String key, byte[] value) -> ENTRY_OVERHEAD + 2 * key.length() + value.length)
-        .executor(Runnable::run) // evicts on the caller's thread: no pool, nothing to shut down
-        .build();
+    this.known =
+        Caffeine.newBuilder()
+            .maximumWeight(maxBytes)
+            .weigher((String key, byte[] value) -> ENTRY_OVERHEAD + 2 * key.length() + value.length)
+            .executor(Runnable::run) // evicts on the caller's thread: no pool, nothing to shut down
+            .build();
   }
 
   /**

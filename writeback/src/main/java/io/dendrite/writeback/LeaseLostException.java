@@ -28,9 +28,10 @@ final class LeaseLostException extends RuntimeException {
 
   /** {@link #untilKept(Supplier)} for a step without a result. */
   static void untilKept(Runnable step) {
-    untilKept(() -> {
-      step.run();
-      return null;
-    });
+    untilKept(
+        () -> {
+          step.run();
+          return null;
+        });
   }
 }

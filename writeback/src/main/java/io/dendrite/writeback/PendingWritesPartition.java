@@ -43,6 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PendingWritesPartition {
   private static final Logger log = LoggerFactory.getLogger(PendingWritesPartition.class);
+
   /** A rewrite is due when the log holds this many more lines than twice the live listings. */
   private static final int COMPACTION_SLACK = 64;
 
@@ -74,16 +75,20 @@ final class PendingWritesPartition {
   static List<Entry> entries(PinnedReplicas replicas, List<PendingWritesPartition> partitions) {
     Map<String, Entry> byKey = new LinkedHashMap<>();
     for (Listing listing : listings(replicas, partitions)) {
-      byKey.merge(listing.bufferedKey(), new Entry(BufferedWriteKey.parse(listing.bufferedKey()), listing.since()),
+      byKey.merge(
+          listing.bufferedKey(),
+          new Entry(BufferedWriteKey.parse(listing.bufferedKey()), listing.since()),
           (a, b) -> a.since().isAfter(b.since()) ? b : a);
     }
     return byKey.values().stream().sorted(Comparator.comparing(Entry::since)).toList();
   }
 
   /** The live listings of {@code partitions}, merged over every reachable replica, in one batch of reads. */
-  static List<Listing> listings(PinnedReplicas replicas, Collection<PendingWritesPartition> partitions) {
+  static List<Listing> listings(
+      PinnedReplicas replicas, Collection<PendingWritesPartition> partitions) {
     Map<String, Map<ServerAddress, CacheValue>> logs =
-        replicas.getAllOnEach(partitions.stream().map(partition -> partition.key).distinct().toList());
+        replicas.getAllOnEach(
+            partitions.stream().map(partition -> partition.key).distinct().toList());
     List<Listing> listings = new ArrayList<>();
     for (Map<ServerAddress, CacheValue> copies : logs.values()) {
       listings.addAll(Log.of(copies.values()).live());
@@ -108,7 +113,8 @@ final class PendingWritesPartition {
   /** {@link #add}, sent now. */
   PinnedReplicas.Sent<Outcome> addAsync(String bufferedWriteKey, Instant now) {
     String id = Long.toHexString(ThreadLocalRandom.current().nextLong());
-    return replicas.appendAsync(key, List.of("+" + bufferedWriteKey + " " + now.toEpochMilli() + " " + id));
+    return replicas.appendAsync(
+        key, List.of("+" + bufferedWriteKey + " " + now.toEpochMilli() + " " + id));
   }
 
   /**
@@ -128,31 +134,40 @@ final class PendingWritesPartition {
    */
   Runnable removeAsync(Collection<Listing> listings, Log read) {
     if (listings.isEmpty()) {
-      return () -> { };
+      return () -> {};
     }
-    List<String> lines = listings.stream().map(listing -> "-" + listing.bufferedKey() + " " + listing.id()).toList();
+    List<String> lines =
+        listings.stream().map(listing -> "-" + listing.bufferedKey() + " " + listing.id()).toList();
     PinnedReplicas.Sent<Outcome> appended;
     try {
       appended = replicas.appendAsync(key, lines);
     } catch (IqConnectionException unsent) {
-      return () -> log.debug("listings {} stay in {} until a later drain: {}", lines, key, unsent.toString());
+      return () ->
+          log.debug(
+              "listings {} stay in {} until a later drain: {}", lines, key, unsent.toString());
     }
     return () -> {
       try {
         if (!appended.await().isOk()) {
           compact(true);
-          replicas.append(key, lines); // fits now, or the listings stay: a listing without a buffered write is harmless
+          replicas.append(
+              key, lines); // fits now, or the listings stay: a listing without a buffered write is
+          // harmless
           return;
         }
         if (rewriteDue(read.longestCopy() + lines.size(), read.live().size() - lines.size())) {
           compact(false);
         }
       } catch (IqConnectionException unconfirmed) {
-        // The buffered writes are already deleted, so the listings may stay (a later drain of this partition finds
-        // nothing buffered for them and removes them then); failing the drain here would report applied writes as
-        // failed. Seen when a replica's server died during the removal and the repair had already given its copies
+        // The buffered writes are already deleted, so the listings may stay (a later drain of this
+        // partition finds
+        // nothing buffered for them and removes them then); failing the drain here would report
+        // applied writes as
+        // failed. Seen when a replica's server died during the removal and the repair had already
+        // given its copies
         // to a substitute that the append did not reach (docs/write-back.md, finding 10).
-        log.debug("listings {} stay in {} until a later drain: {}", lines, key, unconfirmed.toString());
+        log.debug(
+            "listings {} stay in {} until a later drain: {}", lines, key, unconfirmed.toString());
       }
     };
   }
@@ -163,17 +178,27 @@ final class PendingWritesPartition {
 
   /** Rewrites each replica to the live listings unless that replica changed since it was read. */
   private void compact(boolean evenIfSmall) {
-    Map<ServerAddress, CacheValue> copies = replicas.getAllOnEach(List.of(key)).getOrDefault(key, Map.of());
+    Map<ServerAddress, CacheValue> copies =
+        replicas.getAllOnEach(List.of(key)).getOrDefault(key, Map.of());
     Log read = Log.of(copies.values());
     List<Listing> live = read.live();
     if (!evenIfSmall && !rewriteDue(read.longestCopy(), live.size())) {
       return;
     }
     StringBuilder compacted = new StringBuilder();
-    live.forEach(listing -> compacted.append('+').append(listing.bufferedKey()).append(' ')
-        .append(listing.since().toEpochMilli()).append(' ').append(listing.id()).append('\n'));
+    live.forEach(
+        listing ->
+            compacted
+                .append('+')
+                .append(listing.bufferedKey())
+                .append(' ')
+                .append(listing.since().toEpochMilli())
+                .append(' ')
+                .append(listing.id())
+                .append('\n'));
     byte[] value = compacted.toString().getBytes(StandardCharsets.UTF_8);
-    // A replica that took an append since it was read refuses (EXISTS) and keeps its longer, still valid log.
+    // A replica that took an append since it was read refuses (EXISTS) and keeps its longer, still
+    // valid log.
     copies.forEach((server, copy) -> replicas.casOn(server, key, value, copy.cas()));
   }
 
@@ -204,7 +229,8 @@ final class PendingWritesPartition {
     }
 
     /** Parses the lines of one copy into {@code added} and {@code removed}; returns how many lines it holds. */
-    private static int parseLines(byte[] data, Map<ListingId, Listing> added, Set<ListingId> removed) {
+    private static int parseLines(
+        byte[] data, Map<ListingId, Listing> added, Set<ListingId> removed) {
       int lines = 0;
       int start = 0;
       while (start < data.length) {
@@ -219,8 +245,8 @@ final class PendingWritesPartition {
     }
 
     /** {@code +<key> <since> <id>} or {@code -<key> <id>}, in {@code data[start, end)}. */
-    private static void parseLine(byte[] data, int start, int end, Map<ListingId, Listing> added,
-        Set<ListingId> removed) {
+    private static void parseLine(
+        byte[] data, int start, int end, Map<ListingId, Listing> added, Set<ListingId> removed) {
       byte kind = data[start];
       if (kind != '+' && kind != '-') {
         return;
@@ -263,24 +289,33 @@ final class PendingWritesPartition {
    * The live listings of each of {@code bufferedWriteKeys}, grouped by the partition that holds them, with each
    * partition's whole log as read (for {@link #remove(Collection, Log)}).
    */
-  static Map<PendingWritesPartition, Found> listingsOf(PinnedReplicas replicas,
-      List<PendingWritesPartition> partitions, Collection<String> bufferedWriteKeys) {
+  static Map<PendingWritesPartition, Found> listingsOf(
+      PinnedReplicas replicas,
+      List<PendingWritesPartition> partitions,
+      Collection<String> bufferedWriteKeys) {
     Map<PendingWritesPartition, Set<String>> wanted = new LinkedHashMap<>();
-    bufferedWriteKeys.forEach(bufferedKey -> wanted.computeIfAbsent(
-        partitions.get(indexOf(bufferedKey, partitions.size())), p -> new HashSet<>()).add(bufferedKey));
+    bufferedWriteKeys.forEach(
+        bufferedKey ->
+            wanted
+                .computeIfAbsent(
+                    partitions.get(indexOf(bufferedKey, partitions.size())), p -> new HashSet<>())
+                .add(bufferedKey));
     Map<String, PendingWritesPartition> byKey = new HashMap<>();
     wanted.keySet().forEach(partition -> byKey.put(partition.key, partition));
     Map<String, Map<ServerAddress, CacheValue>> logs = replicas.getAllOnEach(byKey.keySet());
     Map<PendingWritesPartition, Found> found = new LinkedHashMap<>();
-    logs.forEach((partitionKey, copies) -> {
-      PendingWritesPartition partition = byKey.get(partitionKey);
-      Log read = Log.of(copies.values());
-      List<Listing> mine = read.live().stream()
-          .filter(listing -> wanted.get(partition).contains(listing.bufferedKey())).toList();
-      if (!mine.isEmpty()) {
-        found.put(partition, new Found(mine, read));
-      }
-    });
+    logs.forEach(
+        (partitionKey, copies) -> {
+          PendingWritesPartition partition = byKey.get(partitionKey);
+          Log read = Log.of(copies.values());
+          List<Listing> mine =
+              read.live().stream()
+                  .filter(listing -> wanted.get(partition).contains(listing.bufferedKey()))
+                  .toList();
+          if (!mine.isEmpty()) {
+            found.put(partition, new Found(mine, read));
+          }
+        });
     return found;
   }
 

@@ -32,6 +32,8 @@ final class PinnedLines {
 
   /** The value holding {@code lines}; {@code null} (delete the key) when there are none. */
   static byte[] value(List<String> lines) {
-    return lines.isEmpty() ? null : (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+    return lines.isEmpty()
+        ? null
+        : (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
   }
 }

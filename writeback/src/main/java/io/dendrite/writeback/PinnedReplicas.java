@@ -44,8 +44,8 @@ final class PinnedReplicas {
   /** @throws IllegalArgumentException unless {@code count} is between 1 and the number of cache servers */
   static void checkCount(IqClient cache, int count) {
     if (count < 1 || count > cache.config().servers().size()) {
-      throw new IllegalArgumentException("replicas must be between 1 and the number of cache servers, got "
-          + count);
+      throw new IllegalArgumentException(
+          "replicas must be between 1 and the number of cache servers, got " + count);
     }
   }
 
@@ -87,7 +87,8 @@ final class PinnedReplicas {
       try {
         return join(sent);
       } catch (IqConnectionException unreachable) {
-        confirmOnLiveReplicas(key, unreachable, found -> found != null && Arrays.equals(found, value));
+        confirmOnLiveReplicas(
+            key, unreachable, found -> found != null && Arrays.equals(found, value));
         return Outcome.OK;
       }
     };
@@ -95,14 +96,17 @@ final class PinnedReplicas {
 
   /** {@link #append}, sent now. */
   Sent<Outcome> appendAsync(String key, List<String> lines) {
-    List<byte[]> values = lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
+    List<byte[]> values =
+        lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
     CompletableFuture<Outcome> sent = cache.appendReplicatedAsync(key, values, count);
     return () -> {
       try {
         return join(sent);
       } catch (IqConnectionException unreachable) {
-        confirmOnLiveReplicas(key, unreachable, found -> found != null
-            && PinnedLines.lines(found).containsAll(lines));
+        confirmOnLiveReplicas(
+            key,
+            unreachable,
+            found -> found != null && PinnedLines.lines(found).containsAll(lines));
         return Outcome.OK;
       }
     };
@@ -110,11 +114,16 @@ final class PinnedReplicas {
 
   /** {@link #getAll}, sent now. */
   Sent<Map<String, byte[]>> getAllAsync(Collection<String> keys) {
-    CompletableFuture<Map<String, Map<ServerAddress, CacheValue>>> sent = cache.getAllOnEachReplicaAsync(keys, count);
+    CompletableFuture<Map<String, Map<ServerAddress, CacheValue>>> sent =
+        cache.getAllOnEachReplicaAsync(keys, count);
     return () -> {
       Map<String, byte[]> values = new HashMap<>();
-      join(sent).forEach((key, copies) ->
-          copies.values().stream().findFirst().ifPresent(value -> values.put(key, value.data())));
+      join(sent)
+          .forEach(
+              (key, copies) ->
+                  copies.values().stream()
+                      .findFirst()
+                      .ifPresent(value -> values.put(key, value.data())));
       return values;
     };
   }
@@ -154,7 +163,6 @@ final class PinnedReplicas {
     return appendAsync(key, lines).await();
   }
 
-
   /**
    * Those of {@code keys} that some replica holds and some replica on a server that is not down lacks (one batched
    * read of every replica): values whose copies a restarted server lost.
@@ -162,9 +170,15 @@ final class PinnedReplicas {
   List<String> lackingACopy(Collection<String> keys) {
     Map<String, Map<ServerAddress, CacheValue>> copies = getAllOnEach(keys);
     Map<ServerAddress, Boolean> down = new HashMap<>();
-    return keys.stream().filter(copies::containsKey)
-        .filter(key -> cache.serversFor(key, count).stream().anyMatch(server -> !copies.get(key).containsKey(server)
-            && !down.computeIfAbsent(server, cache::isDown)))
+    return keys.stream()
+        .filter(copies::containsKey)
+        .filter(
+            key ->
+                cache.serversFor(key, count).stream()
+                    .anyMatch(
+                        server ->
+                            !copies.get(key).containsKey(server)
+                                && !down.computeIfAbsent(server, cache::isDown)))
         .toList();
   }
 
@@ -192,7 +206,8 @@ final class PinnedReplicas {
         if (missing.isEmpty()) {
           continue;
         }
-        List<byte[]> lines = missing.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
+        List<byte[]> lines =
+            missing.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
         Outcome outcome;
         try {
           outcome = cache.appendOn(server, log.getKey(), lines);
@@ -203,7 +218,8 @@ final class PinnedReplicas {
           continue; // down: nothing to restore there until it answers again
         }
         if (!outcome.isOk()) {
-          throw new IqException("could not restore " + log.getKey() + " on " + server + ": " + outcome);
+          throw new IqException(
+              "could not restore " + log.getKey() + " on " + server + ": " + outcome);
         }
         restored++;
       }
@@ -215,11 +231,13 @@ final class PinnedReplicas {
    * After a fan-out that failed on some replica: returns when every replica whose server is not down shows the
    * effect (at least one must), and throws {@code failure} otherwise, also when a server only timed out.
    */
-  private void confirmOnLiveReplicas(String key, IqConnectionException failure, Predicate<byte[]> showsEffect) {
+  private void confirmOnLiveReplicas(
+      String key, IqConnectionException failure, Predicate<byte[]> showsEffect) {
     if (failure.timedOut()) {
       throw failure;
     }
-    Map<ServerAddress, CacheValue> found = cache.getAllOnEachReplica(List.of(key), count).getOrDefault(key, Map.of());
+    Map<ServerAddress, CacheValue> found =
+        cache.getAllOnEachReplica(List.of(key), count).getOrDefault(key, Map.of());
     int confirmed = 0;
     for (ServerAddress server : cache.serversFor(key, count)) {
       CacheValue replica = found.get(server);
@@ -236,8 +254,8 @@ final class PinnedReplicas {
 
   /** Deletes every replica of every key, all in flight at once. */
   void deleteAll(Collection<String> keys) {
-    List<CompletableFuture<Outcome>> pending = keys.stream()
-        .map(key -> cache.deleteReplicatedAsync(key, count)).toList();
+    List<CompletableFuture<Outcome>> pending =
+        keys.stream().map(key -> cache.deleteReplicatedAsync(key, count)).toList();
     Iterator<String> names = keys.iterator();
     for (CompletableFuture<Outcome> deleted : pending) {
       String key = names.next();

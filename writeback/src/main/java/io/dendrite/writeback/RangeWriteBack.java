@@ -67,7 +67,8 @@ import org.slf4j.LoggerFactory;
  *
  * @param <K> the type of the range attribute
  */
-public final class RangeWriteBack<K extends Comparable<? super K>> implements WriteBuffer<K>, AutoCloseable {
+public final class RangeWriteBack<K extends Comparable<? super K>>
+    implements WriteBuffer<K>, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RangeWriteBack.class);
 
   private final DomainType<K> type;
@@ -75,12 +76,15 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
   private final String collection;
   private final BufferedIntervalLog intervalLog;
   private final BufferedWriteIndex<K, IndexedWrite> index = new BufferedWriteIndex<>();
+
   /** Appending an indexed record and its entry is shared; compacting the log is exclusive of it. */
   private final ReadWriteLock logLock = new ReentrantReadWriteLock();
+
   private final long compactAfterRecords;
   private final boolean applyOnMiss;
   private final ScheduledExecutorService background;
   private final IntSupplier restoreLog = this::restoreLog;
+
   /**
    * Documents of this collection listed as buffered when this was built, yet named by no log record: the last
    * owner died between sending a buffered write and its log record's reply (they go out together), or the write
@@ -88,6 +92,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
    * first, until one has.
    */
   private final Set<EntityKey> unindexed = ConcurrentHashMap.newKeySet();
+
   private volatile boolean closed;
 
   /** An indexed write: its log record, its documents, and whether buffering them has returned. */
@@ -109,24 +114,39 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
     this.collection = builder.collection;
     this.compactAfterRecords = builder.compactAfterRecords;
     this.applyOnMiss = builder.applyOnMiss;
-    this.intervalLog = new BufferedIntervalLog(builder.cache, builder.collection, builder.domain,
-        builder.logPartitions, writeBack.replicas(), builder.logBatch);
+    this.intervalLog =
+        new BufferedIntervalLog(
+            builder.cache,
+            builder.collection,
+            builder.domain,
+            builder.logPartitions,
+            writeBack.replicas(),
+            builder.logBatch);
     for (BufferedIntervalRecord record : intervalLog.readLive()) {
-      Interval<K> interval = Interval.of(type.parse(record.lowerBound()), type.parse(record.upperBound()));
-      List<EntityKey> documents = record.bufferedWriteKeys().stream().map(BufferedWriteKey::parse).toList();
-      // Whatever was being buffered when the log's last owner stopped has stopped: every entry is settled.
+      Interval<K> interval =
+          Interval.of(type.parse(record.lowerBound()), type.parse(record.upperBound()));
+      List<EntityKey> documents =
+          record.bufferedWriteKeys().stream().map(BufferedWriteKey::parse).toList();
+      // Whatever was being buffered when the log's last owner stopped has stopped: every entry is
+      // settled.
       index.append(interval, new IndexedWrite(record, documents, true));
     }
-    Set<EntityKey> named = index.entries().stream().flatMap(entry -> entry.write().documents.stream())
-        .collect(Collectors.toSet());
+    Set<EntityKey> named =
+        index.entries().stream()
+            .flatMap(entry -> entry.write().documents.stream())
+            .collect(Collectors.toSet());
     writeBack.listedDocuments().stream()
-        .filter(key -> key.collection().equals(collection) && !named.contains(key)).forEach(unindexed::add);
+        .filter(key -> key.collection().equals(collection) && !named.contains(key))
+        .forEach(unindexed::add);
     compact();
-    this.background = Executors.newSingleThreadScheduledExecutor(task -> {
-      Thread thread = new Thread(task, "range-writeback-" + builder.collection + "-" + builder.domain);
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.background =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread =
+                  new Thread(task, "range-writeback-" + builder.collection + "-" + builder.domain);
+              thread.setDaemon(true);
+              return thread;
+            });
     long every = builder.reapInterval.toNanos();
     background.scheduleWithFixedDelay(this::backgroundPass, every, every, TimeUnit.NANOSECONDS);
     writeBack.replicaRepair().register(restoreLog);
@@ -173,8 +193,12 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
     PinnedReplicas.Sent<Boolean> logging;
     BufferedWrites.StartedWrite writing;
     try {
-      record = BufferedIntervalRecord.indexed(intervalLog.nextLsn(), type.format(interval.lo()),
-          type.format(interval.hi()), documents.stream().map(BufferedWriteKey::of).toList());
+      record =
+          BufferedIntervalRecord.indexed(
+              intervalLog.nextLsn(),
+              type.format(interval.lo()),
+              type.format(interval.hi()),
+              documents.stream().map(BufferedWriteKey::of).toList());
       logging = intervalLog.appendIndexedAsync(record);
       writing = writeBack.startWrite(byDocument);
     } catch (RuntimeException failed) {
@@ -224,7 +248,8 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
           try {
             awaitLog(false);
           } catch (RuntimeException failed) {
-            failure = failed; // unindexed, then: settle() drains the documents before the write returns
+            failure =
+                failed; // unindexed, then: settle() drains the documents before the write returns
           }
           try {
             writing.await();
@@ -254,7 +279,8 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
 
       private void settle() {
         if (write == null) {
-          // Unindexed, a buffered write would be invisible to range misses: it must not outlive the Exclusive lease.
+          // Unindexed, a buffered write would be invisible to range misses: it must not outlive the
+          // Exclusive lease.
           writeBack.drainAll(documents);
         } else {
           // Also when buffering failed: the entry stays until its documents have nothing buffered.
@@ -276,9 +302,14 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
     List<BufferedWriteIndex.Entry<K, IndexedWrite>> overlapping = index.overlapping(interval);
     List<Boolean> settled = overlapping.stream().map(entry -> entry.write().settled).toList();
     List<EntityKey> unnamed = List.copyOf(unindexed);
-    // One batched drain: documents' changes commute, and each document's reach the store in their serial order.
-    writeBack.drainAll(Stream.concat(unnamed.stream(),
-        overlapping.stream().flatMap(entry -> entry.write().documents.stream())).distinct().toList());
+    // One batched drain: documents' changes commute, and each document's reach the store in their
+    // serial order.
+    writeBack.drainAll(
+        Stream.concat(
+                unnamed.stream(),
+                overlapping.stream().flatMap(entry -> entry.write().documents.stream()))
+            .distinct()
+            .toList());
     unnamed.forEach(unindexed::remove);
     for (int i = 0; i < overlapping.size(); i++) {
       if (settled.get(i)) {
@@ -337,10 +368,14 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
   void removeApplied() {
     List<BufferedWriteIndex.Entry<K, IndexedWrite>> entries = index.entries();
     List<Boolean> settled = entries.stream().map(entry -> entry.write().settled).toList();
-    Set<EntityKey> buffered = writeBack.bufferedAmong(
-        entries.stream().flatMap(entry -> entry.write().documents.stream()).collect(Collectors.toSet()));
+    Set<EntityKey> buffered =
+        writeBack.bufferedAmong(
+            entries.stream()
+                .flatMap(entry -> entry.write().documents.stream())
+                .collect(Collectors.toSet()));
     for (int i = 0; i < entries.size(); i++) {
-      if (settled.get(i) && entries.get(i).write().documents.stream().noneMatch(buffered::contains)) {
+      if (settled.get(i)
+          && entries.get(i).write().documents.stream().noneMatch(buffered::contains)) {
         remove(entries.get(i));
       }
     }
@@ -368,22 +403,28 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
       items = List.of(one);
     } else if (change instanceof List<?> many) {
       if (many.isEmpty()) {
-        throw new IllegalArgumentException("the list of EntityChanges is empty: a write must change something");
+        throw new IllegalArgumentException(
+            "the list of EntityChanges is empty: a write must change something");
       }
       items = many;
     } else {
-      throw new IllegalArgumentException("range write-back buffers an EntityChanges or a List<EntityChanges>, got "
-          + (change == null ? "null" : change.getClass().getName()));
+      throw new IllegalArgumentException(
+          "range write-back buffers an EntityChanges or a List<EntityChanges>, got "
+              + (change == null ? "null" : change.getClass().getName()));
     }
     List<EntityChanges> changes = new ArrayList<>(items.size());
     for (Object item : items) {
       if (!(item instanceof EntityChanges one)) {
-        throw new IllegalArgumentException("every element of the change list must be an EntityChanges, got "
-            + (item == null ? "null" : item.getClass().getName()));
+        throw new IllegalArgumentException(
+            "every element of the change list must be an EntityChanges, got "
+                + (item == null ? "null" : item.getClass().getName()));
       }
       if (!one.key().collection().equals(collection)) {
-        throw new IllegalArgumentException("range write-back of collection " + collection
-            + " cannot buffer a change to " + one.key());
+        throw new IllegalArgumentException(
+            "range write-back of collection "
+                + collection
+                + " cannot buffer a change to "
+                + one.key());
       }
       changes.add(one);
     }
@@ -460,7 +501,8 @@ public final class RangeWriteBack<K extends Comparable<? super K>> implements Wr
      */
     public Builder<K> compactAfterRecords(long records) {
       if (records < 1) {
-        throw new IllegalArgumentException("compactAfterRecords must be at least 1, got " + records);
+        throw new IllegalArgumentException(
+            "compactAfterRecords must be at least 1, got " + records);
       }
       this.compactAfterRecords = records;
       return this;

@@ -57,11 +57,13 @@ final class ReplicaRepair implements AutoCloseable {
     this.runs = new ServerRuns(cache);
     this.replaceAfter = replaceAfter;
     this.placementSeen = cache.replicaPlacementVersion();
-    this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
-      Thread daemon = new Thread(task, name);
-      daemon.setDaemon(true);
-      return daemon;
-    });
+    this.thread =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread daemon = new Thread(task, name);
+              daemon.setDaemon(true);
+              return daemon;
+            });
     if (!interval.isZero()) {
       thread.scheduleWithFixedDelay(this::look, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
     }
@@ -91,9 +93,11 @@ final class ReplicaRepair implements AutoCloseable {
       for (ServerRuns.Back back : runs.backSinceLastLook()) {
         if (back.sameRun()) {
           if (cache.excludeFromReplicas(back.server())) {
-            log.warn("cache server {} answers again as the run it was before it was taken for down: it was cut off, "
-                + "and its copies of pinned values may be older than the others; it stays out of replica placement "
-                + "until it restarts", back.server());
+            log.warn(
+                "cache server {} answers again as the run it was before it was taken for down: it was cut off, "
+                    + "and its copies of pinned values may be older than the others; it stays out of replica placement "
+                    + "until it restarts",
+                back.server());
           }
           continue;
         }
@@ -105,15 +109,21 @@ final class ReplicaRepair implements AutoCloseable {
       }
       for (ServerAddress server : runs.leaving()) {
         if (cache.excludeFromReplicas(server)) {
-          log.warn("cache server {} is leaving (stopping after a handover): the next servers take its replicas",
+          log.warn(
+              "cache server {} is leaving (stopping after a handover): the next servers take its replicas",
               server);
         }
       }
-      runs.down().forEach((server, downFor) -> {
-        if (downFor.compareTo(replaceAfter) >= 0 && cache.excludeFromReplicas(server)) {
-          log.warn("cache server {} has been down for {}: the next servers take its replicas", server, downFor);
-        }
-      });
+      runs.down()
+          .forEach(
+              (server, downFor) -> {
+                if (downFor.compareTo(replaceAfter) >= 0 && cache.excludeFromReplicas(server)) {
+                  log.warn(
+                      "cache server {} has been down for {}: the next servers take its replicas",
+                      server,
+                      downFor);
+                }
+              });
       long placement = cache.replicaPlacementVersion();
       if (placement != placementSeen) {
         placementSeen = placement;
@@ -121,17 +131,20 @@ final class ReplicaRepair implements AutoCloseable {
       }
       if (due) {
         int restored = restoreNow();
-        // Done once a pass finds nothing to restore: a pass that took a live server for down (a connection left
+        // Done once a pass finds nothing to restore: a pass that took a live server for down (a
+        // connection left
         // from before its restart failed) is made good by the next.
         due = restored > 0;
         if (restored > 0) {
-          log.info("restored {} replicas of pinned values after cache servers came back or were replaced",
+          log.info(
+              "restored {} replicas of pinned values after cache servers came back or were replaced",
               restored);
         }
       }
       int strays = cache.deleteStrayReplicas();
       if (strays > 0) {
-        log.info("deleted {} copies that substitute cache servers held while a server was out", strays);
+        log.info(
+            "deleted {} copies that substitute cache servers held while a server was out", strays);
       }
     } catch (RuntimeException failed) {
       log.warn("restoring replicas failed; retrying at the next look", failed);

@@ -42,10 +42,11 @@ final class RetryingStore {
     if (idempotent.isEmpty()) {
       return;
     }
-    retry(() -> {
-      store.apply(List.of(new EntityChanges(key, idempotent)));
-      return null;
-    });
+    retry(
+        () -> {
+          store.apply(List.of(new EntityChanges(key, idempotent)));
+          return null;
+        });
   }
 
   /**
@@ -80,16 +81,19 @@ final class RetryingStore {
         // refused or dropped: the size of the batch is not the problem; retried whole below
       }
     }
-    retry(() -> {
-      store.apply(idempotent);
-      return null;
-    }, giveUpAt);
+    retry(
+        () -> {
+          store.apply(idempotent);
+          return null;
+        },
+        giveUpAt);
   }
 
   /** Whether the store was reached but did not answer in time (as opposed to refusing or dropping the connection). */
   static boolean timedOut(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof java.net.SocketTimeoutException || cause instanceof java.sql.SQLTimeoutException) {
+      if (cause instanceof java.net.SocketTimeoutException
+          || cause instanceof java.sql.SQLTimeoutException) {
         return true;
       }
     }
@@ -98,7 +102,9 @@ final class RetryingStore {
 
   /** Applies any sequence exactly once in effect: converted against the current state first, so it may be retried. */
   void applyConverted(EntityKey key, ChangeSequence changes) {
-    apply(key, changes.isIdempotent() ? changes : changes.toIdempotent(read(key).map(Entity::fields)));
+    apply(
+        key,
+        changes.isIdempotent() ? changes : changes.toIdempotent(read(key).map(Entity::fields)));
   }
 
   /** Runs {@code operation}, which must be safe to repeat (idempotent or exactly-once), with the retries above. */

@@ -29,10 +29,13 @@ final class ServerRuns {
 
   private final IqClient cache;
   private final Map<ServerAddress, String> lastRun = new HashMap<>();
+
   /** The servers down at the last look, with the {@link System#nanoTime()} of the first look that found them down. */
   private final Map<ServerAddress, Long> downSince = new ConcurrentHashMap<>();
+
   /** The servers that said at the last look that they are leaving (stopping after a handover). */
   private final Set<ServerAddress> leaving = ConcurrentHashMap.newKeySet();
+
   private long lastLookNanos = System.nanoTime();
 
   ServerRuns(IqClient cache) {
@@ -58,16 +61,19 @@ final class ServerRuns {
           leaving.remove(server);
         }
       } catch (IqConnectionException unreachable) {
-        // A connection left from before a restart can fail while a fresh one is answered: ask again to be sure.
+        // A connection left from before a restart can fail while a fresh one is answered: ask again
+        // to be sure.
         if (!unreachable.timedOut() && cache.isDown(server)) {
           downSince.putIfAbsent(server, System.nanoTime());
         }
         continue;
       }
-      // Down at a look, or found down by a request in between (a writer that left its replicas out of a change):
+      // Down at a look, or found down by a request in between (a writer that left its replicas out
+      // of a change):
       // a short cut between two looks counts too.
-      boolean wasDown = downSince.remove(server) != null
-          | cache.downSeenAt(server).stream().anyMatch(at -> at - previousLook > 0);
+      boolean wasDown =
+          downSince.remove(server) != null
+              | cache.downSeenAt(server).stream().anyMatch(at -> at - previousLook > 0);
       String before = lastRun.put(server, run);
       if (wasDown || !run.equals(before)) {
         back.add(new Back(server, wasDown && run.equals(before)));
@@ -94,7 +100,9 @@ final class ServerRuns {
     if (runId != null) {
       return runId;
     }
-    long startedAt = Long.parseLong(stats.getOrDefault("time", "0")) - Long.parseLong(stats.getOrDefault("uptime", "0"));
+    long startedAt =
+        Long.parseLong(stats.getOrDefault("time", "0"))
+            - Long.parseLong(stats.getOrDefault("uptime", "0"));
     return stats.getOrDefault("pid", "?") + "@" + startedAt;
   }
 }

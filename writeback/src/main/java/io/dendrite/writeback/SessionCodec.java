@@ -54,7 +54,8 @@ final class SessionCodec {
       }
       return rows;
     } catch (IOException | RuntimeException malformed) {
-      throw new IllegalArgumentException("not a session value: " + malformed.getMessage(), malformed);
+      throw new IllegalArgumentException(
+          "not a session value: " + malformed.getMessage(), malformed);
     }
   }
 }

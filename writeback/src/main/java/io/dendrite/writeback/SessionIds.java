@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  */
 final class SessionIds {
   static final int MAX_QUEUE_NAME_LENGTH = 64;
-  private static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_.-]{1," + MAX_QUEUE_NAME_LENGTH + "}");
+  private static final Pattern QUEUE_NAME =
+      Pattern.compile("[A-Za-z0-9_.-]{1," + MAX_QUEUE_NAME_LENGTH + "}");
 
   private SessionIds() {}
 
@@ -34,8 +35,11 @@ final class SessionIds {
   /** @throws IllegalArgumentException when {@code name} cannot name a queue */
   static String checkQueueName(String name) {
     if (name == null || !QUEUE_NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException("a queue name must be 1 to " + MAX_QUEUE_NAME_LENGTH
-          + " letters, digits, '_', '.' or '-', got " + (name == null ? "null" : "\"" + name + "\""));
+      throw new IllegalArgumentException(
+          "a queue name must be 1 to "
+              + MAX_QUEUE_NAME_LENGTH
+              + " letters, digits, '_', '.' or '-', got "
+              + (name == null ? "null" : "\"" + name + "\""));
     }
     return name;
   }

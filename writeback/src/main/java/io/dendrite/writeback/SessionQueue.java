@@ -46,7 +46,10 @@ final class SessionQueue {
     List<Entry> entries = new ArrayList<>();
     for (String line : PinnedLines.lines(value)) {
       int space = line.indexOf(' ');
-      entries.add(new Entry(line.substring(0, space), Instant.ofEpochMilli(Long.parseLong(line.substring(space + 1)))));
+      entries.add(
+          new Entry(
+              line.substring(0, space),
+              Instant.ofEpochMilli(Long.parseLong(line.substring(space + 1)))));
     }
     return entries;
   }

@@ -83,28 +83,41 @@ public final class SessionWriteBack implements AutoCloseable {
     this.store = builder.store;
     this.queueNames = List.copyOf(builder.queueNames);
     this.counters = new EngineCounters(clock);
-    this.retryingStore = new RetryingStore(builder.store, builder.storeRetryDeadline, counters.retries);
+    this.retryingStore =
+        new RetryingStore(builder.store, builder.storeRetryDeadline, counters.retries);
     this.budget = new PinnedBudget(builder.pinnedBudgetBytes);
     this.maxSessionBytes = builder.maxSessionBytes;
     this.appliedSessionsGrace = builder.appliedSessionsGrace;
     this.compactAfterSessions = builder.compactAfterSessions;
     this.compactEvery = builder.compactEvery;
-    this.sessions = new BufferedSessions(
-        BufferedWriteLocks.replicaLeases(builder.cache, builder.replicas, builder.lockTimeout), replicas,
-        queueNames, store, retryingStore, budget, counters, clock);
+    this.sessions =
+        new BufferedSessions(
+            BufferedWriteLocks.replicaLeases(builder.cache, builder.replicas, builder.lockTimeout),
+            replicas,
+            queueNames,
+            store,
+            retryingStore,
+            budget,
+            counters,
+            clock);
     List<IntSupplier> passes = new ArrayList<>();
     for (SessionQueue queue : sessions.queues()) {
       passes.add(() -> drainPass(queue));
     }
-    passes.add(() -> {
-      compactWhenDue();
-      return 0;
-    });
-    this.drainThreads = new DrainThreads("session-writeback-drain", builder.drainThreads, passes,
-        builder.idlePause, 1);
-    this.replicaRepair = new ReplicaRepair(builder.cache,
-        builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO, builder.replaceDownServerAfter,
-        "session-writeback-replica-repair");
+    passes.add(
+        () -> {
+          compactWhenDue();
+          return 0;
+        });
+    this.drainThreads =
+        new DrainThreads(
+            "session-writeback-drain", builder.drainThreads, passes, builder.idlePause, 1);
+    this.replicaRepair =
+        new ReplicaRepair(
+            builder.cache,
+            builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO,
+            builder.replaceDownServerAfter,
+            "session-writeback-replica-repair");
     replicaRepair.register(sessions::restoreReplicas);
   }
 
@@ -137,15 +150,18 @@ public final class SessionWriteBack implements AutoCloseable {
    */
   public String commit(String queue, List<EntityChanges> changes) {
     if (queue == null || !queueNames.contains(queue)) {
-      throw new IllegalArgumentException("queue must be one of " + queueNames + ", got "
-          + (queue == null ? "null" : "\"" + queue + "\""));
+      throw new IllegalArgumentException(
+          "queue must be one of "
+              + queueNames
+              + ", got "
+              + (queue == null ? "null" : "\"" + queue + "\""));
     }
     List<EntityChanges> rows = merged(changes);
     store.checkAppliable(rows);
     byte[] value = SessionCodec.encode(rows);
     if (value.length > maxSessionBytes) {
-      throw new IllegalArgumentException("session of " + value.length + " bytes exceeds maxSessionBytes "
-          + maxSessionBytes);
+      throw new IllegalArgumentException(
+          "session of " + value.length + " bytes exceeds maxSessionBytes " + maxSessionBytes);
     }
     return LeaseLostException.untilKept(() -> sessions.commit(queue, rows, value));
   }
@@ -158,12 +174,14 @@ public final class SessionWriteBack implements AutoCloseable {
     Map<EntityKey, ChangeSequence> byRow = new LinkedHashMap<>();
     for (EntityChanges row : changes) {
       if (row == null || row.changes().isEmpty()) {
-        throw new IllegalArgumentException("every row of a session needs at least one change, got " + row);
+        throw new IllegalArgumentException(
+            "every row of a session needs at least one change, got " + row);
       }
       byRow.merge(row.key(), row.changes(), ChangeSequence::then);
     }
     return byRow.entrySet().stream()
-        .map(row -> new EntityChanges(row.getKey(), row.getValue().compact())).toList();
+        .map(row -> new EntityChanges(row.getKey(), row.getValue().compact()))
+        .toList();
   }
 
   /**
@@ -222,8 +240,9 @@ public final class SessionWriteBack implements AutoCloseable {
     boolean due;
     synchronized (compactionLock) {
       long sinceLast = counters.drained.sum() - drainedAtCompaction;
-      due = sinceLast >= compactAfterSessions
-          || (sinceLast > 0 && System.nanoTime() - nanosAtCompaction >= compactEvery.toNanos());
+      due =
+          sinceLast >= compactAfterSessions
+              || (sinceLast > 0 && System.nanoTime() - nanosAtCompaction >= compactEvery.toNanos());
     }
     if (due) {
       compactAppliedSessions();
@@ -235,8 +254,10 @@ public final class SessionWriteBack implements AutoCloseable {
    * {@link WriteBackMetrics#drained()} sessions this engine took off a queue (applied now, or found applied).
    */
   public WriteBackMetrics metrics() {
-    List<Instant> pendingSince = sessions.queues().stream()
-        .flatMap(queue -> queue.entries().stream().map(SessionQueue.Entry::since)).toList();
+    List<Instant> pendingSince =
+        sessions.queues().stream()
+            .flatMap(queue -> queue.entries().stream().map(SessionQueue.Entry::since))
+            .toList();
     return counters.snapshot(pendingSince, budget.used());
   }
 
@@ -412,13 +433,21 @@ public final class SessionWriteBack implements AutoCloseable {
         throw new IllegalArgumentException("cache and store are required");
       }
       PinnedReplicas.checkCount(cache, replicas);
-      if (drainThreads < 0 || pinnedBudgetBytes < 0 || maxSessionBytes < 1 || compactAfterSessions < 1) {
-        throw new IllegalArgumentException("drainThreads and pinnedBudgetBytes must not be negative,"
-            + " maxSessionBytes and the compaction threshold must be positive");
+      if (drainThreads < 0
+          || pinnedBudgetBytes < 0
+          || maxSessionBytes < 1
+          || compactAfterSessions < 1) {
+        throw new IllegalArgumentException(
+            "drainThreads and pinnedBudgetBytes must not be negative,"
+                + " maxSessionBytes and the compaction threshold must be positive");
       }
-      if (storeRetryDeadline.isNegative() || idlePause.isNegative() || compactEvery.isNegative()
-          || appliedSessionsGrace.isNegative() || replicaCheckInterval.isNegative()
-          || replaceDownServerAfter.isNegative() || lockTimeout.isNegative()) {
+      if (storeRetryDeadline.isNegative()
+          || idlePause.isNegative()
+          || compactEvery.isNegative()
+          || appliedSessionsGrace.isNegative()
+          || replicaCheckInterval.isNegative()
+          || replaceDownServerAfter.isNegative()
+          || lockTimeout.isNegative()) {
         throw new IllegalArgumentException("durations must not be negative");
       }
       return new SessionWriteBack(this);

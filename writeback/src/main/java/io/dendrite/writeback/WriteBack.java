@@ -40,8 +40,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class WriteBack implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WriteBack.class);
+
   /** In-process document locks are shared by hash; enough that unrelated documents rarely wait for each other. */
   private static final int DOCUMENT_LOCK_STRIPES = 4096;
+
   /**
    * Heap for the buffered writes a single-process engine remembers ({@link KnownValues}): about 200 000 documents
    * known to have none, or the values of the recently written ones. Past it, writes read their buffered write again.
@@ -68,32 +70,64 @@ public final class WriteBack implements AutoCloseable {
     this.pinnedReplicas = replicas;
     Clock clock = Clock.systemUTC();
     this.counters = new EngineCounters(clock);
-    BufferedWriteLocks documentLocks = builder.singleProcess
-        ? BufferedWriteLocks.inProcess(replicas, DOCUMENT_LOCK_STRIPES, new KnownValues(KNOWN_VALUES_BYTES))
-        : BufferedWriteLocks.replicaLeases(builder.cache, builder.replicas, builder.lockTimeout);
-    this.partitions = IntStream.range(0, builder.partitions)
-        .mapToObj(index -> new PendingWritesPartition(replicas, index)).toList();
+    BufferedWriteLocks documentLocks =
+        builder.singleProcess
+            ? BufferedWriteLocks.inProcess(
+                replicas, DOCUMENT_LOCK_STRIPES, new KnownValues(KNOWN_VALUES_BYTES))
+            : BufferedWriteLocks.replicaLeases(
+                builder.cache, builder.replicas, builder.lockTimeout);
+    this.partitions =
+        IntStream.range(0, builder.partitions)
+            .mapToObj(index -> new PendingWritesPartition(replicas, index))
+            .toList();
     this.store = new RetryingStore(builder.store, builder.storeRetryDeadline, counters.retries);
     this.budget = new PinnedBudget(builder.pinnedBudgetBytes);
-    this.bufferedWrites = new BufferedWrites(documentLocks, replicas, partitions, store, budget, clock,
-        builder.drainBatch, counters.drained, counters.fallbacks);
+    this.bufferedWrites =
+        new BufferedWrites(
+            documentLocks,
+            replicas,
+            partitions,
+            store,
+            budget,
+            clock,
+            builder.drainBatch,
+            counters.drained,
+            counters.fallbacks);
     // One pass per drain thread over its share of the partitions, so one batch may span partitions.
     int threads = Math.max(1, builder.drainThreads);
-    List<IntSupplier> passes = IntStream.range(0, threads).<IntSupplier>mapToObj(thread -> {
-      List<PendingWritesPartition> share = IntStream.range(0, partitions.size()).filter(i -> i % threads == thread)
-          .mapToObj(partitions::get).toList();
-      return () -> drainRound(share, clock.instant().minus(drainDelay));
-    }).toList();
-    // With a delay, a round drains everything due and the next comes half a delay later: each document is drained
-    // between one and one and a half delays after its first buffered change, and the partitions are read twice per
+    List<IntSupplier> passes =
+        IntStream.range(0, threads)
+            .<IntSupplier>mapToObj(
+                thread -> {
+                  List<PendingWritesPartition> share =
+                      IntStream.range(0, partitions.size())
+                          .filter(i -> i % threads == thread)
+                          .mapToObj(partitions::get)
+                          .toList();
+                  return () -> drainRound(share, clock.instant().minus(drainDelay));
+                })
+            .toList();
+    // With a delay, a round drains everything due and the next comes half a delay later: each
+    // document is drained
+    // between one and one and a half delays after its first buffered change, and the partitions are
+    // read twice per
     // delay rather than every idle pause, however long the backlog of not yet due listings.
-    this.drainThreads = new DrainThreads("writeback-drain", builder.drainThreads, passes,
-        drainDelay.isZero() ? builder.idlePause : DrainWorker.max(builder.idlePause, drainDelay.dividedBy(2)),
-        drainDelay.isZero() ? builder.drainBatch : Integer.MAX_VALUE);
+    this.drainThreads =
+        new DrainThreads(
+            "writeback-drain",
+            builder.drainThreads,
+            passes,
+            drainDelay.isZero()
+                ? builder.idlePause
+                : DrainWorker.max(builder.idlePause, drainDelay.dividedBy(2)),
+            drainDelay.isZero() ? builder.drainBatch : Integer.MAX_VALUE);
     // With one replica a restarted server took the only copy: there is nothing to restore.
-    this.replicaRepair = new ReplicaRepair(builder.cache,
-        builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO, builder.replaceDownServerAfter,
-        "writeback-replica-repair");
+    this.replicaRepair =
+        new ReplicaRepair(
+            builder.cache,
+            builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO,
+            builder.replaceDownServerAfter,
+            "writeback-replica-repair");
     replicaRepair.register(this::restoreReplicas);
   }
 
@@ -188,8 +222,10 @@ public final class WriteBack implements AutoCloseable {
 
   /** Every document the partitions list as buffered now (one batched read of them all). */
   List<EntityKey> listedDocuments() {
-    return PendingWritesPartition.entries(pinnedReplicas, partitions).stream().map(PendingWritesPartition.Entry::key)
-        .distinct().toList();
+    return PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
+        .map(PendingWritesPartition.Entry::key)
+        .distinct()
+        .toList();
   }
 
   /**
@@ -197,8 +233,11 @@ public final class WriteBack implements AutoCloseable {
    * its partitions; returns how many it found.
    */
   private int drainRound(List<PendingWritesPartition> share, Instant listedBefore) {
-    List<EntityKey> listed = PendingWritesPartition.entries(pinnedReplicas, share).stream()
-        .filter(entry -> entry.since().isBefore(listedBefore)).map(PendingWritesPartition.Entry::key).toList();
+    List<EntityKey> listed =
+        PendingWritesPartition.entries(pinnedReplicas, share).stream()
+            .filter(entry -> entry.since().isBefore(listedBefore))
+            .map(PendingWritesPartition.Entry::key)
+            .toList();
     bufferedWrites.drainAll(listed);
     return listed.size();
   }
@@ -210,9 +249,12 @@ public final class WriteBack implements AutoCloseable {
    * @return how many copies were restored (every buffered write written again counts once)
    */
   int restoreReplicas() {
-    int restored = pinnedReplicas.restoreLines(partitions.stream().map(PendingWritesPartition::key).toList());
-    List<EntityKey> listed = PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
-        .map(PendingWritesPartition.Entry::key).toList();
+    int restored =
+        pinnedReplicas.restoreLines(partitions.stream().map(PendingWritesPartition::key).toList());
+    List<EntityKey> listed =
+        PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
+            .map(PendingWritesPartition.Entry::key)
+            .toList();
     return restored + bufferedWrites.restoreReplicas(listed);
   }
 
@@ -223,8 +265,10 @@ public final class WriteBack implements AutoCloseable {
 
   /** The engine's state now; reads every pending-writes partition (one batched read). */
   public WriteBackMetrics metrics() {
-    List<Instant> pendingSince = PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
-        .map(PendingWritesPartition.Entry::since).toList();
+    List<Instant> pendingSince =
+        PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
+            .map(PendingWritesPartition.Entry::since)
+            .toList();
     return counters.snapshot(pendingSince, budget.used());
   }
 
@@ -261,15 +305,22 @@ public final class WriteBack implements AutoCloseable {
     try {
       left = PendingWritesPartition.entries(pinnedReplicas, partitions).size();
     } catch (RuntimeException unknown) {
-      log.warn("write-back closed; {}, and the buffered writes left could not be counted ({}): they stay pinned and"
-          + " listed in the cache for another engine", why, unknown.toString());
+      log.warn(
+          "write-back closed; {}, and the buffered writes left could not be counted ({}): they stay pinned and"
+              + " listed in the cache for another engine",
+          why,
+          unknown.toString());
       return;
     }
     if (left == 0) {
       log.info("write-back closed with every buffered write drained");
     } else {
-      log.warn("write-back closed with {} buffered writes handed over, not drained ({}): they stay pinned on {} servers"
-          + " each and listed, and any WriteBack over the same cache servers drains them", left, why, replicas);
+      log.warn(
+          "write-back closed with {} buffered writes handed over, not drained ({}): they stay pinned on {} servers"
+              + " each and listed, and any WriteBack over the same cache servers drains them",
+          left,
+          why,
+          replicas);
     }
   }
 
@@ -446,11 +497,16 @@ public final class WriteBack implements AutoCloseable {
       }
       PinnedReplicas.checkCount(cache, replicas);
       if (partitions < 1 || drainBatch < 1 || drainThreads < 0 || pinnedBudgetBytes < 0) {
-        throw new IllegalArgumentException("partitions and drainBatch must be positive, drainThreads and"
-            + " pinnedBudgetBytes not negative");
+        throw new IllegalArgumentException(
+            "partitions and drainBatch must be positive, drainThreads and"
+                + " pinnedBudgetBytes not negative");
       }
-      if (storeRetryDeadline.isNegative() || idlePause.isNegative() || lockTimeout.isNegative()
-          || replicaCheckInterval.isNegative() || replaceDownServerAfter.isNegative() || drainOnClose.isNegative()
+      if (storeRetryDeadline.isNegative()
+          || idlePause.isNegative()
+          || lockTimeout.isNegative()
+          || replicaCheckInterval.isNegative()
+          || replaceDownServerAfter.isNegative()
+          || drainOnClose.isNegative()
           || drainDelay.isNegative()) {
         throw new IllegalArgumentException("durations must not be negative");
       }

@@ -63,11 +63,18 @@ public final class WriteBackMeters implements MeterBinder {
    * @param maxSnapshotAge how long one snapshot serves every meter
    * @param tags more tags for every meter
    */
-  public WriteBackMeters(String engine, Supplier<WriteBackMetrics> source, Duration maxSnapshotAge,
+  public WriteBackMeters(
+      String engine,
+      Supplier<WriteBackMetrics> source,
+      Duration maxSnapshotAge,
       Iterable<Tag> tags) {
-    if (engine == null || source == null || maxSnapshotAge == null || maxSnapshotAge.isNegative()
+    if (engine == null
+        || source == null
+        || maxSnapshotAge == null
+        || maxSnapshotAge.isNegative()
         || tags == null) {
-      throw new IllegalArgumentException("engine, source, a non-negative maxSnapshotAge and tags are required");
+      throw new IllegalArgumentException(
+          "engine, source, a non-negative maxSnapshotAge and tags are required");
     }
     this.source = source;
     this.tags = Tags.of(tags).and("engine", engine);
@@ -76,13 +83,19 @@ public final class WriteBackMeters implements MeterBinder {
 
   /** Meters for a document-level engine, tagged {@code engine=documents} and {@code tags}. */
   public static WriteBackMeters of(WriteBack engine, Tag... tags) {
-    return new WriteBackMeters("documents", Objects.requireNonNull(engine, "engine")::metrics, Duration.ofSeconds(1),
+    return new WriteBackMeters(
+        "documents",
+        Objects.requireNonNull(engine, "engine")::metrics,
+        Duration.ofSeconds(1),
         Tags.of(tags));
   }
 
   /** Meters for a session engine, tagged {@code engine=sessions} and {@code tags}. */
   public static WriteBackMeters of(SessionWriteBack engine, Tag... tags) {
-    return new WriteBackMeters("sessions", Objects.requireNonNull(engine, "engine")::metrics, Duration.ofSeconds(1),
+    return new WriteBackMeters(
+        "sessions",
+        Objects.requireNonNull(engine, "engine")::metrics,
+        Duration.ofSeconds(1),
         Tags.of(tags));
   }
 
@@ -92,34 +105,74 @@ public final class WriteBackMeters implements MeterBinder {
    */
   @Override
   public void bindTo(MeterRegistry registry) {
-    gauge(registry, "pending", "buffered writes or sessions waiting to be applied", null,
+    gauge(
+        registry,
+        "pending",
+        "buffered writes or sessions waiting to be applied",
+        null,
         metrics -> metrics.pendingWrites());
-    TimeGauge.builder(PREFIX + "oldest.pending", this,
-            TimeUnit.SECONDS, meters -> meters.gaugeValue(metrics -> metrics.oldestPendingAge().toNanos() / 1e9))
-        .description("age of the oldest pending buffered write or session").tags(tags).strongReference(true)
+    TimeGauge.builder(
+            PREFIX + "oldest.pending",
+            this,
+            TimeUnit.SECONDS,
+            meters -> meters.gaugeValue(metrics -> metrics.oldestPendingAge().toNanos() / 1e9))
+        .description("age of the oldest pending buffered write or session")
+        .tags(tags)
+        .strongReference(true)
         .register(registry);
-    gauge(registry, "pinned", "bytes pinned by this engine, every replica counted", "bytes",
+    gauge(
+        registry,
+        "pinned",
+        "bytes pinned by this engine, every replica counted",
+        "bytes",
         metrics -> metrics.pinnedBytes());
     Gauge.builder(PREFIX + "drain.rate", this, meters -> meters.rate())
-        .description("buffered writes or sessions drained per second between the last two snapshots")
-        .baseUnit("per_second").tags(tags).strongReference(true).register(registry);
-    counter(registry, "drained", "buffered writes or sessions drained by this engine", metrics -> metrics.drained());
-    counter(registry, "store.retries", "data-store operations retried while the store was unavailable",
+        .description(
+            "buffered writes or sessions drained per second between the last two snapshots")
+        .baseUnit("per_second")
+        .tags(tags)
+        .strongReference(true)
+        .register(registry);
+    counter(
+        registry,
+        "drained",
+        "buffered writes or sessions drained by this engine",
+        metrics -> metrics.drained());
+    counter(
+        registry,
+        "store.retries",
+        "data-store operations retried while the store was unavailable",
         metrics -> metrics.storeRetries());
-    counter(registry, "fallbacks", "writes that fell back to write-through",
+    counter(
+        registry,
+        "fallbacks",
+        "writes that fell back to write-through",
         metrics -> metrics.writeThroughFallbacks());
   }
 
-  private void gauge(MeterRegistry registry, String name, String description, String unit,
+  private void gauge(
+      MeterRegistry registry,
+      String name,
+      String description,
+      String unit,
       ToDoubleFunction<WriteBackMetrics> value) {
-    Gauge.builder(PREFIX + name, this, meters -> meters.gaugeValue(value)).description(description)
-        .baseUnit(unit).tags(tags).strongReference(true).register(registry);
+    Gauge.builder(PREFIX + name, this, meters -> meters.gaugeValue(value))
+        .description(description)
+        .baseUnit(unit)
+        .tags(tags)
+        .strongReference(true)
+        .register(registry);
   }
 
-  private void counter(MeterRegistry registry, String name, String description,
+  private void counter(
+      MeterRegistry registry,
+      String name,
+      String description,
       ToDoubleFunction<WriteBackMetrics> value) {
-    FunctionCounter.builder(PREFIX + name, this, meters -> meters.counterValue(value)).description(description)
-        .tags(tags).register(registry);
+    FunctionCounter.builder(PREFIX + name, this, meters -> meters.counterValue(value))
+        .description(description)
+        .tags(tags)
+        .register(registry);
   }
 
   private synchronized double gaugeValue(ToDoubleFunction<WriteBackMetrics> value) {

@@ -13,5 +13,11 @@ import java.time.Duration;
  * @param storeRetries data-store operations retried because the store was unavailable
  * @param writeThroughFallbacks writes applied directly to the store because pinned memory was exhausted
  */
-public record WriteBackMetrics(long pendingWrites, Duration oldestPendingAge, long pinnedBytes, long drained,
-    double drainRatePerSecond, long storeRetries, long writeThroughFallbacks) {}
+public record WriteBackMetrics(
+    long pendingWrites,
+    Duration oldestPendingAge,
+    long pinnedBytes,
+    long drained,
+    double drainRatePerSecond,
+    long storeRetries,
+    long writeThroughFallbacks) {}

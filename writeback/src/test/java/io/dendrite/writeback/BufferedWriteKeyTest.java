@@ -29,7 +29,9 @@ class BufferedWriteKeyTest {
 
   @Test
   void refusesKeysItDidNotMake() {
-    assertThatThrownBy(() -> BufferedWriteKey.parse("PendingWrites:1")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> BufferedWriteKey.parse("BW:users:x1")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> BufferedWriteKey.parse("PendingWrites:1"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> BufferedWriteKey.parse("BW:users:x1"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -20,9 +20,14 @@ final class BufferedWritesOnServers {
   static List<String> find(Collection<ServerAddress> servers, Collection<EntityKey> documents) {
     List<String> found = new ArrayList<>();
     for (ServerAddress server : servers) {
-      try (IqClient one = IqClient.builder().servers(List.of(server)).connectTimeout(Duration.ofSeconds(1))
-          .requestTimeout(Duration.ofSeconds(5)).build()) {
-        one.getAll(documents.stream().map(BufferedWriteKey::of).toList()).keySet()
+      try (IqClient one =
+          IqClient.builder()
+              .servers(List.of(server))
+              .connectTimeout(Duration.ofSeconds(1))
+              .requestTimeout(Duration.ofSeconds(5))
+              .build()) {
+        one.getAll(documents.stream().map(BufferedWriteKey::of).toList())
+            .keySet()
             .forEach(key -> found.add(server + " holds " + key));
       } catch (IqConnectionException lost) {
         // a killed server holds nothing

@@ -56,8 +56,8 @@ class CacheServerLossIT {
   }
 
   @Test
-  void everyAcknowledgedWriteReachesTheDatabaseWhenOneOfThreeReplicasIsKilled(MySqlTestDatabase database)
-      throws Exception {
+  void everyAcknowledgedWriteReachesTheDatabaseWhenOneOfThreeReplicasIsKilled(
+      MySqlTestDatabase database) throws Exception {
     Run run = writeKillAndDrain(database, 3, 2, false);
     assertThat(run.pendingAtKill).as("buffered writes at the kill").isPositive();
     assertThat(run.acknowledgedAfterKill).as("writers kept being acknowledged").isPositive();
@@ -85,8 +85,12 @@ class CacheServerLossIT {
   }
 
   /** Acknowledged and unacknowledged writes of one run, and the store they must be found in. */
-  private record Run(DocumentModel model, Map<EntityKey, ChangeSequence> unacknowledged, MySqlStore store,
-      long pendingAtKill, int acknowledgedAfterKill) {
+  private record Run(
+      DocumentModel model,
+      Map<EntityKey, ChangeSequence> unacknowledged,
+      MySqlStore store,
+      long pendingAtKill,
+      int acknowledgedAfterKill) {
     /** Documents whose stored state is neither the model nor the model with its one unacknowledged write. */
     List<String> mismatches() {
       List<String> mismatches = new ArrayList<>();
@@ -94,8 +98,9 @@ class CacheServerLossIT {
         EntityKey key = new EntityKey("users", id);
         Optional<Map<String, Object>> expected = model.expected(key);
         Optional<Map<String, Object>> actual = store.read(key).map(Entity::fields);
-        boolean withUnacknowledged = unacknowledged.containsKey(key)
-            && actual.equals(unacknowledged.get(key).applyTo(expected));
+        boolean withUnacknowledged =
+            unacknowledged.containsKey(key)
+                && actual.equals(unacknowledged.get(key).applyTo(expected));
         if (!actual.equals(expected) && !withUnacknowledged) {
           mismatches.add(key.id() + ": expected " + expected + " but found " + actual);
         }
@@ -104,7 +109,8 @@ class CacheServerLossIT {
     }
   }
 
-  private Run writeKillAndDrain(MySqlTestDatabase database, int replicas, int drainThreads, boolean inProcess)
+  private Run writeKillAndDrain(
+      MySqlTestDatabase database, int replicas, int drainThreads, boolean inProcess)
       throws Exception {
     MySqlStore store = seededStore(database);
     DocumentModel model = new DocumentModel();
@@ -122,14 +128,29 @@ class CacheServerLossIT {
     AtomicInteger acknowledged = new AtomicInteger();
     AtomicBoolean stop = new AtomicBoolean();
     ExecutorService writers = Executors.newFixedThreadPool(WRITERS);
-    try (IqClient cache = IqClient.builder().servers(servers.stream().map(IqServerProcess::address).toList())
-        .connectTimeout(Duration.ofSeconds(1)).requestTimeout(Duration.ofSeconds(2)).build();
-        WriteBack writeBack = WriteBack.builder().cache(cache).store(store).replicas(replicas).partitions(8)
-            .drainThreads(drainThreads).idlePause(Duration.ofMillis(5)).singleProcess(inProcess).build()) {
+    try (IqClient cache =
+            IqClient.builder()
+                .servers(servers.stream().map(IqServerProcess::address).toList())
+                .connectTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(2))
+                .build();
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache)
+                .store(store)
+                .replicas(replicas)
+                .partitions(8)
+                .drainThreads(drainThreads)
+                .idlePause(Duration.ofMillis(5))
+                .singleProcess(inProcess)
+                .build()) {
       List<Future<?>> done = new ArrayList<>();
       for (int writer = 0; writer < WRITERS; writer++) {
         int first = writer + 1;
-        done.add(writers.submit(() -> write(writeBack, inProcess, model, first, stop, acknowledged, unacknowledged)));
+        done.add(
+            writers.submit(
+                () ->
+                    write(writeBack, inProcess, model, first, stop, acknowledged, unacknowledged)));
       }
       awaitAcknowledged(acknowledged, WRITES_PER_PHASE);
       long pendingAtKill = writeBack.metrics().pendingWrites();
@@ -141,20 +162,25 @@ class CacheServerLossIT {
         try {
           writer.get(60, TimeUnit.SECONDS);
         } catch (TimeoutException stuck) {
-          throw new AssertionError("a writer did not return within 60 s of being stopped; threads:\n"
-              + threadDump(), stuck);
+          throw new AssertionError(
+              "a writer did not return within 60 s of being stopped; threads:\n" + threadDump(),
+              stuck);
         }
       }
       writeBack.drainNow();
       assertThat(writeBack.metrics().pendingWrites()).isZero();
       if (replicas > 1) {
-        // A buffered write left unlisted would swallow later writes unseen by the pending count: look on the servers.
+        // A buffered write left unlisted would swallow later writes unseen by the pending count:
+        // look on the servers.
         List<EntityKey> documents = new ArrayList<>();
         for (int id = 1; id <= DOCUMENTS; id++) {
           documents.add(new EntityKey("users", id));
         }
-        assertThat(BufferedWritesOnServers.find(servers.stream().map(IqServerProcess::address).toList(), documents))
-            .as("buffered writes left on the surviving servers after drainNow").isEmpty();
+        assertThat(
+                BufferedWritesOnServers.find(
+                    servers.stream().map(IqServerProcess::address).toList(), documents))
+            .as("buffered writes left on the surviving servers after drainNow")
+            .isEmpty();
       }
       return new Run(model, unacknowledged, store, pendingAtKill, acknowledged.get() - beforeKill);
     } finally {
@@ -163,8 +189,14 @@ class CacheServerLossIT {
   }
 
   /** One writer: increments and renames its own documents until stopped; a failed write retires its document. */
-  private static Void write(WriteBack writeBack, boolean stepped, DocumentModel model, int first, AtomicBoolean stop,
-      AtomicInteger acknowledged, Map<EntityKey, ChangeSequence> unacknowledged) {
+  private static Void write(
+      WriteBack writeBack,
+      boolean stepped,
+      DocumentModel model,
+      int first,
+      AtomicBoolean stop,
+      AtomicInteger acknowledged,
+      Map<EntityKey, ChangeSequence> unacknowledged) {
     List<EntityKey> mine = new ArrayList<>();
     for (int id = first; id <= DOCUMENTS; id += WRITERS) {
       mine.add(new EntityKey("users", id));
@@ -194,16 +226,23 @@ class CacheServerLossIT {
   /** Every live thread's stack, for a failure that must say where something hung. */
   static String threadDump() {
     StringBuilder dump = new StringBuilder();
-    Thread.getAllStackTraces().forEach((thread, stack) -> {
-      dump.append('"').append(thread.getName()).append("\" ").append(thread.getState()).append('\n');
-      for (StackTraceElement frame : stack) {
-        dump.append("    at ").append(frame).append('\n');
-      }
-    });
+    Thread.getAllStackTraces()
+        .forEach(
+            (thread, stack) -> {
+              dump.append('"')
+                  .append(thread.getName())
+                  .append("\" ")
+                  .append(thread.getState())
+                  .append('\n');
+              for (StackTraceElement frame : stack) {
+                dump.append("    at ").append(frame).append('\n');
+              }
+            });
     return dump.toString();
   }
 
-  private static void awaitAcknowledged(AtomicInteger acknowledged, int target) throws InterruptedException {
+  private static void awaitAcknowledged(AtomicInteger acknowledged, int target)
+      throws InterruptedException {
     long deadline = System.nanoTime() + PHASE_LIMIT.toNanos();
     while (acknowledged.get() < target && System.nanoTime() < deadline) {
       Thread.sleep(5);
@@ -215,7 +254,8 @@ class CacheServerLossIT {
   }
 
   private static MySqlStore seededStore(MySqlTestDatabase database) throws SQLException {
-    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
       statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
     }
     MySqlStore store = MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));

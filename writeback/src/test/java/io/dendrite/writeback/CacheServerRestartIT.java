@@ -40,6 +40,7 @@ class CacheServerRestartIT {
   private static final int DOCUMENTS = 40;
   private static final int REPLICAS = 2;
   private static final Duration RESTORE_LIMIT = Duration.ofSeconds(30);
+
   /** Ten looks of the repair thread (100 ms apart here) and the copying, with room for a busy machine. */
   private static final long HANDOVER_MILLIS = 5_000;
 
@@ -56,12 +57,15 @@ class CacheServerRestartIT {
     Run run = writeThenRestartEachServer(database, Duration.ofMillis(100));
     assertThat(run.mismatches()).isEmpty();
     assertThat(run.pendingAfterDrain()).isZero();
-    assertThat(run.leftOnServers()).as("buffered writes left on the servers after drainNow").isEmpty();
+    assertThat(run.leftOnServers())
+        .as("buffered writes left on the servers after drainNow")
+        .isEmpty();
   }
 
   /** Negative control: without the repair each buffered write loses both copies, and the check says so. */
   @Test
-  void withoutReplicaRepairTheCheckCatchesTheLostWrites(MySqlTestDatabase database) throws Exception {
+  void withoutReplicaRepairTheCheckCatchesTheLostWrites(MySqlTestDatabase database)
+      throws Exception {
     Run run = writeThenRestartEachServer(database, Duration.ZERO);
     assertThat(run.mismatches()).isNotEmpty();
   }
@@ -76,17 +80,21 @@ class CacheServerRestartIT {
 
   /** Negative control: without the repair the sessions' queue and objects lose both copies, and the check says so. */
   @Test
-  void withoutReplicaRepairTheCheckCatchesTheLostSessions(MySqlTestDatabase database) throws Exception {
+  void withoutReplicaRepairTheCheckCatchesTheLostSessions(MySqlTestDatabase database)
+      throws Exception {
     Run run = commitSessionsThenRestartEachServer(database, Duration.ZERO);
     assertThat(run.mismatches()).isNotEmpty();
   }
 
   @Test
-  void aServerThatStaysDownIsReplacedSoThatASecondLossLosesNothing(MySqlTestDatabase database) throws Exception {
+  void aServerThatStaysDownIsReplacedSoThatASecondLossLosesNothing(MySqlTestDatabase database)
+      throws Exception {
     Run run = writeThenLoseTwoServers(database, Duration.ZERO, false);
     assertThat(run.mismatches()).isEmpty();
     assertThat(run.pendingAfterDrain()).isZero();
-    assertThat(run.leftOnServers()).as("buffered writes left on the servers after drainNow").isEmpty();
+    assertThat(run.leftOnServers())
+        .as("buffered writes left on the servers after drainNow")
+        .isEmpty();
   }
 
   /**
@@ -94,18 +102,21 @@ class CacheServerRestartIT {
    * and the second loss takes that; the check says so.
    */
   @Test
-  void withoutReplacementTheCheckCatchesTheWritesASecondLossTakes(MySqlTestDatabase database) throws Exception {
+  void withoutReplacementTheCheckCatchesTheWritesASecondLossTakes(MySqlTestDatabase database)
+      throws Exception {
     Run run = writeThenLoseTwoServers(database, Duration.ofDays(1), false);
     assertThat(run.mismatches()).isNotEmpty();
   }
 
   @Test
-  void aReplacedServerThatComesBackTakesItsCopiesBackAndNoneStayOutsidePlacement(MySqlTestDatabase database)
-      throws Exception {
+  void aReplacedServerThatComesBackTakesItsCopiesBackAndNoneStayOutsidePlacement(
+      MySqlTestDatabase database) throws Exception {
     Run run = writeThenLoseTwoServers(database, Duration.ZERO, true);
     assertThat(run.mismatches()).isEmpty();
     assertThat(run.pendingAfterDrain()).isZero();
-    assertThat(run.leftOnServers()).as("buffered writes left on the servers after drainNow").isEmpty();
+    assertThat(run.leftOnServers())
+        .as("buffered writes left on the servers after drainNow")
+        .isEmpty();
   }
 
   /**
@@ -114,30 +125,47 @@ class CacheServerRestartIT {
    * then it stops. So a second loss later loses nothing, with no wait for {@code replaceDownServerAfter}.
    */
   @Test
-  void aServerStoppedWithSigtermHandsOverItsCopiesFirst(MySqlTestDatabase database) throws Exception {
+  void aServerStoppedWithSigtermHandsOverItsCopiesFirst(MySqlTestDatabase database)
+      throws Exception {
     Run run = writeThenStopOneAndKillAnother(database, HANDOVER_MILLIS);
     assertThat(run.mismatches()).isEmpty();
     assertThat(run.pendingAfterDrain()).isZero();
-    assertThat(run.leftOnServers()).as("buffered writes left on the servers after drainNow").isEmpty();
+    assertThat(run.leftOnServers())
+        .as("buffered writes left on the servers after drainNow")
+        .isEmpty();
   }
 
   /** Negative control: stopped without a handover ({@code --handover-ms 0}), the second loss takes writes. */
   @Test
-  void withoutAHandoverTheCheckCatchesTheWritesASecondLossTakes(MySqlTestDatabase database) throws Exception {
+  void withoutAHandoverTheCheckCatchesTheWritesASecondLossTakes(MySqlTestDatabase database)
+      throws Exception {
     Run run = writeThenStopOneAndKillAnother(database, 0);
     assertThat(run.mismatches()).isNotEmpty();
   }
 
-  private Run writeThenStopOneAndKillAnother(MySqlTestDatabase database, long handoverMillis) throws Exception {
+  private Run writeThenStopOneAndKillAnother(MySqlTestDatabase database, long handoverMillis)
+      throws Exception {
     DocumentModel model = new DocumentModel();
     MySqlStore store = UsersTable.seeded(database, documents(), model);
     List<ServerAddress> addresses = startServers(handoverMillis);
-    try (IqClient cache = IqClient.builder().servers(addresses).connectTimeout(Duration.ofSeconds(1))
-        .requestTimeout(Duration.ofSeconds(2)).build();
-        // Never replaced for being down: only the handover can move the copies before the second loss.
-        WriteBack writeBack = WriteBack.builder().cache(cache).store(store).replicas(REPLICAS).partitions(4)
-            .drainThreads(0).replicaCheckInterval(Duration.ofMillis(100)).replaceDownServerAfter(Duration.ofDays(1))
-            .build()) {
+    try (IqClient cache =
+            IqClient.builder()
+                .servers(addresses)
+                .connectTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(2))
+                .build();
+        // Never replaced for being down: only the handover can move the copies before the second
+        // loss.
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache)
+                .store(store)
+                .replicas(REPLICAS)
+                .partitions(4)
+                .drainThreads(0)
+                .replicaCheckInterval(Duration.ofMillis(100))
+                .replaceDownServerAfter(Duration.ofDays(1))
+                .build()) {
       for (int round = 0; round < 3; round++) {
         for (EntityKey key : documents()) {
           model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "r" + round)));
@@ -149,22 +177,35 @@ class CacheServerRestartIT {
       }
       servers.get(1).kill();
       writeBack.drainNow();
-      return new Run(UsersTable.mismatches(store, model, documents()), writeBack.metrics().pendingWrites(),
+      return new Run(
+          UsersTable.mismatches(store, model, documents()),
+          writeBack.metrics().pendingWrites(),
           BufferedWritesOnServers.find(addresses, documents()));
     }
   }
 
   private record Run(List<String> mismatches, long pendingAfterDrain, List<String> leftOnServers) {}
 
-  private Run commitSessionsThenRestartEachServer(MySqlTestDatabase database, Duration replicaCheckInterval)
-      throws Exception {
+  private Run commitSessionsThenRestartEachServer(
+      MySqlTestDatabase database, Duration replicaCheckInterval) throws Exception {
     DocumentModel model = new DocumentModel();
     MySqlStore store = UsersTable.seeded(database, documents(), model);
     List<ServerAddress> addresses = startServers();
-    try (IqClient cache = IqClient.builder().servers(addresses).connectTimeout(Duration.ofSeconds(1))
-        .requestTimeout(Duration.ofSeconds(5)).build();
-        SessionWriteBack sessions = SessionWriteBack.builder().cache(cache).store(store).replicas(REPLICAS)
-            .queues("0").drainThreads(0).replicaCheckInterval(replicaCheckInterval).build()) {
+    try (IqClient cache =
+            IqClient.builder()
+                .servers(addresses)
+                .connectTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(5))
+                .build();
+        SessionWriteBack sessions =
+            SessionWriteBack.builder()
+                .cache(cache)
+                .store(store)
+                .replicas(REPLICAS)
+                .queues("0")
+                .drainThreads(0)
+                .replicaCheckInterval(replicaCheckInterval)
+                .build()) {
       List<String> keys = new ArrayList<>(List.of("SessionQueue:0"));
       documents().forEach(key -> keys.add("SessionMap:" + BufferedWriteKey.of(key)));
       List<EntityKey> documents = documents();
@@ -174,14 +215,19 @@ class CacheServerRestartIT {
         EntityKey to = documents.get((i + 1) % DOCUMENTS);
         ChangeSequence take = ChangeSequence.of(inc("score", -1), set("name", "s" + i));
         ChangeSequence give = ChangeSequence.of(inc("score", 1));
-        String id = sessions.commit("0", List.of(new EntityChanges(from, take), new EntityChanges(to, give)));
+        String id =
+            sessions.commit(
+                "0", List.of(new EntityChanges(from, take), new EntityChanges(to, give)));
         model.record(from, take);
         model.record(to, give);
         keys.add(SessionIds.objectKey(id));
       }
       restartEachServer(cache, addresses, !replicaCheckInterval.isZero(), keys);
       sessions.drainNow();
-      return new Run(UsersTable.mismatches(store, model, documents()), sessions.metrics().pendingWrites(), List.of());
+      return new Run(
+          UsersTable.mismatches(store, model, documents()),
+          sessions.metrics().pendingWrites(),
+          List.of());
     }
   }
 
@@ -190,10 +236,21 @@ class CacheServerRestartIT {
     DocumentModel model = new DocumentModel();
     MySqlStore store = UsersTable.seeded(database, documents(), model);
     List<ServerAddress> addresses = startServers();
-    try (IqClient cache = IqClient.builder().servers(addresses).connectTimeout(Duration.ofSeconds(1))
-        .requestTimeout(Duration.ofSeconds(5)).build();
-        WriteBack writeBack = WriteBack.builder().cache(cache).store(store).replicas(REPLICAS).partitions(4)
-            .drainThreads(0).replicaCheckInterval(replicaCheckInterval).build()) {
+    try (IqClient cache =
+            IqClient.builder()
+                .servers(addresses)
+                .connectTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(5))
+                .build();
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache)
+                .store(store)
+                .replicas(REPLICAS)
+                .partitions(4)
+                .drainThreads(0)
+                .replicaCheckInterval(replicaCheckInterval)
+                .build()) {
       for (int round = 0; round < 3; round++) {
         for (EntityKey key : documents()) {
           model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "r" + round)));
@@ -203,7 +260,9 @@ class CacheServerRestartIT {
       IntStream.range(0, 4).forEach(partition -> keys.add("PendingWrites:" + partition));
       restartEachServer(cache, addresses, !replicaCheckInterval.isZero(), keys);
       writeBack.drainNow();
-      return new Run(UsersTable.mismatches(store, model, documents()), writeBack.metrics().pendingWrites(),
+      return new Run(
+          UsersTable.mismatches(store, model, documents()),
+          writeBack.metrics().pendingWrites(),
           BufferedWritesOnServers.find(addresses, documents()));
     }
   }
@@ -213,17 +272,28 @@ class CacheServerRestartIT {
    * empty, and waits until it holds its copies and no copy is left outside its placement), then SIGKILLs the second
    * and drains. With {@code replaceAfter} of a day the first server is never replaced.
    */
-  private Run writeThenLoseTwoServers(MySqlTestDatabase database, Duration replaceAfter, boolean firstComesBack)
-      throws Exception {
+  private Run writeThenLoseTwoServers(
+      MySqlTestDatabase database, Duration replaceAfter, boolean firstComesBack) throws Exception {
     DocumentModel model = new DocumentModel();
     MySqlStore store = UsersTable.seeded(database, documents(), model);
     List<ServerAddress> addresses = startServers();
     boolean replaced = replaceAfter.compareTo(RESTORE_LIMIT) < 0;
-    try (IqClient cache = IqClient.builder().servers(addresses).connectTimeout(Duration.ofSeconds(1))
-        .requestTimeout(Duration.ofSeconds(2)).build();
-        WriteBack writeBack = WriteBack.builder().cache(cache).store(store).replicas(REPLICAS).partitions(4)
-            .drainThreads(0).replicaCheckInterval(Duration.ofMillis(100)).replaceDownServerAfter(replaceAfter)
-            .build()) {
+    try (IqClient cache =
+            IqClient.builder()
+                .servers(addresses)
+                .connectTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(2))
+                .build();
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache)
+                .store(store)
+                .replicas(REPLICAS)
+                .partitions(4)
+                .drainThreads(0)
+                .replicaCheckInterval(Duration.ofMillis(100))
+                .replaceDownServerAfter(replaceAfter)
+                .build()) {
       for (int round = 0; round < 3; round++) {
         for (EntityKey key : documents()) {
           model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "r" + round)));
@@ -233,7 +303,8 @@ class CacheServerRestartIT {
       IntStream.range(0, 4).forEach(partition -> keys.add("PendingWrites:" + partition));
       servers.get(0).kill();
       if (replaced) {
-        awaitEveryCopy(cache, addresses, keys); // on the substitutes: the killed server is out of placement
+        awaitEveryCopy(
+            cache, addresses, keys); // on the substitutes: the killed server is out of placement
         assertThat(cache.excludedFromReplicas()).containsExactly(addresses.get(0));
       } else {
         Thread.sleep(1_000); // ten looks of the repair, which must not move anything
@@ -241,14 +312,20 @@ class CacheServerRestartIT {
       }
       if (firstComesBack) {
         servers.set(0, servers.get(0).restartEmpty());
-        awaitTrue(() -> cache.excludedFromReplicas().isEmpty(), "the restarted server back in placement");
+        awaitTrue(
+            () -> cache.excludedFromReplicas().isEmpty(), "the restarted server back in placement");
         awaitEveryCopy(cache, addresses, keys);
-        awaitTrue(() -> copiesOutsidePlacement(cache, addresses, keys).isEmpty(),
-            "no copy outside its placement (" + copiesOutsidePlacement(cache, addresses, keys) + ")");
+        awaitTrue(
+            () -> copiesOutsidePlacement(cache, addresses, keys).isEmpty(),
+            "no copy outside its placement ("
+                + copiesOutsidePlacement(cache, addresses, keys)
+                + ")");
       }
       servers.get(1).kill();
       writeBack.drainNow();
-      return new Run(UsersTable.mismatches(store, model, documents()), writeBack.metrics().pendingWrites(),
+      return new Run(
+          UsersTable.mismatches(store, model, documents()),
+          writeBack.metrics().pendingWrites(),
           BufferedWritesOnServers.find(addresses, documents()));
     }
   }
@@ -263,12 +340,15 @@ class CacheServerRestartIT {
   }
 
   /** {@code <server> holds <key>} for every copy on a server outside the key's placement. */
-  private static List<String> copiesOutsidePlacement(IqClient cache, List<ServerAddress> addresses,
-      List<String> keys) {
+  private static List<String> copiesOutsidePlacement(
+      IqClient cache, List<ServerAddress> addresses, List<String> keys) {
     List<String> outside = new ArrayList<>();
-    heldByServer(addresses, keys).forEach((server, held) -> held.keySet().stream()
-        .filter(key -> !cache.serversFor(key, REPLICAS).contains(server))
-        .forEach(key -> outside.add(server + " holds " + key)));
+    heldByServer(addresses, keys)
+        .forEach(
+            (server, held) ->
+                held.keySet().stream()
+                    .filter(key -> !cache.serversFor(key, REPLICAS).contains(server))
+                    .forEach(key -> outside.add(server + " holds " + key)));
     return outside;
   }
 
@@ -276,8 +356,9 @@ class CacheServerRestartIT {
    * SIGKILLs each server in turn and starts it again, empty, on its address; with {@code awaitRepair}, waits after
    * each restart until every copy of {@code keys} is back, as an operator rolling the tier waits for the log line.
    */
-  private void restartEachServer(IqClient cache, List<ServerAddress> addresses, boolean awaitRepair,
-      List<String> keys) throws InterruptedException {
+  private void restartEachServer(
+      IqClient cache, List<ServerAddress> addresses, boolean awaitRepair, List<String> keys)
+      throws InterruptedException {
     for (int i = 0; i < servers.size(); i++) {
       servers.set(i, servers.get(i).restartEmpty());
       if (awaitRepair) {
@@ -287,7 +368,8 @@ class CacheServerRestartIT {
   }
 
   /** Waits until each of {@code keys} that some server holds is on each of its R servers again. */
-  private static void awaitEveryCopy(IqClient cache, List<ServerAddress> addresses, List<String> keys)
+  private static void awaitEveryCopy(
+      IqClient cache, List<ServerAddress> addresses, List<String> keys)
       throws InterruptedException {
     long deadline = System.nanoTime() + RESTORE_LIMIT.toNanos();
     List<String> missing = missingCopies(cache, addresses, keys);
@@ -295,14 +377,17 @@ class CacheServerRestartIT {
       Thread.sleep(50);
       missing = missingCopies(cache, addresses, keys);
     }
-    assertThat(missing).as("copies still missing %s after a server restarted", RESTORE_LIMIT).isEmpty();
+    assertThat(missing)
+        .as("copies still missing %s after a server restarted", RESTORE_LIMIT)
+        .isEmpty();
   }
 
   /**
    * {@code <server> lacks <key>} for every key some server holds that one of its R servers does not, asked of each
    * server on its own (not through the replica logic under test).
    */
-  private static List<String> missingCopies(IqClient cache, List<ServerAddress> addresses, List<String> keys) {
+  private static List<String> missingCopies(
+      IqClient cache, List<ServerAddress> addresses, List<String> keys) {
     Map<ServerAddress, Map<String, ?>> held = heldByServer(addresses, keys);
     List<String> missing = new ArrayList<>();
     for (String key : keys) {
@@ -319,11 +404,16 @@ class CacheServerRestartIT {
   }
 
   /** What each server holds of {@code keys}, asked of each on its own; nothing for a server that is down. */
-  private static Map<ServerAddress, Map<String, ?>> heldByServer(List<ServerAddress> addresses, List<String> keys) {
+  private static Map<ServerAddress, Map<String, ?>> heldByServer(
+      List<ServerAddress> addresses, List<String> keys) {
     Map<ServerAddress, Map<String, ?>> held = new java.util.LinkedHashMap<>();
     for (ServerAddress server : addresses) {
-      try (IqClient one = IqClient.builder().servers(List.of(server)).connectTimeout(Duration.ofSeconds(1))
-          .requestTimeout(Duration.ofSeconds(5)).build()) {
+      try (IqClient one =
+          IqClient.builder()
+              .servers(List.of(server))
+              .connectTimeout(Duration.ofSeconds(1))
+              .requestTimeout(Duration.ofSeconds(5))
+              .build()) {
         held.put(server, one.getAll(keys));
       } catch (IqConnectionException starting) {
         held.put(server, Map.of());
@@ -339,7 +429,8 @@ class CacheServerRestartIT {
   private List<ServerAddress> startServers(long handoverMillis) throws Exception {
     List<CompletableFuture<IqServerProcess>> starting = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      starting.add(CompletableFuture.supplyAsync(() -> IqServerProcess.start(3_000, handoverMillis)));
+      starting.add(
+          CompletableFuture.supplyAsync(() -> IqServerProcess.start(3_000, handoverMillis)));
     }
     for (CompletableFuture<IqServerProcess> server : starting) {
       servers.add(server.get(60, TimeUnit.SECONDS));

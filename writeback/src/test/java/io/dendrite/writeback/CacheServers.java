@@ -29,16 +29,27 @@ final class CacheServers implements AutoCloseable {
     this(count, 64L << 20, Duration.ofSeconds(10), clientSettings);
   }
 
-  private CacheServers(int count, long pinnedMemoryBytes, Duration leaseLifetime,
+  private CacheServers(
+      int count,
+      long pinnedMemoryBytes,
+      Duration leaseLifetime,
       UnaryOperator<IqClient.Builder> clientSettings) {
     List<ServerAddress> addresses = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      IqServer server = IqServer.start(IqServerConfig.builder().port(0).pinnedMemoryBytes(pinnedMemoryBytes)
-          .leaseMillis(leaseLifetime.toMillis()).build());
+      IqServer server =
+          IqServer.start(
+              IqServerConfig.builder()
+                  .port(0)
+                  .pinnedMemoryBytes(pinnedMemoryBytes)
+                  .leaseMillis(leaseLifetime.toMillis())
+                  .build());
       servers.add(server);
       addresses.add(new ServerAddress("127.0.0.1", server.port()));
     }
-    client = clientSettings.apply(IqClient.builder().servers(addresses).requestTimeout(Duration.ofSeconds(2))).build();
+    client =
+        clientSettings
+            .apply(IqClient.builder().servers(addresses).requestTimeout(Duration.ofSeconds(2)))
+            .build();
   }
 
   CacheServers(int count) {
@@ -47,12 +58,16 @@ final class CacheServers implements AutoCloseable {
 
   /** A client of its own on the same servers, as another application process has; the caller closes it. */
   IqClient anotherClient() {
-    return IqClient.builder().servers(client.config().servers()).requestTimeout(Duration.ofSeconds(2)).build();
+    return IqClient.builder()
+        .servers(client.config().servers())
+        .requestTimeout(Duration.ofSeconds(2))
+        .build();
   }
 
   /** The servers as {@code host:port,host:port}, for a child process to connect to. */
   String addresses() {
-    return String.join(",", client.config().servers().stream().map(a -> a.host() + ":" + a.port()).toList());
+    return String.join(
+        ",", client.config().servers().stream().map(a -> a.host() + ":" + a.port()).toList());
   }
 
   /** Stops server {@code index} for good, as a crashed cache server; its pinned values are gone. */

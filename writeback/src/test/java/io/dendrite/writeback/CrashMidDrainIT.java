@@ -39,11 +39,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(RealServers.class)
 class CrashMidDrainIT {
   private static final int DOCUMENTS = 200;
+
   /** The drain's batch applies after which the before-apply kill lands: about half the documents are applied. */
   private static final int HALF_THE_BATCHES = DOCUMENTS / DrainChild.DRAIN_BATCH / 2;
+
   private static final int REPLICAS = 2;
+
   /** Short, so the lease the killed process held on the document it was draining expires quickly. */
   private static final Duration LEASE_LIFETIME = Duration.ofSeconds(2);
+
   /** Generous: seeding inserts all documents in one call, which a loaded FerretDB can take seconds over. */
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -57,16 +61,19 @@ class CrashMidDrainIT {
   }
 
   @Test
-  void mariaDbKilledAfterAnApplyBeforeItsBufferedWriteIsDeleted(MySqlTestDatabase database) throws SQLException {
+  void mariaDbKilledAfterAnApplyBeforeItsBufferedWriteIsDeleted(MySqlTestDatabase database)
+      throws SQLException {
     MySqlStore store = mySqlStore(database);
     Crash crash = crashWhileDraining(store, mySqlArgs(database), 0, 40, "applied ", 3, false);
     crash.recover(store).assertStoreMatches(store);
   }
 
   @Test
-  void mariaDbKilledBeforeAnApplyAfterItsIdempotentFormIsPinned(MySqlTestDatabase database) throws SQLException {
+  void mariaDbKilledBeforeAnApplyAfterItsIdempotentFormIsPinned(MySqlTestDatabase database)
+      throws SQLException {
     MySqlStore store = mySqlStore(database);
-    Crash crash = crashWhileDraining(store, mySqlArgs(database), 20, 0, "applying ", HALF_THE_BATCHES, false);
+    Crash crash =
+        crashWhileDraining(store, mySqlArgs(database), 20, 0, "applying ", HALF_THE_BATCHES, false);
     crash.recover(store).assertStoreMatches(store);
   }
 
@@ -80,7 +87,8 @@ class CrashMidDrainIT {
   @Test
   void ferretDbKilledBeforeAnApplyAfterItsIdempotentFormIsPinned(MongoTestDatabase database) {
     MongoStore store = mongoStore(database);
-    Crash crash = crashWhileDraining(store, mongoArgs(database), 20, 0, "applying ", HALF_THE_BATCHES, false);
+    Crash crash =
+        crashWhileDraining(store, mongoArgs(database), 20, 0, "applying ", HALF_THE_BATCHES, false);
     crash.recover(store).assertStoreMatches(store);
   }
 
@@ -91,7 +99,8 @@ class CrashMidDrainIT {
     MySqlStore store = mySqlStore(database);
     Crash crash = crashWhileDraining(store, mySqlArgs(database), 0, 2_000, "applied ", 1, true);
     DocumentModel model = crash.recover(store);
-    assertThatThrownBy(() -> model.assertStoreMatches(store)).isInstanceOf(AssertionError.class)
+    assertThatThrownBy(() -> model.assertStoreMatches(store))
+        .isInstanceOf(AssertionError.class)
         .hasMessageContaining("document EntityKey[collection=users, id=1]");
   }
 
@@ -99,9 +108,17 @@ class CrashMidDrainIT {
   private record Crash(DocumentModel model, CacheServers cache) {
     /** Finishes the drain in this JVM, as a restarted application would. */
     DocumentModel recover(DataStore store) {
-      try (WriteBack recovery = WriteBack.builder().cache(cache.client).store(store).replicas(REPLICAS)
-          .partitions(4).drainThreads(0).build()) {
-        assertThat(recovery.metrics().pendingWrites()).as("the crash left buffered writes").isPositive();
+      try (WriteBack recovery =
+          WriteBack.builder()
+              .cache(cache.client)
+              .store(store)
+              .replicas(REPLICAS)
+              .partitions(4)
+              .drainThreads(0)
+              .build()) {
+        assertThat(recovery.metrics().pendingWrites())
+            .as("the crash left buffered writes")
+            .isPositive();
         recovery.drainNow();
         assertThat(recovery.metrics().pendingWrites()).isZero();
       }
@@ -113,15 +130,25 @@ class CrashMidDrainIT {
    * Seeds the store with {@link #DOCUMENTS} documents, runs a {@link DrainChild} that buffers writes to them and
    * drains, and kills it once {@code killAfter} lines starting with {@code killAfterPrefix} were printed.
    */
-  private Crash crashWhileDraining(DataStore store, List<String> storeArgs, int pauseBeforeApplyMillis,
-      int pauseAfterApplyMillis, String killAfterPrefix, int killAfter, boolean naive) {
+  private Crash crashWhileDraining(
+      DataStore store,
+      List<String> storeArgs,
+      int pauseBeforeApplyMillis,
+      int pauseAfterApplyMillis,
+      String killAfterPrefix,
+      int killAfter,
+      boolean naive) {
     boolean mongo = store instanceof MongoStore;
     DocumentModel model = new DocumentModel();
     List<EntityChanges> seed = new ArrayList<>();
     for (int id = 1; id <= DOCUMENTS; id++) {
       EntityKey key = new EntityKey(DrainChild.COLLECTION, id);
-      ChangeSequence insert = ChangeSequence.of(insert(mongo ? Map.of("name", "u" + id, "visits", 0,
-          "tags", List.of("new")) : Map.of("name", "u" + id, "score", id, "visits", 0)));
+      ChangeSequence insert =
+          ChangeSequence.of(
+              insert(
+                  mongo
+                      ? Map.of("name", "u" + id, "visits", 0, "tags", List.of("new"))
+                      : Map.of("name", "u" + id, "score", id, "visits", 0)));
       seed.add(new EntityChanges(key, insert));
       model.record(key, insert);
     }
@@ -129,23 +156,38 @@ class CrashMidDrainIT {
     CacheServers cache = closeLater(new CacheServers(2, 64L << 20, LEASE_LIFETIME));
 
     List<String> args = new ArrayList<>(storeArgs);
-    args.addAll(List.of(cache.addresses(), String.valueOf(REPLICAS), String.valueOf(DOCUMENTS),
-        String.valueOf(pauseBeforeApplyMillis), String.valueOf(pauseAfterApplyMillis), naive ? "naive" : "engine"));
-    ChildJvm child = closeLater(ChildJvm.start(DrainChild.class.getName(), List.of("-Xmx128m"), args));
+    args.addAll(
+        List.of(
+            cache.addresses(),
+            String.valueOf(REPLICAS),
+            String.valueOf(DOCUMENTS),
+            String.valueOf(pauseBeforeApplyMillis),
+            String.valueOf(pauseAfterApplyMillis),
+            naive ? "naive" : "engine"));
+    ChildJvm child =
+        closeLater(ChildJvm.start(DrainChild.class.getName(), List.of("-Xmx128m"), args));
     child.awaitLine("buffered"::equals, Duration.ofSeconds(120));
     child.awaitLines(line -> line.startsWith(killAfterPrefix), killAfter, Duration.ofSeconds(120));
     child.kill();
 
     List<String> output = child.lines();
     assertThat(output).as("killed mid-drain").doesNotContain("drained");
-    long acknowledged = output.stream().filter(line -> line.startsWith("ack ")).peek(line -> {
-      String[] parts = line.split(" ");
-      model.record(new EntityKey(DrainChild.COLLECTION, Integer.parseInt(parts[1])),
-          ChangeSequence.decode(Base64.getDecoder().decode(parts[2])));
-    }).count();
+    long acknowledged =
+        output.stream()
+            .filter(line -> line.startsWith("ack "))
+            .peek(
+                line -> {
+                  String[] parts = line.split(" ");
+                  model.record(
+                      new EntityKey(DrainChild.COLLECTION, Integer.parseInt(parts[1])),
+                      ChangeSequence.decode(Base64.getDecoder().decode(parts[2])));
+                })
+            .count();
     assertThat(acknowledged).isEqualTo((long) DOCUMENTS * DrainChild.ROUNDS);
-    assertThat(output.stream().filter(line -> line.startsWith("applied "))).as("drained before the kill")
-        .hasSizeGreaterThanOrEqualTo(killAfterPrefix.equals("applied ") ? killAfter : killAfter - 1);
+    assertThat(output.stream().filter(line -> line.startsWith("applied ")))
+        .as("drained before the kill")
+        .hasSizeGreaterThanOrEqualTo(
+            killAfterPrefix.equals("applied ") ? killAfter : killAfter - 1);
     return new Crash(model, cache);
   }
 
@@ -155,8 +197,10 @@ class CrashMidDrainIT {
   }
 
   private MySqlStore mySqlStore(MySqlTestDatabase database) throws SQLException {
-    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT, visits INT)");
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute(
+          "CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT, visits INT)");
     }
     return closeLater(MySqlStore.open(database.jdbcUrl(), 4, STORE_TIMEOUT));
   }

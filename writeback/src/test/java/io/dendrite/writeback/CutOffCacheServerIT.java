@@ -46,32 +46,52 @@ class CutOffCacheServerIT {
   }
 
   @Test
-  void aServerThatAnswersAgainWithTheCopiesItHadBeforeTheCutIsNeverReadAgain(MySqlTestDatabase database)
-      throws Exception {
+  void aServerThatAnswersAgainWithTheCopiesItHadBeforeTheCutIsNeverReadAgain(
+      MySqlTestDatabase database) throws Exception {
     List<String> mismatches = writeCutWriteHealThenDrain(database, Duration.ofMillis(100));
     assertThat(mismatches).isEmpty();
   }
 
   /** Negative control: with the repair off the older copies are read after the cut, and the check says so. */
   @Test
-  void withoutTheRepairTheCheckCatchesTheOlderCopiesApplied(MySqlTestDatabase database) throws Exception {
+  void withoutTheRepairTheCheckCatchesTheOlderCopiesApplied(MySqlTestDatabase database)
+      throws Exception {
     List<String> mismatches = writeCutWriteHealThenDrain(database, Duration.ZERO);
     assertThat(mismatches).isNotEmpty();
   }
 
-  private List<String> writeCutWriteHealThenDrain(MySqlTestDatabase database, Duration replicaCheckInterval)
-      throws Exception {
+  private List<String> writeCutWriteHealThenDrain(
+      MySqlTestDatabase database, Duration replicaCheckInterval) throws Exception {
     DocumentModel model = new DocumentModel();
     MySqlStore store = UsersTable.seeded(database, documents(), model);
     List<ServerAddress> addresses = startServersFirstBehindProxy();
     ServerAddress cutOff = addresses.get(0);
-    try (IqClient cache = IqClient.builder().servers(addresses).connectTimeout(Duration.ofSeconds(1))
-        .requestTimeout(Duration.ofSeconds(2)).build();
-        WriteBack writeBack = WriteBack.builder().cache(cache).store(store).replicas(REPLICAS).partitions(4)
-            .drainThreads(0).replicaCheckInterval(replicaCheckInterval).replaceDownServerAfter(Duration.ofDays(1))
-            .build()) {
-      assertThat(documents().stream().filter(key -> cache.serversFor(BufferedWriteKey.of(key), REPLICAS).get(0)
-          .equals(cutOff))).as("documents whose first replica is on the server that will be cut off").isNotEmpty();
+    try (IqClient cache =
+            IqClient.builder()
+                .servers(addresses)
+                .connectTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(2))
+                .build();
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache)
+                .store(store)
+                .replicas(REPLICAS)
+                .partitions(4)
+                .drainThreads(0)
+                .replicaCheckInterval(replicaCheckInterval)
+                .replaceDownServerAfter(Duration.ofDays(1))
+                .build()) {
+      assertThat(
+              documents().stream()
+                  .filter(
+                      key ->
+                          cache
+                              .serversFor(BufferedWriteKey.of(key), REPLICAS)
+                              .get(0)
+                              .equals(cutOff)))
+          .as("documents whose first replica is on the server that will be cut off")
+          .isNotEmpty();
       writeRound(writeBack, model, 0);
 
       proxy.cut();
@@ -83,7 +103,9 @@ class CutOffCacheServerIT {
         while (!cache.excludedFromReplicas().contains(cutOff) && System.nanoTime() < deadline) {
           Thread.sleep(20);
         }
-        assertThat(cache.excludedFromReplicas()).as("out of placement within %s", LIMIT).containsExactly(cutOff);
+        assertThat(cache.excludedFromReplicas())
+            .as("out of placement within %s", LIMIT)
+            .containsExactly(cutOff);
       }
       writeBack.drainNow();
       assertThat(writeBack.metrics().pendingWrites()).isZero();

@@ -16,7 +16,6 @@ import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.MongoStore;
 import io.dendrite.writeback.store.MySqlStore;
-import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -52,7 +51,10 @@ class DatabaseFaultsIT {
   private static final Duration OUTAGE = Duration.ofSeconds(3);
   private static final Pattern HOST_AND_PORT = Pattern.compile("://([^/:?]+):(\\d+)");
 
-  private enum Fault { REFUSE, BLACK_HOLE }
+  private enum Fault {
+    REFUSE,
+    BLACK_HOLE
+  }
 
   @Test
   void mariaDbRefusingConnections(MySqlTestDatabase database) throws Exception {
@@ -81,27 +83,34 @@ class DatabaseFaultsIT {
    * hung so on a loaded FerretDB); the drain must get through in smaller batches.
    */
   @Test
-  void aDatabaseSlowerThanTheLeaseLifetimeIsDrainedInSmallerBatches(MySqlTestDatabase database) throws Exception {
+  void aDatabaseSlowerThanTheLeaseLifetimeIsDrainedInSmallerBatches(MySqlTestDatabase database)
+      throws Exception {
     List<EntityKey> documents = UsersTable.documents(32);
     DocumentModel model = new DocumentModel();
     MySqlStore mysql = UsersTable.seeded(database, documents, model);
     // 32 documents take 3.2 s per round against a 1 s lease; 4 take 0.4 s.
-    DataStore slow = new ForwardingStore(mysql) {
-      @Override
-      public void apply(List<EntityChanges> batch) {
-        try {
-          Thread.sleep(100L * batch.size());
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw new AssertionError(interrupted);
-        }
-        super.apply(batch);
-      }
-    };
+    DataStore slow =
+        new ForwardingStore(mysql) {
+          @Override
+          public void apply(List<EntityChanges> batch) {
+            try {
+              Thread.sleep(100L * batch.size());
+            } catch (InterruptedException interrupted) {
+              Thread.currentThread().interrupt();
+              throw new AssertionError(interrupted);
+            }
+            super.apply(batch);
+          }
+        };
     ExecutorService drainer = Executors.newSingleThreadExecutor();
     try (CacheServers cache = new CacheServers(1, 64L << 20, Duration.ofSeconds(1));
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(slow).drainThreads(0).drainBatch(32)
-            .build()) {
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(slow)
+                .drainThreads(0)
+                .drainBatch(32)
+                .build()) {
       for (EntityKey key : documents) {
         model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "slow")));
       }
@@ -123,41 +132,57 @@ class DatabaseFaultsIT {
    * pass and rests lets it in within one round.
    */
   @Test
-  void aWriterGetsItsLockWhileTheDrainMeetsASilentDatabase(MySqlTestDatabase database) throws Exception {
+  void aWriterGetsItsLockWhileTheDrainMeetsASilentDatabase(MySqlTestDatabase database)
+      throws Exception {
     List<EntityKey> documents = UsersTable.documents(16);
     DocumentModel model = new DocumentModel();
     MySqlStore mysql = UsersTable.seeded(database, documents, model);
     AtomicBoolean silent = new AtomicBoolean(true);
-    DataStore silentWhenAsked = new ForwardingStore(mysql) {
-      @Override
-      public void apply(List<EntityChanges> batch) {
-        if (silent.get()) {
-          try {
-            Thread.sleep(STORE_TIMEOUT.toMillis());
-          } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
+    DataStore silentWhenAsked =
+        new ForwardingStore(mysql) {
+          @Override
+          public void apply(List<EntityChanges> batch) {
+            if (silent.get()) {
+              try {
+                Thread.sleep(STORE_TIMEOUT.toMillis());
+              } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+              }
+              throw new DataStoreUnavailableException(
+                  "no reply within " + STORE_TIMEOUT, new SocketTimeoutException("Read timed out"));
+            }
+            super.apply(batch);
           }
-          throw new DataStoreUnavailableException("no reply within " + STORE_TIMEOUT,
-              new SocketTimeoutException("Read timed out"));
-        }
-        super.apply(batch);
-      }
-    };
+        };
     try (CacheServers cache = new CacheServers(1);
         // One partition: a drain pass takes all 16 documents in one batch.
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(silentWhenAsked).drainThreads(1)
-            .partitions(1).drainBatch(16).idlePause(Duration.ofMillis(5)).storeRetryDeadline(Duration.ofSeconds(2))
-            .lockTimeout(Duration.ofSeconds(8)).build()) {
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(silentWhenAsked)
+                .drainThreads(1)
+                .partitions(1)
+                .drainBatch(16)
+                .idlePause(Duration.ofMillis(5))
+                .storeRetryDeadline(Duration.ofSeconds(2))
+                .lockTimeout(Duration.ofSeconds(8))
+                .build()) {
       for (EntityKey key : documents) {
         model.write(writeBack, key, ChangeSequence.of(set("name", "buffered")));
       }
-      awaitOrFail(() -> writeBack.metrics().storeRetries() > 0, "the drain meeting the silent database");
+      awaitOrFail(
+          () -> writeBack.metrics().storeRetries() > 0, "the drain meeting the silent database");
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
       for (int i = 0; System.nanoTime() < until; i++) {
         // Throws IqException "could not lock ... within PT8S" when the drain keeps the lock.
-        model.write(writeBack, documents.get(i % documents.size()), ChangeSequence.of(set("name", "w" + i)));
+        model.write(
+            writeBack,
+            documents.get(i % documents.size()),
+            ChangeSequence.of(set("name", "w" + i)));
       }
-      assertThat(writeBack.metrics().drained()).as("nothing drained while the database is silent").isZero();
+      assertThat(writeBack.metrics().drained())
+          .as("nothing drained while the database is silent")
+          .isZero();
 
       silent.set(false);
       awaitOrFail(() -> writeBack.metrics().pendingWrites() == 0, "the backlog drained to zero");
@@ -183,20 +208,30 @@ class DatabaseFaultsIT {
     AtomicBoolean stop = new AtomicBoolean();
     ExecutorService writerThread = Executors.newSingleThreadExecutor();
     try (DataStore direct = database.direct();
-        CuttableProxy proxy = new CuttableProxy(target.group(1), Integer.parseInt(target.group(2)));
+        CuttableProxy proxy =
+            new CuttableProxy(target.group(1), Integer.parseInt(target.group(2)));
         DataStore viaProxy = database.storeViaPort().apply(proxy.port());
         CacheServers cache = new CacheServers(1);
         // One drain thread: once it has met the outage, nothing else could drain behind its back.
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(viaProxy).drainThreads(1)
-            .idlePause(Duration.ofMillis(5)).storeRetryDeadline(Duration.ofSeconds(2)).build()) {
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(viaProxy)
+                .drainThreads(1)
+                .idlePause(Duration.ofMillis(5))
+                .storeRetryDeadline(Duration.ofSeconds(2))
+                .build()) {
       direct.apply(seed);
-      Future<?> writer = writerThread.submit(() -> {
-        for (int i = 0; !stop.get(); i++) {
-          EntityKey key = new EntityKey("users", 1 + i % DOCUMENTS);
-          model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "w" + i)));
-        }
-        return null;
-      });
+      Future<?> writer =
+          writerThread.submit(
+              () -> {
+                for (int i = 0; !stop.get(); i++) {
+                  EntityKey key = new EntityKey("users", 1 + i % DOCUMENTS);
+                  model.write(
+                      writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "w" + i)));
+                }
+                return null;
+              });
 
       awaitOrFail(() -> writeBack.metrics().drained() >= 5, "a drain under way");
       long retriesBefore = writeBack.metrics().storeRetries();
@@ -205,11 +240,14 @@ class DatabaseFaultsIT {
       } else {
         proxy.blackHole();
       }
-      awaitOrFail(() -> writeBack.metrics().storeRetries() > retriesBefore, "a drain meeting the outage");
+      awaitOrFail(
+          () -> writeBack.metrics().storeRetries() > retriesBefore, "a drain meeting the outage");
       WriteBackMetrics down = writeBack.metrics();
       Thread.sleep(OUTAGE.toMillis());
       WriteBackMetrics stillDown = writeBack.metrics();
-      assertThat(stillDown.drained()).as("nothing drained while the database is down").isEqualTo(down.drained());
+      assertThat(stillDown.drained())
+          .as("nothing drained while the database is down")
+          .isEqualTo(down.drained());
       assertThat(stillDown.storeRetries()).as("retries rising").isGreaterThan(down.storeRetries());
       assertThat(stillDown.pendingWrites()).as("the backlog is kept").isPositive();
       assertThat(writer.isDone()).as("the writer is still being acknowledged").isFalse();
@@ -226,7 +264,8 @@ class DatabaseFaultsIT {
     }
   }
 
-  private static void awaitOrFail(BooleanSupplier condition, String what) throws InterruptedException {
+  private static void awaitOrFail(BooleanSupplier condition, String what)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!condition.getAsBoolean()) {
       assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
@@ -235,17 +274,22 @@ class DatabaseFaultsIT {
   }
 
   private static Database mySql(MySqlTestDatabase database) throws SQLException {
-    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
       statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
     }
     String url = database.jdbcUrl();
-    return new Database(url, port -> MySqlStore.open(viaPort(url, port), 4, STORE_TIMEOUT),
+    return new Database(
+        url,
+        port -> MySqlStore.open(viaPort(url, port), 4, STORE_TIMEOUT),
         MySqlStore.open(url, 2, Duration.ofSeconds(10)));
   }
 
   private static Database mongo(MongoTestDatabase database) {
     String url = database.connectionString();
-    return new Database(url, port -> MongoStore.open(viaPort(url, port), database.name(), STORE_TIMEOUT),
+    return new Database(
+        url,
+        port -> MongoStore.open(viaPort(url, port), database.name(), STORE_TIMEOUT),
         MongoStore.open(url, database.name(), Duration.ofSeconds(10)));
   }
 

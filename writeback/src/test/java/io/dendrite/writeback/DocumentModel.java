@@ -30,7 +30,10 @@ final class DocumentModel {
   }
 
   synchronized void assertStoreMatches(DataStore store) {
-    documents.forEach((key, fields) ->
-        assertThat(store.read(key).map(Entity::fields)).as("document %s", key).isEqualTo(fields));
+    documents.forEach(
+        (key, fields) ->
+            assertThat(store.read(key).map(Entity::fields))
+                .as("document %s", key)
+                .isEqualTo(fields));
   }
 }

@@ -36,8 +36,10 @@ import java.util.concurrent.Future;
 public final class DrainChild {
   static final String COLLECTION = "users";
   static final int ROUNDS = 3;
+
   /** Documents per drain batch: small, so that a drain makes many applies for the parent to kill between. */
   static final int DRAIN_BATCH = 4;
+
   private static final int WRITERS = 4;
 
   private DrainChild() {}
@@ -53,12 +55,24 @@ public final class DrainChild {
     boolean naive = args[next + 5].equals("naive");
 
     Duration timeout = Duration.ofSeconds(30);
-    DataStore realStore = mongo ? MongoStore.open(args[1], args[2], timeout) : MySqlStore.open(args[1], 4, timeout);
+    DataStore realStore =
+        mongo ? MongoStore.open(args[1], args[2], timeout) : MySqlStore.open(args[1], 4, timeout);
     DataStore store = new PausingStore(realStore, pauseBefore, pauseAfter);
-    IqClient cache = IqClient.builder().servers(cacheServers.split(",")).requestTimeout(Duration.ofSeconds(2))
-        .build();
-    try (WriteBack writeBack = WriteBack.builder().cache(cache).store(store).replicas(replicas).partitions(4)
-        .drainThreads(0).drainBatch(DRAIN_BATCH).storeRetryDeadline(Duration.ofMillis(500)).build()) {
+    IqClient cache =
+        IqClient.builder()
+            .servers(cacheServers.split(","))
+            .requestTimeout(Duration.ofSeconds(2))
+            .build();
+    try (WriteBack writeBack =
+        WriteBack.builder()
+            .cache(cache)
+            .store(store)
+            .replicas(replicas)
+            .partitions(4)
+            .drainThreads(0)
+            .drainBatch(DRAIN_BATCH)
+            .storeRetryDeadline(Duration.ofMillis(500))
+            .build()) {
       bufferWrites(writeBack, documents, mongo);
       System.out.println("buffered");
       if (naive) {
@@ -71,21 +85,25 @@ public final class DrainChild {
   }
 
   /** Writer threads own disjoint documents, so each document's acknowledgements print in its buffering order. */
-  private static void bufferWrites(WriteBack writeBack, int documents, boolean mongo) throws Exception {
+  private static void bufferWrites(WriteBack writeBack, int documents, boolean mongo)
+      throws Exception {
     ExecutorService writers = Executors.newFixedThreadPool(WRITERS);
     List<Future<?>> done = new ArrayList<>();
     for (int writer = 0; writer < WRITERS; writer++) {
       int first = writer + 1;
-      done.add(writers.submit(() -> {
-        for (int round = 0; round < ROUNDS; round++) {
-          for (int id = first; id <= documents; id += WRITERS) {
-            ChangeSequence changes = mongo ? documentWrite(id, round) : rowWrite(id, round);
-            writeBack.write(new EntityKey(COLLECTION, id), changes);
-            System.out.println("ack " + id + " " + Base64.getEncoder().encodeToString(changes.encode()));
-          }
-        }
-        return null;
-      }));
+      done.add(
+          writers.submit(
+              () -> {
+                for (int round = 0; round < ROUNDS; round++) {
+                  for (int id = first; id <= documents; id += WRITERS) {
+                    ChangeSequence changes = mongo ? documentWrite(id, round) : rowWrite(id, round);
+                    writeBack.write(new EntityKey(COLLECTION, id), changes);
+                    System.out.println(
+                        "ack " + id + " " + Base64.getEncoder().encodeToString(changes.encode()));
+                  }
+                }
+                return null;
+              }));
     }
     for (Future<?> writer : done) {
       writer.get();
@@ -136,7 +154,9 @@ public final class DrainChild {
 
     @Override
     public void apply(List<EntityChanges> batch) {
-      String ids = String.join(",", batch.stream().map(entity -> String.valueOf(entity.key().id())).toList());
+      String ids =
+          String.join(
+              ",", batch.stream().map(entity -> String.valueOf(entity.key().id())).toList());
       System.out.println("applying " + ids);
       pause(before);
       super.apply(batch);

@@ -26,7 +26,8 @@ abstract class ForwardingStore implements DataStore {
   }
 
   @Override
-  public List<Entity> readRange(String collection, String field, Object lowerBound, Object upperBound) {
+  public List<Entity> readRange(
+      String collection, String field, Object lowerBound, Object upperBound) {
     return store.readRange(collection, field, lowerBound, upperBound);
   }
 

@@ -19,7 +19,8 @@ final class IqServerProcess implements AutoCloseable {
   private final long leaseMillis;
   private final long handoverMillis;
 
-  private IqServerProcess(ChildJvm jvm, ServerAddress address, long leaseMillis, long handoverMillis) {
+  private IqServerProcess(
+      ChildJvm jvm, ServerAddress address, long leaseMillis, long handoverMillis) {
     this.jvm = jvm;
     this.address = address;
     this.leaseMillis = leaseMillis;
@@ -37,18 +38,33 @@ final class IqServerProcess implements AutoCloseable {
   }
 
   private static IqServerProcess start(long leaseMillis, long handoverMillis, int port) {
-    ChildJvm jvm = ChildJvm.start("io.dendrite.iq.server.IqServerMain",
-        // The test resources log at WARN; the server's INFO line is how the child reports its port.
-        List.of("-Xmx128m", "-Dorg.slf4j.simpleLogger.log.io.dendrite.iq.server.IqServer=info"),
-        List.of("--port", String.valueOf(port), "--pinned-memory", "64m", "--lease-ms", String.valueOf(leaseMillis),
-            "--handover-ms", String.valueOf(handoverMillis)));
+    ChildJvm jvm =
+        ChildJvm.start(
+            "io.dendrite.iq.server.IqServerMain",
+            // The test resources log at WARN; the server's INFO line is how the child reports its
+            // port.
+            List.of("-Xmx128m", "-Dorg.slf4j.simpleLogger.log.io.dendrite.iq.server.IqServer=info"),
+            List.of(
+                "--port",
+                String.valueOf(port),
+                "--pinned-memory",
+                "64m",
+                "--lease-ms",
+                String.valueOf(leaseMillis),
+                "--handover-ms",
+                String.valueOf(handoverMillis)));
     try {
-      Matcher listening = LISTENING.matcher(jvm.awaitLine(line -> LISTENING.matcher(line).find(),
-          Duration.ofSeconds(30)));
+      Matcher listening =
+          LISTENING.matcher(
+              jvm.awaitLine(line -> LISTENING.matcher(line).find(), Duration.ofSeconds(30)));
       listening.find();
-      return new IqServerProcess(jvm, new ServerAddress("127.0.0.1", Integer.parseInt(listening.group(1))),
-          leaseMillis, handoverMillis);
-    } catch (RuntimeException | Error failed) { // an Error too: a server left running outlives the test run
+      return new IqServerProcess(
+          jvm,
+          new ServerAddress("127.0.0.1", Integer.parseInt(listening.group(1))),
+          leaseMillis,
+          handoverMillis);
+    } catch (RuntimeException
+        | Error failed) { // an Error too: a server left running outlives the test run
       jvm.close();
       throw failed;
     }

@@ -20,17 +20,27 @@ class PendingWritesPartitionIT {
       assertThat(partition.add(key(2), Instant.ofEpochMilli(20))).isEqualTo(Outcome.OK);
       assertThat(partition.add(key(3), Instant.ofEpochMilli(30))).isEqualTo(Outcome.OK);
       PendingWritesPartition.Found seen = listingsOf(cache, key(1), key(3));
-      // A writer lists document 1 again after the drain read its listings: the drain must not remove that one.
+      // A writer lists document 1 again after the drain read its listings: the drain must not
+      // remove that one.
       assertThat(partition.add(key(1), Instant.ofEpochMilli(40))).isEqualTo(Outcome.OK);
       remove(partition, seen);
 
-      assertThat(partition.entries()).containsExactly(
-          new PendingWritesPartition.Entry(new EntityKey("t", 2L), Instant.ofEpochMilli(20)),
-          new PendingWritesPartition.Entry(new EntityKey("t", 1L), Instant.ofEpochMilli(40)));
+      assertThat(partition.entries())
+          .containsExactly(
+              new PendingWritesPartition.Entry(new EntityKey("t", 2L), Instant.ofEpochMilli(20)),
+              new PendingWritesPartition.Entry(new EntityKey("t", 1L), Instant.ofEpochMilli(40)));
       // Both replicas hold the same listings: the second one alone gives the same list.
-      cache.lose(cache.servers.indexOf(cache.servers.stream().filter(server -> cache.client.serversFor(
-          "PendingWrites:0", 2).get(0).port() == server.port()).findFirst().orElseThrow()));
-      assertThat(partition.entries()).extracting(PendingWritesPartition.Entry::key)
+      cache.lose(
+          cache.servers.indexOf(
+              cache.servers.stream()
+                  .filter(
+                      server ->
+                          cache.client.serversFor("PendingWrites:0", 2).get(0).port()
+                              == server.port())
+                  .findFirst()
+                  .orElseThrow()));
+      assertThat(partition.entries())
+          .extracting(PendingWritesPartition.Entry::key)
           .containsExactly(new EntityKey("t", 2L), new EntityKey("t", 1L));
     }
   }
@@ -42,15 +52,17 @@ class PendingWritesPartitionIT {
       PendingWritesPartition partition = partition(cache);
       partition.add(key(1), Instant.ofEpochMilli(10));
       partition.add(key(2), Instant.ofEpochMilli(20));
-      // The first replica forgets everything, as a restarted server would, and only takes appends from now on.
+      // The first replica forgets everything, as a restarted server would, and only takes appends
+      // from now on.
       var first = cache.client.serversFor("PendingWrites:0", 2).get(0);
       try (var one = io.dendrite.iq.client.IqClient.builder().servers(List.of(first)).build()) {
         one.delete("PendingWrites:0");
       }
       partition.add(key(3), Instant.ofEpochMilli(30));
 
-      assertThat(partition.entries()).extracting(PendingWritesPartition.Entry::key).containsExactly(
-          new EntityKey("t", 1L), new EntityKey("t", 2L), new EntityKey("t", 3L));
+      assertThat(partition.entries())
+          .extracting(PendingWritesPartition.Entry::key)
+          .containsExactly(new EntityKey("t", 1L), new EntityKey("t", 2L), new EntityKey("t", 3L));
     }
   }
 
@@ -63,12 +75,18 @@ class PendingWritesPartitionIT {
         partition.add(key(round), Instant.ofEpochMilli(round));
         remove(partition, listingsOf(cache, key(round)));
       }
-      for (var copy : cache.client.getAllOnEachReplica(List.of("PendingWrites:0"), 2).get("PendingWrites:0")
-          .values()) {
-        assertThat(copy.text().split("\n").length).as("log lines after 100 listings and removals")
+      for (var copy :
+          cache
+              .client
+              .getAllOnEachReplica(List.of("PendingWrites:0"), 2)
+              .get("PendingWrites:0")
+              .values()) {
+        assertThat(copy.text().split("\n").length)
+            .as("log lines after 100 listings and removals")
             .isLessThan(70);
       }
-      assertThat(partition.entries()).extracting(PendingWritesPartition.Entry::key)
+      assertThat(partition.entries())
+          .extracting(PendingWritesPartition.Entry::key)
           .containsExactly(new EntityKey("t", 0L));
 
       remove(partition, listingsOf(cache, key(0)));
@@ -82,20 +100,29 @@ class PendingWritesPartitionIT {
     try (CacheServers cache = new CacheServers(2)) {
       PendingWritesPartition partition = partition(cache);
       partition.add(key(0), Instant.ofEpochMilli(1));
-      var copies = cache.client.getAllOnEachReplica(List.of("PendingWrites:0"), 2).get("PendingWrites:0");
+      var copies =
+          cache.client.getAllOnEachReplica(List.of("PendingWrites:0"), 2).get("PendingWrites:0");
       partition.add(key(1), Instant.ofEpochMilli(2)); // lands after the read, before the rewrite
-      copies.forEach((server, copy) -> assertThat(cache.client.casOn(server, "PendingWrites:0", new byte[0],
-          copy.cas(), WriteOptions.PINNED)).isEqualTo(Outcome.EXISTS));
+      copies.forEach(
+          (server, copy) ->
+              assertThat(
+                      cache.client.casOn(
+                          server, "PendingWrites:0", new byte[0], copy.cas(), WriteOptions.PINNED))
+                  .isEqualTo(Outcome.EXISTS));
       assertThat(partition.entries()).hasSize(2);
     }
   }
 
   /** What a drain reads while it holds the documents' locks: the listings of {@code bufferedKeys}, and the log. */
-  private static PendingWritesPartition.Found listingsOf(CacheServers cache, String... bufferedKeys) {
+  private static PendingWritesPartition.Found listingsOf(
+      CacheServers cache, String... bufferedKeys) {
     PendingWritesPartition partition = partition(cache);
-    return PendingWritesPartition.listingsOf(new PinnedReplicas(cache.client, 2), List.of(partition),
-        List.of(bufferedKeys)).getOrDefault(partition,
-            new PendingWritesPartition.Found(List.of(), new PendingWritesPartition.Log(List.of(), 0)));
+    return PendingWritesPartition.listingsOf(
+            new PinnedReplicas(cache.client, 2), List.of(partition), List.of(bufferedKeys))
+        .getOrDefault(
+            partition,
+            new PendingWritesPartition.Found(
+                List.of(), new PendingWritesPartition.Log(List.of(), 0)));
   }
 
   /** Removes what {@code found} holds, as a drain does after deleting the buffered writes. */

@@ -17,15 +17,34 @@ final class RangeStack implements AutoCloseable {
   final RangeWriteBack<Long> buffer;
   final Dendrite<Long, RangeRow> dendrite;
 
-  RangeStack(IqClient cache, DataStore store, UnaryOperator<WriteBack.Builder> engine,
-      UnaryOperator<RangeWriteBack.Builder<Long>> range, UnaryOperator<Dendrite.Builder<Long, RangeRow>> settings) {
+  RangeStack(
+      IqClient cache,
+      DataStore store,
+      UnaryOperator<WriteBack.Builder> engine,
+      UnaryOperator<RangeWriteBack.Builder<Long>> range,
+      UnaryOperator<Dendrite.Builder<Long, RangeRow>> settings) {
     this.store = store;
     this.writeBack = engine.apply(WriteBack.builder().cache(cache).store(store)).build();
-    this.buffer = range.apply(RangeWriteBack.builder(DomainType.LONG).cache(cache).writeBack(writeBack)
-        .collection(RangeRow.TABLE).domain(RangeRow.RANGE_ATTRIBUTE)).build();
-    this.dendrite = settings.apply(Dendrite.builder(DomainType.LONG, RangeRow.CODEC).collection(RangeRow.TABLE)
-        .domain(RangeRow.RANGE_ATTRIBUTE).range(0L, MAX_ID).cache(cache).writePolicy(WritePolicy.WRITE_BACK)
-        .writeBuffer(buffer)).build();
+    this.buffer =
+        range
+            .apply(
+                RangeWriteBack.builder(DomainType.LONG)
+                    .cache(cache)
+                    .writeBack(writeBack)
+                    .collection(RangeRow.TABLE)
+                    .domain(RangeRow.RANGE_ATTRIBUTE))
+            .build();
+    this.dendrite =
+        settings
+            .apply(
+                Dendrite.builder(DomainType.LONG, RangeRow.CODEC)
+                    .collection(RangeRow.TABLE)
+                    .domain(RangeRow.RANGE_ATTRIBUTE)
+                    .range(0L, MAX_ID)
+                    .cache(cache)
+                    .writePolicy(WritePolicy.WRITE_BACK)
+                    .writeBuffer(buffer))
+            .build();
   }
 
   RangeStack(IqClient cache, DataStore store, UnaryOperator<WriteBack.Builder> engine) {
@@ -50,7 +69,9 @@ final class RangeStack implements AutoCloseable {
 
   @Override
   public void close() {
-    try (WriteBack engine = writeBack; RangeWriteBack<Long> range = buffer; Dendrite<Long, RangeRow> cached = dendrite) {
+    try (WriteBack engine = writeBack;
+        RangeWriteBack<Long> range = buffer;
+        Dendrite<Long, RangeRow> cached = dendrite) {
       // closed in reverse order: the Dendrite, then range write-back, then the engine
     }
   }

@@ -36,22 +36,29 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class RangeWriteBackIT {
 
   @Test
-  void aMissAppliesTheOverlappingBufferedUpdatesInsertsAndDeletesBeforeItQueries(MySqlTestDatabase database)
-      throws SQLException {
-    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
-        RangeStack stack = new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0))) {
+  void aMissAppliesTheOverlappingBufferedUpdatesInsertsAndDeletesBeforeItQueries(
+      MySqlTestDatabase database) throws SQLException {
+    try (CacheServers cache = new CacheServers(2);
+        MySqlStore store = open(database);
+        RangeStack stack =
+            new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0))) {
       seed(store, 0, 9);
       stack.update(new RangeRow(3, 33));
       stack.insert(new RangeRow(12, 120));
       stack.delete(5);
       stack.update(new RangeRow(3, 34));
       assertThat(stack.buffer.bufferedEntries()).isEqualTo(4);
-      assertThat(RangeRow.readRange(store, 0, 20)).as("nothing drained yet")
-          .contains(new RangeRow(3, 0), new RangeRow(5, 0)).doesNotContain(new RangeRow(12, 120));
+      assertThat(RangeRow.readRange(store, 0, 20))
+          .as("nothing drained yet")
+          .contains(new RangeRow(3, 0), new RangeRow(5, 0))
+          .doesNotContain(new RangeRow(12, 120));
 
-      assertThat(stack.get(0, 9)).containsExactly(row(0), row(1), row(2), new RangeRow(3, 34), row(4), row(6),
-          row(7), row(8), row(9));
-      assertThat(stack.buffer.bufferedEntries()).as("the insert at 12 does not overlap [0, 9]").isEqualTo(1);
+      assertThat(stack.get(0, 9))
+          .containsExactly(
+              row(0), row(1), row(2), new RangeRow(3, 34), row(4), row(6), row(7), row(8), row(9));
+      assertThat(stack.buffer.bufferedEntries())
+          .as("the insert at 12 does not overlap [0, 9]")
+          .isEqualTo(1);
       assertThat(RangeRow.readRange(store, 10, 20)).as("still buffered").isEmpty();
 
       assertThat(stack.get(10, 20)).containsExactly(new RangeRow(12, 120));
@@ -59,17 +66,28 @@ class RangeWriteBackIT {
       assertThat(stack.writeBack.metrics().pendingWrites()).isZero();
 
       stack.update(new RangeRow(12, 121));
-      assertThat(stack.get(10, 20)).as("a hit, refreshed by the write").containsExactly(new RangeRow(12, 121));
+      assertThat(stack.get(10, 20))
+          .as("a hit, refreshed by the write")
+          .containsExactly(new RangeRow(12, 121));
       assertThat(stack.dendrite.metrics().hits()).isPositive();
-      assertThat(RangeRow.readRange(store, 12, 12)).as("buffered behind the hit").containsExactly(new RangeRow(12, 120));
+      assertThat(RangeRow.readRange(store, 12, 12))
+          .as("buffered behind the hit")
+          .containsExactly(new RangeRow(12, 120));
     }
   }
 
   @Test
-  void randomWritesDrainToTheModelAndDrainedEntriesLeaveTheIndex(MySqlTestDatabase database) throws Exception {
-    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
-        RangeStack stack = new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0),
-            range -> range.reapInterval(Duration.ofMillis(20)), settings -> settings)) {
+  void randomWritesDrainToTheModelAndDrainedEntriesLeaveTheIndex(MySqlTestDatabase database)
+      throws Exception {
+    try (CacheServers cache = new CacheServers(2);
+        MySqlStore store = open(database);
+        RangeStack stack =
+            new RangeStack(
+                cache.client,
+                store,
+                engine -> engine.replicas(2).drainThreads(0),
+                range -> range.reapInterval(Duration.ofMillis(20)),
+                settings -> settings)) {
       TreeMap<Long, Long> model = new TreeMap<>();
       Random random = new Random(7);
       for (int i = 0; i < 300; i++) {
@@ -88,7 +106,8 @@ class RangeWriteBackIT {
         if (i % 25 == 0) {
           long lowerBound = random.nextInt(60);
           long upperBound = lowerBound + random.nextInt(10);
-          assertThat(stack.get(lowerBound, upperBound)).isEqualTo(rows(model.subMap(lowerBound, true, upperBound, true)));
+          assertThat(stack.get(lowerBound, upperBound))
+              .isEqualTo(rows(model.subMap(lowerBound, true, upperBound, true)));
         }
       }
       assertThat(stack.buffer.bufferedEntries()).isPositive();
@@ -101,12 +120,18 @@ class RangeWriteBackIT {
   }
 
   @Test
-  void aNewProcessRebuildsTheBufferedWritesIntervalsFromTheLog(MySqlTestDatabase database) throws SQLException {
-    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database)) {
+  void aNewProcessRebuildsTheBufferedWritesIntervalsFromTheLog(MySqlTestDatabase database)
+      throws SQLException {
+    try (CacheServers cache = new CacheServers(2);
+        MySqlStore store = open(database)) {
       seed(store, 0, 9);
-      // Each process goes away without draining (drainOnClose zero), as a crashed one would: the next takes over.
-      try (RangeStack first = new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0)
-          .drainOnClose(Duration.ZERO))) {
+      // Each process goes away without draining (drainOnClose zero), as a crashed one would: the
+      // next takes over.
+      try (RangeStack first =
+          new RangeStack(
+              cache.client,
+              store,
+              engine -> engine.replicas(2).drainThreads(0).drainOnClose(Duration.ZERO))) {
         first.update(new RangeRow(3, 33));
         first.insert(new RangeRow(12, 120));
         first.delete(5);
@@ -114,13 +139,20 @@ class RangeWriteBackIT {
         assertThat(first.buffer.bufferedEntries()).isEqualTo(2);
       }
       try (IqClient client = cache.anotherClient();
-          RangeStack second = new RangeStack(client, store, engine -> engine.replicas(2).drainThreads(0)
-              .drainOnClose(Duration.ZERO))) {
-        assertThat(second.buffer.bufferedEntries()).as("the insert at 12 and the delete at 5").isEqualTo(2);
-        assertThat(logLines(client, 2)).as("compacted on rebuild: two entries and the LSN mark, on 2 replicas")
+          RangeStack second =
+              new RangeStack(
+                  client,
+                  store,
+                  engine -> engine.replicas(2).drainThreads(0).drainOnClose(Duration.ZERO))) {
+        assertThat(second.buffer.bufferedEntries())
+            .as("the insert at 12 and the delete at 5")
+            .isEqualTo(2);
+        assertThat(logLines(client, 2))
+            .as("compacted on rebuild: two entries and the LSN mark, on 2 replicas")
             .hasSize(6);
 
-        assertThat(second.get(0, 20)).extracting(RangeRow::id)
+        assertThat(second.get(0, 20))
+            .extracting(RangeRow::id)
             .containsExactly(0L, 1L, 2L, 3L, 4L, 6L, 7L, 8L, 9L, 12L);
         assertThat(second.buffer.bufferedEntries()).isZero();
         second.buffer.compact();
@@ -128,9 +160,11 @@ class RangeWriteBackIT {
         second.update(new RangeRow(7, 77));
       }
       try (IqClient client = cache.anotherClient();
-          RangeStack third = new RangeStack(client, store, engine -> engine.replicas(2).drainThreads(0))) {
+          RangeStack third =
+              new RangeStack(client, store, engine -> engine.replicas(2).drainThreads(0))) {
         assertThat(third.buffer.bufferedEntries()).isEqualTo(1);
-        assertThat(logLines(client, 2)).as("LSNs keep growing across processes (the first one's were 1 to 3)")
+        assertThat(logLines(client, 2))
+            .as("LSNs keep growing across processes (the first one's were 1 to 3)")
             .anyMatch(line -> line.startsWith("i:") && Long.parseLong(line.split(":")[1]) > 3);
         assertThat(third.get(7, 7)).containsExactly(new RangeRow(7, 77));
       }
@@ -138,8 +172,10 @@ class RangeWriteBackIT {
   }
 
   @Test
-  void aChangeOfAnotherTypeIsRefusedWithNothingChanged(MySqlTestDatabase database) throws SQLException {
-    try (CacheServers cache = new CacheServers(1); MySqlStore store = open(database);
+  void aChangeOfAnotherTypeIsRefusedWithNothingChanged(MySqlTestDatabase database)
+      throws SQLException {
+    try (CacheServers cache = new CacheServers(1);
+        MySqlStore store = open(database);
         RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0))) {
       seed(store, 0, 4);
       assertThat(stack.get(0, 4)).hasSize(5);
@@ -148,24 +184,37 @@ class RangeWriteBackIT {
       assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, "val = 22", null, changed.putting()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("EntityChanges or a List<EntityChanges>, got java.lang.String");
-      assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, List.of(changed.update(), "val = 22"), null,
-          changed.putting())).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(
+              () ->
+                  stack.dendrite.update(
+                      2L, 2L, List.of(changed.update(), "val = 22"), null, changed.putting()))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("every element of the change list must be an EntityChanges");
       assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, List.of(), null, changed.putting()))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
-      EntityChanges otherTable = new EntityChanges(new io.dendrite.writeback.change.EntityKey("users", 2L),
-          ChangeSequence.of(io.dendrite.writeback.change.Change.set("val", 22)));
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("empty");
+      EntityChanges otherTable =
+          new EntityChanges(
+              new io.dendrite.writeback.change.EntityKey("users", 2L),
+              ChangeSequence.of(io.dendrite.writeback.change.Change.set("val", 22)));
       assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, otherTable, null, changed.putting()))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("collection t");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("collection t");
 
       assertThat(stack.buffer.bufferedEntries()).isZero();
       assertThat(stack.writeBack.metrics().pendingWrites()).isZero();
       assertThat(stack.get(0, 4)).as("the cached entry is unchanged").contains(row(2));
       assertThat(stack.dendrite.metrics().writes()).isZero();
 
-      stack.dendrite.update(2L, 2L, List.of(changed.update(), new RangeRow(3, 33).update()), null,
-          (interval, cached) -> cached.stream().map(row -> row.id() == 2 ? changed
-              : row.id() == 3 ? new RangeRow(3, 33) : row).toList());
+      stack.dendrite.update(
+          2L,
+          2L,
+          List.of(changed.update(), new RangeRow(3, 33).update()),
+          null,
+          (interval, cached) ->
+              cached.stream()
+                  .map(row -> row.id() == 2 ? changed : row.id() == 3 ? new RangeRow(3, 33) : row)
+                  .toList());
       assertThat(stack.buffer.bufferedEntries()).as("a list is one write").isEqualTo(1);
       assertThat(stack.get(1, 3)).containsExactly(row(1), changed, new RangeRow(3, 33));
     }
@@ -174,9 +223,11 @@ class RangeWriteBackIT {
   @Test
   void overThePinnedBudgetWritesFallBackToWriteThroughAndRangesStayRight(MySqlTestDatabase database)
       throws SQLException {
-    try (CacheServers cache = new CacheServers(1); MySqlStore store = open(database);
-        RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0)
-            .pinnedBudgetBytes(300))) {
+    try (CacheServers cache = new CacheServers(1);
+        MySqlStore store = open(database);
+        RangeStack stack =
+            new RangeStack(
+                cache.client, store, engine -> engine.drainThreads(0).pinnedBudgetBytes(300))) {
       TreeMap<Long, Long> model = new TreeMap<>();
       for (int round = 0; round < 6; round++) {
         for (long id = 0; id < 10; id++) {
@@ -188,7 +239,8 @@ class RangeWriteBackIT {
           }
           model.put(id, row.val());
         }
-        assertThat(stack.get(round, round + 4)).isEqualTo(rows(model.subMap((long) round, true, round + 4L, true)));
+        assertThat(stack.get(round, round + 4))
+            .isEqualTo(rows(model.subMap((long) round, true, round + 4L, true)));
       }
       assertThat(stack.writeBack.metrics().writeThroughFallbacks()).isPositive();
       assertThat(stack.get(0, 9)).isEqualTo(rows(model));
@@ -198,8 +250,10 @@ class RangeWriteBackIT {
   }
 
   @Test
-  void whenPinnedMemoryRefusesTheLogWritesGoThroughAtOnce(MySqlTestDatabase database) throws SQLException {
-    try (CacheServers cache = new CacheServers(1, 64 * 1024); MySqlStore store = open(database);
+  void whenPinnedMemoryRefusesTheLogWritesGoThroughAtOnce(MySqlTestDatabase database)
+      throws SQLException {
+    try (CacheServers cache = new CacheServers(1, 64 * 1024);
+        MySqlStore store = open(database);
         RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0))) {
       seed(store, 0, 4);
       assertThat(stack.get(0, 4)).hasSize(5);
@@ -214,10 +268,13 @@ class RangeWriteBackIT {
       stack.insert(new RangeRow(7, 70));
       stack.delete(2);
 
-      assertThat(logLines(cache.client, 1)).as("no interval could be logged").noneMatch(line -> line.startsWith("i:"));
+      assertThat(logLines(cache.client, 1))
+          .as("no interval could be logged")
+          .noneMatch(line -> line.startsWith("i:"));
       assertThat(stack.buffer.bufferedEntries()).isZero();
       assertThat(stack.writeBack.metrics().pendingWrites()).isZero();
-      assertThat(RangeRow.readRange(store, 0, 9)).as("in the store before the writes returned")
+      assertThat(RangeRow.readRange(store, 0, 9))
+          .as("in the store before the writes returned")
           .containsExactly(row(0), new RangeRow(1, 11), row(3), row(4), new RangeRow(7, 70));
       assertThat(stack.get(0, 9)).isEqualTo(RangeRow.readRange(store, 0, 9));
     }
@@ -230,13 +287,24 @@ class RangeWriteBackIT {
    * document on its replicas before reading it, takes more, so the count can tell them apart.
    */
   @Test
-  void aWriteBackUpdateAwaitsTwoRoundTripsWhateverItRefreshes(MySqlTestDatabase database) throws SQLException {
-    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
-        RangeStack stack = new RangeStack(cache.client, store,
-            engine -> engine.drainThreads(0).replicas(2).singleProcess(true), range -> range,
-            settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS));
-        RangeStack leased = new RangeStack(cache.client, store, engine -> engine.drainThreads(0).replicas(2),
-            range -> range.domain("pos2"), settings -> settings.domain("pos2"))) {
+  void aWriteBackUpdateAwaitsTwoRoundTripsWhateverItRefreshes(MySqlTestDatabase database)
+      throws SQLException {
+    try (CacheServers cache = new CacheServers(2);
+        MySqlStore store = open(database);
+        RangeStack stack =
+            new RangeStack(
+                cache.client,
+                store,
+                engine -> engine.drainThreads(0).replicas(2).singleProcess(true),
+                range -> range,
+                settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS));
+        RangeStack leased =
+            new RangeStack(
+                cache.client,
+                store,
+                engine -> engine.drainThreads(0).replicas(2),
+                range -> range.domain("pos2"),
+                settings -> settings.domain("pos2"))) {
       seed(store, 0, 19);
       stack.get(0, 9);
       stack.get(5, 14);
@@ -244,17 +312,23 @@ class RangeWriteBackIT {
 
       long requests = cache.client.requestsOfCurrentThread();
       long writes = cache.client.writesOfCurrentThread();
-      assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(7, 70)))).as("a new buffered write")
+      assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(7, 70))))
+          .as("a new buffered write")
           .isLessThanOrEqualTo(2);
-      assertThat(cache.client.requestsOfCurrentThread() - requests).as("two results refreshed, and the buffer")
+      assertThat(cache.client.requestsOfCurrentThread() - requests)
+          .as("two results refreshed, and the buffer")
           .isGreaterThanOrEqualTo(5);
-      assertThat(cache.client.writesOfCurrentThread() - writes).as("each step's requests in one write per server")
+      assertThat(cache.client.writesOfCurrentThread() - writes)
+          .as("each step's requests in one write per server")
           .isLessThanOrEqualTo(4);
       assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(7, 71))))
-          .as("a buffered write this process knows, two change records: all in one flight").isEqualTo(1);
-      assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(12, 120)))).as("one result refreshed")
+          .as("a buffered write this process knows, two change records: all in one flight")
+          .isEqualTo(1);
+      assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(12, 120))))
+          .as("one result refreshed")
           .isLessThanOrEqualTo(2);
-      // Every 16th record an entry is rewritten whole (qaread, then swap): the swap goes out with the commit.
+      // Every 16th record an entry is rewritten whole (qaread, then swap): the swap goes out with
+      // the commit.
       int inOne = 0;
       for (long version = 72; version < 92; version++) {
         RangeRow next = new RangeRow(7, version);
@@ -266,7 +340,8 @@ class RangeWriteBackIT {
       assertThat(stack.get(0, 14)).contains(new RangeRow(7, 91), new RangeRow(12, 120));
       assertThat(stack.get(7, 7)).containsExactly(new RangeRow(7, 91));
 
-      assertThat(awaitedBy(cache.client, () -> leased.update(new RangeRow(3, 30)))).as("replica leases")
+      assertThat(awaitedBy(cache.client, () -> leased.update(new RangeRow(3, 30))))
+          .as("replica leases")
           .isGreaterThan(2);
       stack.writeBack.drainNow();
       leased.writeBack.drainNow();
@@ -282,24 +357,37 @@ class RangeWriteBackIT {
    * the update's lease wait gave up). Then the update completes on the slow path and reaches the store.
    */
   @Test
-  void anUpdateWaitingForAnotherWritersLeaseHoldsNoDocumentLock(MySqlTestDatabase database) throws Exception {
-    try (CacheServers cache = new CacheServers(1, client -> client.backoff(
-            new Backoff(Duration.ofMillis(1), Duration.ofMillis(50), Duration.ofSeconds(60), 0.5)));
+  void anUpdateWaitingForAnotherWritersLeaseHoldsNoDocumentLock(MySqlTestDatabase database)
+      throws Exception {
+    try (CacheServers cache =
+            new CacheServers(
+                1,
+                client ->
+                    client.backoff(
+                        new Backoff(
+                            Duration.ofMillis(1),
+                            Duration.ofMillis(50),
+                            Duration.ofSeconds(60),
+                            0.5)));
         MySqlStore store = open(database);
-        RangeStack stack = new RangeStack(cache.client, store,
-            engine -> engine.drainThreads(0).singleProcess(true))) {
+        RangeStack stack =
+            new RangeStack(
+                cache.client, store, engine -> engine.drainThreads(0).singleProcess(true))) {
       seed(store, 0, 9);
       stack.get(0, 9);
       stack.update(new RangeRow(3, 30));
       String entry = "dd:t:pos:" + DomainType.LONG.format(0L) + ":" + DomainType.LONG.format(9L);
       try (Transaction other = cache.client.beginTransaction()) {
         assertThat(other.readForUpdate(entry)).isInstanceOf(RefreshResult.Granted.class);
-        CompletableFuture<Void> update = CompletableFuture.runAsync(() -> stack.update(new RangeRow(3, 31)));
-        Thread.sleep(300); // time to meet the lease; if it has not yet, the drain below just runs first
+        CompletableFuture<Void> update =
+            CompletableFuture.runAsync(() -> stack.update(new RangeRow(3, 31)));
+        Thread.sleep(
+            300); // time to meet the lease; if it has not yet, the drain below just runs first
         assertThat(update).as("waits for the other writer's lease").isNotDone();
 
         stack.writeBack.drainNow();
-        assertThat(RangeRow.readRange(store, 3, 3)).as("drained while the update waited")
+        assertThat(RangeRow.readRange(store, 3, 3))
+            .as("drained while the update waited")
             .containsExactly(new RangeRow(3, 30));
 
         other.release();
@@ -319,34 +407,57 @@ class RangeWriteBackIT {
   @Test
   void anUpdateOfADocumentThisProcessBufferedOrDrainedReadsNothingBack(MySqlTestDatabase database)
       throws SQLException {
-    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database)) {
+    try (CacheServers cache = new CacheServers(2);
+        MySqlStore store = open(database)) {
       seed(store, 0, 9);
       // No background reads meanwhile: the reaper's and the replica check's would count.
-      try (RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0).replicas(2)
-          .singleProcess(true).replicaCheckInterval(Duration.ofHours(1)), range -> range.reapInterval(Duration.ofHours(1)),
-          settings -> settings)) {
-        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(3, 30)))).as("unknown: read first")
+      try (RangeStack stack =
+          new RangeStack(
+              cache.client,
+              store,
+              engine ->
+                  engine
+                      .drainThreads(0)
+                      .replicas(2)
+                      .singleProcess(true)
+                      .replicaCheckInterval(Duration.ofHours(1)),
+              range -> range.reapInterval(Duration.ofHours(1)),
+              settings -> settings)) {
+        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(3, 30))))
+            .as("unknown: read first")
             .isPositive();
-        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(3, 31)))).as("buffered by this process")
+        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(3, 31))))
+            .as("buffered by this process")
             .isZero();
         stack.writeBack.drainNow();
         assertThat(RangeRow.readRange(store, 3, 3)).containsExactly(new RangeRow(3, 31));
-        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(3, 32)))).as("drained by this process")
+        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(3, 32))))
+            .as("drained by this process")
             .isZero();
-        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(4, 40)))).as("another document: unknown")
+        assertThat(getsBy(cache.client, () -> stack.update(new RangeRow(4, 40))))
+            .as("another document: unknown")
             .isPositive();
       }
       // A restarted process: what the servers hold is read back and kept.
-      try (RangeStack restarted = new RangeStack(cache.client, store,
-          engine -> engine.drainThreads(0).replicas(2).singleProcess(true))) {
+      try (RangeStack restarted =
+          new RangeStack(
+              cache.client,
+              store,
+              engine -> engine.drainThreads(0).replicas(2).singleProcess(true))) {
         assertThat(getsBy(cache.client, () -> restarted.update(new RangeRow(3, 33)))).isPositive();
         String bufferedKey = BufferedWriteKey.of(RangeRow.key(3));
-        Map<?, CacheValue> copies = cache.client.getAllOnEachReplica(List.of(bufferedKey), 2).get(bufferedKey);
+        Map<?, CacheValue> copies =
+            cache.client.getAllOnEachReplica(List.of(bufferedKey), 2).get(bufferedKey);
         assertThat(copies).hasSize(2);
-        assertThat(copies.values().stream().map(copy -> new String(copy.data(), StandardCharsets.UTF_8)).distinct())
-            .as("both replicas hold the same whole value").hasSize(1);
+        assertThat(
+                copies.values().stream()
+                    .map(copy -> new String(copy.data(), StandardCharsets.UTF_8))
+                    .distinct())
+            .as("both replicas hold the same whole value")
+            .hasSize(1);
         restarted.writeBack.drainNow();
-        assertThat(RangeRow.readRange(store, 3, 4)).containsExactly(new RangeRow(3, 33), new RangeRow(4, 40));
+        assertThat(RangeRow.readRange(store, 3, 4))
+            .containsExactly(new RangeRow(3, 33), new RangeRow(4, 40));
       }
     }
   }
@@ -360,20 +471,35 @@ class RangeWriteBackIT {
   @Test
   void aListedBufferedWriteNoLogRecordNamesIsAppliedBeforeTheFirstMiss(MySqlTestDatabase database)
       throws SQLException {
-    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database)) {
+    try (CacheServers cache = new CacheServers(2);
+        MySqlStore store = open(database)) {
       seed(store, 0, 9);
-      try (RangeStack first = new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0)
-          .singleProcess(true).drainOnClose(Duration.ZERO))) {
+      try (RangeStack first =
+          new RangeStack(
+              cache.client,
+              store,
+              engine ->
+                  engine
+                      .replicas(2)
+                      .drainThreads(0)
+                      .singleProcess(true)
+                      .drainOnClose(Duration.ZERO))) {
         RangeRow unlogged = new RangeRow(3, 33);
         first.writeBack.write(unlogged.update().key(), unlogged.update().changes());
         assertThat(first.buffer.bufferedEntries()).as("no log record").isZero();
       }
       try (IqClient client = cache.anotherClient();
-          RangeStack second = new RangeStack(client, store, engine -> engine.replicas(2).drainThreads(0)
-              .singleProcess(true))) {
+          RangeStack second =
+              new RangeStack(
+                  client,
+                  store,
+                  engine -> engine.replicas(2).drainThreads(0).singleProcess(true))) {
         assertThat(second.get(2, 4)).containsExactly(row(2), new RangeRow(3, 33), row(4));
-        assertThat(RangeRow.readRange(store, 3, 3)).as("applied by the miss").containsExactly(new RangeRow(3, 33));
-        assertThat(second.get(7, 8)).as("applied once: later misses have nothing more to apply")
+        assertThat(RangeRow.readRange(store, 3, 3))
+            .as("applied by the miss")
+            .containsExactly(new RangeRow(3, 33));
+        assertThat(second.get(7, 8))
+            .as("applied once: later misses have nothing more to apply")
             .containsExactly(row(7), row(8));
       }
     }
@@ -385,25 +511,35 @@ class RangeWriteBackIT {
    * not a write-back type a caller of the core API would not catch; nothing is lost, and the next get applies them.
    */
   @Test
-  void aMissThatCannotApplyItsBufferedWritesFailsWithCoresDataStoreException(MySqlTestDatabase database)
-      throws SQLException {
+  void aMissThatCannotApplyItsBufferedWritesFailsWithCoresDataStoreException(
+      MySqlTestDatabase database) throws SQLException {
     AtomicBoolean down = new AtomicBoolean();
-    try (CacheServers cache = new CacheServers(1); MySqlStore mysql = open(database);
-        DataStore store = new ForwardingStore(mysql) {
-          @Override
-          public void apply(List<EntityChanges> batch) {
-            if (down.get()) {
-              throw new DataStoreUnavailableException("the test took the store down", null);
-            }
-            super.apply(batch);
-          }
-        };
-        RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0).singleProcess(true)
-            .storeRetryDeadline(Duration.ofMillis(200)))) {
+    try (CacheServers cache = new CacheServers(1);
+        MySqlStore mysql = open(database);
+        DataStore store =
+            new ForwardingStore(mysql) {
+              @Override
+              public void apply(List<EntityChanges> batch) {
+                if (down.get()) {
+                  throw new DataStoreUnavailableException("the test took the store down", null);
+                }
+                super.apply(batch);
+              }
+            };
+        RangeStack stack =
+            new RangeStack(
+                cache.client,
+                store,
+                engine ->
+                    engine
+                        .drainThreads(0)
+                        .singleProcess(true)
+                        .storeRetryDeadline(Duration.ofMillis(200)))) {
       seed(mysql, 0, 9);
       stack.update(new RangeRow(3, 30));
       down.set(true);
-      assertThatThrownBy(() -> stack.get(0, 9)).isInstanceOf(io.dendrite.core.DataStoreException.class)
+      assertThatThrownBy(() -> stack.get(0, 9))
+          .isInstanceOf(io.dendrite.core.DataStoreException.class)
           .isInstanceOf(DataStoreUnavailableException.class);
       down.set(false);
       assertThat(stack.get(0, 9)).contains(new RangeRow(3, 30));
@@ -420,7 +556,8 @@ class RangeWriteBackIT {
 
   private static long gets(IqClient client) {
     return client.config().servers().stream()
-        .mapToLong(server -> Long.parseLong(client.stats(server).getOrDefault("cmd_gets", "0"))).sum();
+        .mapToLong(server -> Long.parseLong(client.stats(server).getOrDefault("cmd_gets", "0")))
+        .sum();
   }
 
   /**
@@ -429,11 +566,17 @@ class RangeWriteBackIT {
    * which lacks the update, is never served: neither its swap nor its commit brings it back.
    */
   @Test
-  void anUpdateWhoseChangeRecordIsRefusedDropsThatResult(MySqlTestDatabase database) throws Exception {
-    try (CacheServers cache = new CacheServers(1); MySqlStore store = open(database);
-        RangeStack stack = new RangeStack(cache.client, store,
-            engine -> engine.drainThreads(0).singleProcess(true), range -> range,
-            settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS))) {
+  void anUpdateWhoseChangeRecordIsRefusedDropsThatResult(MySqlTestDatabase database)
+      throws Exception {
+    try (CacheServers cache = new CacheServers(1);
+        MySqlStore store = open(database);
+        RangeStack stack =
+            new RangeStack(
+                cache.client,
+                store,
+                engine -> engine.drainThreads(0).singleProcess(true),
+                range -> range,
+                settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS))) {
       seed(store, 0, 9);
       stack.get(0, 9);
       stack.update(new RangeRow(3, 30));
@@ -444,11 +587,13 @@ class RangeWriteBackIT {
         assertThat(granted).isInstanceOf(RefreshResult.Granted.class);
         byte[] before = ((RefreshResult.Granted) granted).lease().current().orElseThrow().data();
 
-        assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(3, 31)))).as("no wait for the lease")
+        assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(3, 31))))
+            .as("no wait for the lease")
             .isLessThanOrEqualTo(2);
         assertThat(stack.dendrite.cachedEntries()).as("the refused result is dropped").isZero();
 
-        assertThat(((RefreshResult.Granted) granted).lease().swap(before)).as("the other writer's lease is void")
+        assertThat(((RefreshResult.Granted) granted).lease().swap(before))
+            .as("the other writer's lease is void")
             .isNotEqualTo(Outcome.OK);
         other.commit();
       }
@@ -470,7 +615,9 @@ class RangeWriteBackIT {
   }
 
   private static List<RangeRow> rows(Map<Long, Long> model) {
-    return model.entrySet().stream().map(entry -> new RangeRow(entry.getKey(), entry.getValue())).toList();
+    return model.entrySet().stream()
+        .map(entry -> new RangeRow(entry.getKey(), entry.getValue()))
+        .toList();
   }
 
   static void awaitNoEntries(RangeWriteBack<Long> buffer) throws InterruptedException {
@@ -492,14 +639,19 @@ class RangeWriteBackIT {
   }
 
   static void createTable(MySqlTestDatabase database) throws SQLException {
-    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, pos BIGINT NOT NULL, val BIGINT NOT NULL, KEY (pos))");
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute(
+          "CREATE TABLE t (id BIGINT PRIMARY KEY, pos BIGINT NOT NULL, val BIGINT NOT NULL, KEY (pos))");
     }
   }
 
   /** Rows {@code from..to} with val 0, straight into the store. */
   static void seed(io.dendrite.writeback.store.DataStore store, long from, long to) {
-    store.apply(java.util.stream.LongStream.rangeClosed(from, to).mapToObj(id -> row(id).insert()).toList());
+    store.apply(
+        java.util.stream.LongStream.rangeClosed(from, to)
+            .mapToObj(id -> row(id).insert())
+            .toList());
   }
 
   private static MySqlStore open(MySqlTestDatabase database) throws SQLException {

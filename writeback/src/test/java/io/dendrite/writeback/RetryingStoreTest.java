@@ -39,11 +39,13 @@ class RetryingStoreTest {
     public void apply(List<EntityChanges> batch) {
       attemptedSizes.add(batch.size());
       if (refuseConnections) {
-        throw new DataStoreUnavailableException("refused", new ConnectException("Connection refused"));
+        throw new DataStoreUnavailableException(
+            "refused", new ConnectException("Connection refused"));
       }
       if (batch.size() > largestItFinishes) {
         sleep(millisBeforeTimingOut);
-        throw new DataStoreUnavailableException("slow", new SocketTimeoutException("Read timed out"));
+        throw new DataStoreUnavailableException(
+            "slow", new SocketTimeoutException("Read timed out"));
       }
       batch.forEach(entity -> applied.add(entity.key()));
     }
@@ -54,13 +56,13 @@ class RetryingStoreTest {
     }
 
     @Override
-    public List<Entity> readRange(String collection, String field, Object lowerBound, Object upperBound) {
+    public List<Entity> readRange(
+        String collection, String field, Object lowerBound, Object upperBound) {
       return List.of();
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
   }
 
   private static void sleep(long millis) {
@@ -74,7 +76,8 @@ class RetryingStoreTest {
 
   private static List<EntityChanges> batch(int size) {
     return IntStream.range(0, size)
-        .mapToObj(i -> new EntityChanges(new EntityKey("t", i), ChangeSequence.of(set("f", i)))).toList();
+        .mapToObj(i -> new EntityChanges(new EntityKey("t", i), ChangeSequence.of(set("f", i))))
+        .toList();
   }
 
   @Test
@@ -83,8 +86,9 @@ class RetryingStoreTest {
     LongAdder retries = new LongAdder();
     new RetryingStore(store, Duration.ofSeconds(1), retries).apply(batch(64));
 
-    assertThat(store.applied).extracting(EntityKey::id).containsExactlyElementsOf(
-        IntStream.range(0, 64).boxed().map(Object.class::cast).toList());
+    assertThat(store.applied)
+        .extracting(EntityKey::id)
+        .containsExactlyElementsOf(IntStream.range(0, 64).boxed().map(Object.class::cast).toList());
     assertThat(store.attemptedSizes).containsExactly(64, 32, 16, 16, 32, 16, 16);
     assertThat(retries.sum()).isEqualTo(3);
   }
@@ -95,7 +99,8 @@ class RetryingStoreTest {
     store.refuseConnections = true;
     RetryingStore retrying = new RetryingStore(store, Duration.ofMillis(100), new LongAdder());
 
-    assertThatThrownBy(() -> retrying.apply(batch(8))).isInstanceOf(DataStoreUnavailableException.class);
+    assertThatThrownBy(() -> retrying.apply(batch(8)))
+        .isInstanceOf(DataStoreUnavailableException.class);
     assertThat(store.attemptedSizes).hasSizeGreaterThan(1).containsOnly(8);
     assertThat(store.applied).isEmpty();
   }
@@ -112,9 +117,11 @@ class RetryingStoreTest {
     store.millisBeforeTimingOut = 20;
     RetryingStore retrying = new RetryingStore(store, Duration.ofMillis(100), new LongAdder());
 
-    assertThatThrownBy(() -> retrying.apply(batch(64))).isInstanceOf(DataStoreUnavailableException.class)
+    assertThatThrownBy(() -> retrying.apply(batch(64)))
+        .isInstanceOf(DataStoreUnavailableException.class)
         .hasRootCauseInstanceOf(SocketTimeoutException.class);
-    // 20 ms per attempt against a 100 ms deadline: at most 6 attempts (the halving alone down to one document is 7)
+    // 20 ms per attempt against a 100 ms deadline: at most 6 attempts (the halving alone down to
+    // one document is 7)
     assertThat(store.attemptedSizes).hasSizeLessThanOrEqualTo(6).startsWith(64, 32, 16);
     assertThat(store.applied).isEmpty();
   }

@@ -11,8 +11,8 @@ import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.ReadResult;
 import io.dendrite.iq.client.RefreshResult;
 import io.dendrite.iq.client.ReplicatedTransaction;
-import io.dendrite.iq.client.Transaction;
 import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.iq.client.Transaction;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.writeback.change.ChangeSequence;
@@ -68,26 +68,39 @@ class StalledCacheServerIT {
     model.record(DOCUMENT, seed());
     try (IqClient drainCache = client(Duration.ofSeconds(5));
         IqClient writerCache = client(Duration.ofMillis(300));
-        WriteBack drainer = WriteBack.builder().cache(drainCache).store(store).replicas(3).drainThreads(0).build();
-        WriteBack writer = WriteBack.builder().cache(writerCache).store(mysql).replicas(3).drainThreads(0)
-            .build()) {
+        WriteBack drainer =
+            WriteBack.builder().cache(drainCache).store(store).replicas(3).drainThreads(0).build();
+        WriteBack writer =
+            WriteBack.builder()
+                .cache(writerCache)
+                .store(mysql)
+                .replicas(3)
+                .drainThreads(0)
+                .build()) {
       for (int i = 0; i < 30; i++) {
-        model.write(drainer, DOCUMENT, update(i)); // the patient client: only the late write must be impatient
+        model.write(
+            drainer, DOCUMENT,
+            update(i)); // the patient client: only the late write must be impatient
       }
       // The drain applies the thirty writes and is held right after its database round.
       store.pauseAfterNextApply();
       CompletableFuture<Void> drain = CompletableFuture.runAsync(drainer::drainNow);
-      assertThat(store.paused.await(30, TimeUnit.SECONDS)).as("the drain reached the database").isTrue();
+      assertThat(store.paused.await(30, TimeUnit.SECONDS))
+          .as("the drain reached the database")
+          .isTrue();
 
       // The server that held the document's lock before the fix stalls; the writer times out on it.
-      IqServerProcess stalled = serverAt(writerCache.serversFor("L:" + BufferedWriteKey.of(DOCUMENT), 1).get(0));
+      IqServerProcess stalled =
+          serverAt(writerCache.serversFor("L:" + BufferedWriteKey.of(DOCUMENT), 1).get(0));
       stalled.pause();
       ChangeSequence late = update(30);
       AtomicBoolean acknowledged = new AtomicBoolean();
-      CompletableFuture<Void> write = CompletableFuture.runAsync(() -> {
-        writer.write(DOCUMENT, late);
-        acknowledged.set(true);
-      });
+      CompletableFuture<Void> write =
+          CompletableFuture.runAsync(
+              () -> {
+                writer.write(DOCUMENT, late);
+                acknowledged.set(true);
+              });
       // Long enough for the writer to time out on the stalled server and do whatever it does next.
       Thread.sleep(2_000);
       stalled.resume();
@@ -107,12 +120,16 @@ class StalledCacheServerIT {
       Optional<Map<String, Object>> expected = model.expected(DOCUMENT);
       boolean matchesWithLateWrite = !acknowledged.get() && stored.equals(late.applyTo(expected));
       assertThat(matchesWithLateWrite || stored.equals(expected))
-          .as("stored %s, expected %s (the write after the stall was %s)", stored, expected,
-              acknowledged.get() ? "acknowledged" : "not acknowledged")
+          .as(
+              "stored %s, expected %s (the write after the stall was %s)",
+              stored, expected, acknowledged.get() ? "acknowledged" : "not acknowledged")
           .isTrue();
       assertThat(drainer.metrics().pendingWrites()).isZero();
-      assertThat(BufferedWritesOnServers.find(servers.stream().map(IqServerProcess::address).toList(),
-          List.of(DOCUMENT))).as("buffered writes left on the servers after drainNow").isEmpty();
+      assertThat(
+              BufferedWritesOnServers.find(
+                  servers.stream().map(IqServerProcess::address).toList(), List.of(DOCUMENT)))
+          .as("buffered writes left on the servers after drainNow")
+          .isEmpty();
     }
   }
 
@@ -126,26 +143,42 @@ class StalledCacheServerIT {
   void aLeaseGrantedAfterItsRequestTimedOutIsReleasedByTheAbandonedTransaction() throws Exception {
     IqServerProcess server = IqServerProcess.start(60_000);
     servers.add(server);
-    try (IqClient impatient = IqClient.builder().servers(List.of(server.address()))
-        .connectTimeout(Duration.ofSeconds(1)).requestTimeout(Duration.ofMillis(300)).build();
-        IqClient other = IqClient.builder().servers(List.of(server.address())).connectTimeout(Duration.ofSeconds(1))
-            .requestTimeout(Duration.ofSeconds(5)).build()) {
+    try (IqClient impatient =
+            IqClient.builder()
+                .servers(List.of(server.address()))
+                .connectTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofMillis(300))
+                .build();
+        IqClient other =
+            IqClient.builder()
+                .servers(List.of(server.address()))
+                .connectTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(5))
+                .build()) {
       Transaction abandoned = impatient.beginTransaction();
-      // Connected before the pause: on a busy machine a connect to a stopped server can outlast the connect
-      // timeout, and then the request is never sent and there is no orphaned lease to release. The short request
-      // timeout can run out on a busy machine even for the warm-up; a timed-out attempt just reconnects.
+      // Connected before the pause: on a busy machine a connect to a stopped server can outlast the
+      // connect
+      // timeout, and then the request is never sent and there is no orphaned lease to release. The
+      // short request
+      // timeout can run out on a busy machine even for the warm-up; a timed-out attempt just
+      // reconnects.
       connectPatiently(impatient);
       server.pause();
-      CompletableFuture<RefreshResult> late = abandoned.readForUpdateOnce("orphan", server.address());
+      CompletableFuture<RefreshResult> late =
+          abandoned.readForUpdateOnce("orphan", server.address());
       assertThatThrownBy(late::join).hasCauseInstanceOf(IqConnectionException.class);
       server.resume();
-      Thread.sleep(200); // let the resumed server read what the closed connection carried before anyone else asks
+      Thread.sleep(
+          200); // let the resumed server read what the closed connection carried before anyone else
+      // asks
       assertThat(heldByAnother(other, "orphan", Duration.ofSeconds(10)))
-          .as("the server granted the lease of the timed-out request once it ran again").isTrue();
+          .as("the server granted the lease of the timed-out request once it ran again")
+          .isTrue();
 
       abandoned.release();
 
-      try (ReplicatedTransaction taken = other.lockReplicated(List.of("orphan"), 1, Duration.ofSeconds(5))) {
+      try (ReplicatedTransaction taken =
+          other.lockReplicated(List.of("orphan"), 1, Duration.ofSeconds(5))) {
         assertThat(taken.values()).isEmpty();
       }
     }
@@ -166,7 +199,8 @@ class StalledCacheServerIT {
   }
 
   /** Whether another transaction finds {@code key}'s Q lease held, asking until {@code limit}. */
-  private static boolean heldByAnother(IqClient client, String key, Duration limit) throws InterruptedException {
+  private static boolean heldByAnother(IqClient client, String key, Duration limit)
+      throws InterruptedException {
     long deadline = System.nanoTime() + limit.toNanos();
     while (System.nanoTime() < deadline) {
       Transaction probe = client.beginTransaction();
@@ -191,12 +225,18 @@ class StalledCacheServerIT {
   }
 
   private IqClient client(Duration requestTimeout) {
-    return IqClient.builder().servers(servers.stream().map(IqServerProcess::address).toList())
-        .connectTimeout(Duration.ofSeconds(1)).requestTimeout(requestTimeout).build();
+    return IqClient.builder()
+        .servers(servers.stream().map(IqServerProcess::address).toList())
+        .connectTimeout(Duration.ofSeconds(1))
+        .requestTimeout(requestTimeout)
+        .build();
   }
 
   private IqServerProcess serverAt(ServerAddress address) {
-    return servers.stream().filter(server -> server.address().equals(address)).findFirst().orElseThrow();
+    return servers.stream()
+        .filter(server -> server.address().equals(address))
+        .findFirst()
+        .orElseThrow();
   }
 
   private static ChangeSequence update(int i) {
@@ -208,7 +248,8 @@ class StalledCacheServerIT {
   }
 
   private static MySqlStore seededStore(MySqlTestDatabase database) throws Exception {
-    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
       statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
     }
     MySqlStore store = MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));

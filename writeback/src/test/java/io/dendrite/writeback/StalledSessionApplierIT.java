@@ -54,10 +54,11 @@ class StalledSessionApplierIT {
   }
 
   @Test
-  void aQueueChangeThatArrivesAfterTheApplierLostItsLeaseDropsNoCommittedSession(MySqlTestDatabase database)
-      throws Exception {
+  void aQueueChangeThatArrivesAfterTheApplierLostItsLeaseDropsNoCommittedSession(
+      MySqlTestDatabase database) throws Exception {
     server = IqServerProcess.start(LEASE_MILLIS);
-    try (MySqlStore store = seededStore(database); CuttableProxy proxy = new CuttableProxy(server.address().port());
+    try (MySqlStore store = seededStore(database);
+        CuttableProxy proxy = new CuttableProxy(server.address().port());
         IqClient applierCache = client(new ServerAddress("127.0.0.1", proxy.port()));
         IqClient committerCache = client(server.address());
         SessionWriteBack applier = engine(applierCache, store);
@@ -66,7 +67,9 @@ class StalledSessionApplierIT {
 
       CuttableProxy.Hold hold = proxy.holdFrom(StalledSessionApplierIT::changesAQueue);
       CompletableFuture<Void> drain = CompletableFuture.runAsync(applier::drainNow);
-      assertThat(hold.awaitHeld(Duration.ofSeconds(30))).as("the applier reached its queue change").isTrue();
+      assertThat(hold.awaitHeld(Duration.ofSeconds(30)))
+          .as("the applier reached its queue change")
+          .isTrue();
       Thread.sleep(2 * LEASE_MILLIS); // the applier's lease runs out while its change is on the way
       committer.commit(QUEUE, List.of(increment())); // acknowledged
       hold.release();
@@ -74,7 +77,8 @@ class StalledSessionApplierIT {
       committer.drainNow();
 
       assertThat(score(store)).as("both acknowledged increments reached the database").isEqualTo(2);
-      assertThat(committer.read(ROW).map(Entity::fields).map(fields -> fields.get("score"))).contains(2);
+      assertThat(committer.read(ROW).map(Entity::fields).map(fields -> fields.get("score")))
+          .contains(2);
       assertThat(committer.metrics().pendingWrites()).isZero();
     }
   }
@@ -86,13 +90,16 @@ class StalledSessionApplierIT {
   @Test
   void withoutFencingTheCheckCatchesTheDroppedSession(MySqlTestDatabase database) throws Exception {
     server = IqServerProcess.start(LEASE_MILLIS);
-    try (MySqlStore store = seededStore(database); IqClient cache = client(server.address());
+    try (MySqlStore store = seededStore(database);
+        IqClient cache = client(server.address());
         SessionWriteBack committer = engine(cache, store)) {
       PinnedReplicas replicas = new PinnedReplicas(cache, 1);
       String queueKey = "SessionQueue:" + QUEUE;
       committer.commit(QUEUE, List.of(increment()));
       byte[] asTheApplierReadIt = replicas.get(queueKey).orElseThrow();
-      store.applyOnce(new String(asTheApplierReadIt, StandardCharsets.UTF_8).split(" ")[0], List.of(increment()));
+      store.applyOnce(
+          new String(asTheApplierReadIt, StandardCharsets.UTF_8).split(" ")[0],
+          List.of(increment()));
       committer.commit(QUEUE, List.of(increment()));
       replicas.delete(queueKey); // the applier's unfenced "the queue is now empty"
       committer.drainNow();
@@ -104,7 +111,8 @@ class StalledSessionApplierIT {
   /** A request that changes a session queue: a set, delete or swap whose key is {@code SessionQueue:...}. */
   private static boolean changesAQueue(String line) {
     String[] words = line.split(" ");
-    return words.length > 1 && Set.of("set", "delete", "swap", "sar", "cas").contains(words[0])
+    return words.length > 1
+        && Set.of("set", "delete", "swap", "sar", "cas").contains(words[0])
         && words[1].startsWith("SessionQueue:");
   }
 
@@ -122,16 +130,22 @@ class StalledSessionApplierIT {
   }
 
   private static IqClient client(ServerAddress address) {
-    return IqClient.builder().servers(List.of(address)).connectTimeout(Duration.ofSeconds(1))
-        .requestTimeout(Duration.ofSeconds(10)).build();
+    return IqClient.builder()
+        .servers(List.of(address))
+        .connectTimeout(Duration.ofSeconds(1))
+        .requestTimeout(Duration.ofSeconds(10))
+        .build();
   }
 
   private static MySqlStore seededStore(MySqlTestDatabase database) throws Exception {
-    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
       statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
     }
     MySqlStore store = MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));
-    store.apply(List.of(new EntityChanges(ROW, ChangeSequence.of(insert(Map.of("name", "u1", "score", 0))))));
+    store.apply(
+        List.of(
+            new EntityChanges(ROW, ChangeSequence.of(insert(Map.of("name", "u1", "score", 0))))));
     return store;
   }
 }

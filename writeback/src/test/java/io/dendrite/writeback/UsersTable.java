@@ -33,9 +33,10 @@ final class UsersTable {
   }
 
   /** Creates the table with {@code documents} seeded, records the seeds in {@code model}, and opens a store on it. */
-  static MySqlStore seeded(MySqlTestDatabase database, List<EntityKey> documents, DocumentModel model)
-      throws Exception {
-    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+  static MySqlStore seeded(
+      MySqlTestDatabase database, List<EntityKey> documents, DocumentModel model) throws Exception {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
       statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
     }
     MySqlStore store = MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));

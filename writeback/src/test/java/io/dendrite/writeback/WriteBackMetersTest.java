@@ -19,16 +19,28 @@ class WriteBackMetersTest {
   @Test
   void everyMetricIsAMeterTaggedWithItsEngine() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    new WriteBackMeters("sessions", () -> SNAPSHOT, Duration.ofHours(1), Tags.of("app", "shop")).bindTo(registry);
+    new WriteBackMeters("sessions", () -> SNAPSHOT, Duration.ofHours(1), Tags.of("app", "shop"))
+        .bindTo(registry);
 
-    assertThat(registry.get("dendrite.writeback.pending").tags("engine", "sessions", "app", "shop").gauge().value())
+    assertThat(
+            registry
+                .get("dendrite.writeback.pending")
+                .tags("engine", "sessions", "app", "shop")
+                .gauge()
+                .value())
         .isEqualTo(7);
-    assertThat(registry.get("dendrite.writeback.oldest.pending").timeGauge().value(TimeUnit.MILLISECONDS))
+    assertThat(
+            registry
+                .get("dendrite.writeback.oldest.pending")
+                .timeGauge()
+                .value(TimeUnit.MILLISECONDS))
         .isEqualTo(1500);
     assertThat(registry.get("dendrite.writeback.pinned").gauge().value()).isEqualTo(4096);
-    assertThat(registry.get("dendrite.writeback.pinned").gauge().getId().getBaseUnit()).isEqualTo("bytes");
+    assertThat(registry.get("dendrite.writeback.pinned").gauge().getId().getBaseUnit())
+        .isEqualTo("bytes");
     assertThat(registry.get("dendrite.writeback.drained").functionCounter().count()).isEqualTo(120);
-    assertThat(registry.get("dendrite.writeback.store.retries").functionCounter().count()).isEqualTo(9);
+    assertThat(registry.get("dendrite.writeback.store.retries").functionCounter().count())
+        .isEqualTo(9);
     assertThat(registry.get("dendrite.writeback.fallbacks").functionCounter().count()).isEqualTo(2);
     assertThat(registry.get("dendrite.writeback.drain.rate").gauge().value()).isPositive();
   }
@@ -37,13 +49,22 @@ class WriteBackMetersTest {
   void theMetersShareOneSnapshotForItsMaximumAge() {
     AtomicInteger snapshots = new AtomicInteger();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    new WriteBackMeters("documents", () -> {
-      snapshots.incrementAndGet();
-      return SNAPSHOT;
-    }, Duration.ofHours(1), Tags.empty()).bindTo(registry);
+    new WriteBackMeters(
+            "documents",
+            () -> {
+              snapshots.incrementAndGet();
+              return SNAPSHOT;
+            },
+            Duration.ofHours(1),
+            Tags.empty())
+        .bindTo(registry);
 
-    registry.getMeters().forEach(meter -> meter.measure().forEach(measurement -> measurement.getValue()));
-    registry.getMeters().forEach(meter -> meter.measure().forEach(measurement -> measurement.getValue()));
+    registry
+        .getMeters()
+        .forEach(meter -> meter.measure().forEach(measurement -> measurement.getValue()));
+    registry
+        .getMeters()
+        .forEach(meter -> meter.measure().forEach(measurement -> measurement.getValue()));
 
     assertThat(snapshots).hasValue(1);
   }
@@ -69,13 +90,18 @@ class WriteBackMetersTest {
   void aFailedSnapshotGivesNaNGaugesAndKeepsTheCountersLastValue() {
     AtomicReference<WriteBackMetrics> current = new AtomicReference<>(SNAPSHOT);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    new WriteBackMeters("documents", () -> {
-      WriteBackMetrics metrics = current.get();
-      if (metrics == null) {
-        throw new IllegalStateException("cache server down");
-      }
-      return metrics;
-    }, Duration.ZERO, Tags.empty()).bindTo(registry);
+    new WriteBackMeters(
+            "documents",
+            () -> {
+              WriteBackMetrics metrics = current.get();
+              if (metrics == null) {
+                throw new IllegalStateException("cache server down");
+              }
+              return metrics;
+            },
+            Duration.ZERO,
+            Tags.empty())
+        .bindTo(registry);
     assertThat(registry.get("dendrite.writeback.drained").functionCounter().count()).isEqualTo(120);
 
     current.set(null);
@@ -88,9 +114,14 @@ class WriteBackMetersTest {
   @Test
   void missingPartsAreRefused() {
     assertThatThrownBy(() -> new WriteBackMeters("documents", null, Duration.ZERO, Tags.empty()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("source");
-    assertThatThrownBy(() -> new WriteBackMeters("documents", () -> SNAPSHOT, Duration.ofSeconds(-1),
-        Tags.empty())).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxSnapshotAge");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("source");
+    assertThatThrownBy(
+            () ->
+                new WriteBackMeters(
+                    "documents", () -> SNAPSHOT, Duration.ofSeconds(-1), Tags.empty()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxSnapshotAge");
     assertThatThrownBy(() -> WriteBackMeters.of((WriteBack) null, new Tag[0]))
         .isInstanceOf(NullPointerException.class);
   }

@@ -25,18 +25,34 @@ class WriteBackMongoIT {
   private static final String USERS = "users";
 
   @Test
-  void backgroundThreadsDrainEveryKindOfChangeToTheModel(MongoTestDatabase database) throws InterruptedException {
+  void backgroundThreadsDrainEveryKindOfChangeToTheModel(MongoTestDatabase database)
+      throws InterruptedException {
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(2); MongoStore store = open(database);
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).replicas(2).partitions(4)
-            .drainThreads(2).idlePause(Duration.ofMillis(10)).build()) {
+    try (CacheServers cache = new CacheServers(2);
+        MongoStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(store)
+                .replicas(2)
+                .partitions(4)
+                .drainThreads(2)
+                .idlePause(Duration.ofMillis(10))
+                .build()) {
       for (int round = 0; round < 5; round++) {
         for (int user = 0; user < 10; user++) {
           EntityKey key = new EntityKey(USERS, "user " + user);
-          model.write(writeBack, key, round == 0
-              ? ChangeSequence.of(insert(Map.of("visits", 0, "tags", List.of("new"))))
-              : ChangeSequence.of(inc("visits", round), push("log", "r" + round), addToSet("tags", "t" + round % 2),
-                  pull("tags", "new"), set("last", round)));
+          model.write(
+              writeBack,
+              key,
+              round == 0
+                  ? ChangeSequence.of(insert(Map.of("visits", 0, "tags", List.of("new"))))
+                  : ChangeSequence.of(
+                      inc("visits", round),
+                      push("log", "r" + round),
+                      addToSet("tags", "t" + round % 2),
+                      pull("tags", "new"),
+                      set("last", round)));
         }
       }
 
@@ -49,25 +65,31 @@ class WriteBackMongoIT {
       assertThat(metrics.pendingWrites()).isZero();
       assertThat(metrics.drained()).isGreaterThanOrEqualTo(10);
       model.assertStoreMatches(store);
-      assertThat(store.read(new EntityKey(USERS, "user 3")).orElseThrow().fields()).containsEntry("visits", 10)
-          .containsEntry("log", List.of("r1", "r2", "r3", "r4")).containsEntry("tags", List.of("t1", "t0"));
+      assertThat(store.read(new EntityKey(USERS, "user 3")).orElseThrow().fields())
+          .containsEntry("visits", 10)
+          .containsEntry("log", List.of("r1", "r2", "r3", "r4"))
+          .containsEntry("tags", List.of("t1", "t0"));
     }
   }
 
   @Test
   void readSeesBufferedPushesAndIncrementsOnce(MongoTestDatabase database) {
-    try (CacheServers cache = new CacheServers(1); MongoStore store = open(database);
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+    try (CacheServers cache = new CacheServers(1);
+        MongoStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
       EntityKey ann = new EntityKey(USERS, "ann");
       writeBack.write(ann, ChangeSequence.of(insert(Map.of("visits", 1))));
       writeBack.drainNow();
       writeBack.write(ann, ChangeSequence.of(inc("visits", 1), push("log", "a")));
       writeBack.write(ann, ChangeSequence.of(inc("visits", 1), push("log", "b")));
 
-      assertThat(writeBack.read(ann).map(Entity::fields)).contains(Map.of("visits", 3, "log", List.of("a", "b")));
+      assertThat(writeBack.read(ann).map(Entity::fields))
+          .contains(Map.of("visits", 3, "log", List.of("a", "b")));
       writeBack.write(ann, ChangeSequence.of(push("log", "c")));
       writeBack.drainNow();
-      assertThat(store.read(ann).map(Entity::fields)).contains(Map.of("visits", 3, "log", List.of("a", "b", "c")));
+      assertThat(store.read(ann).map(Entity::fields))
+          .contains(Map.of("visits", 3, "log", List.of("a", "b", "c")));
     }
   }
 
@@ -75,20 +97,27 @@ class WriteBackMongoIT {
   @Test
   void aFullPinnedQuotaOnTheServerFallsBackToWriteThrough(MongoTestDatabase database) {
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(1, 1_500); MongoStore store = open(database);
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+    try (CacheServers cache = new CacheServers(1, 1_500);
+        MongoStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
       for (int round = 0; round < 6; round++) {
         for (int user = 0; user < 15; user++) {
           EntityKey key = new EntityKey(USERS, user);
-          model.write(writeBack, key, round == 0 ? ChangeSequence.of(insert(Map.of("visits", 0)))
-              : ChangeSequence.of(inc("visits", round), set("last", "entry number " + round)));
+          model.write(
+              writeBack,
+              key,
+              round == 0
+                  ? ChangeSequence.of(insert(Map.of("visits", 0)))
+                  : ChangeSequence.of(inc("visits", round), set("last", "entry number " + round)));
         }
       }
 
       assertThat(writeBack.metrics().writeThroughFallbacks()).isPositive();
       writeBack.drainNow();
       model.assertStoreMatches(store);
-      assertThat(store.read(new EntityKey(USERS, 14)).orElseThrow().fields()).containsEntry("visits", 15);
+      assertThat(store.read(new EntityKey(USERS, 14)).orElseThrow().fields())
+          .containsEntry("visits", 15);
       assertThat(writeBack.metrics().pendingWrites()).isZero();
     }
   }

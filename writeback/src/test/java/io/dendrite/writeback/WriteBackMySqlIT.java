@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,18 +38,28 @@ class WriteBackMySqlIT {
   void acknowledgedWritesDrainToExactlyTheModel(MySqlTestDatabase database) throws Exception {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).replicas(2).partitions(4)
-            .drainThreads(0).build()) {
+    try (CacheServers cache = new CacheServers(2);
+        MySqlStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(store)
+                .replicas(2)
+                .partitions(4)
+                .drainThreads(0)
+                .build()) {
       for (int id = 1; id <= 20; id++) {
         EntityKey key = new EntityKey(USERS, id);
-        model.write(writeBack, key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
+        model.write(
+            writeBack, key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
         model.write(writeBack, key, ChangeSequence.of(inc("score", 10), set("name", "v" + id)));
         model.write(writeBack, key, ChangeSequence.of(inc("score", 5)));
       }
       model.write(writeBack, new EntityKey(USERS, 7), ChangeSequence.of(delete()));
 
-      assertThat(store.read(new EntityKey(USERS, 1))).as("buffered, not yet in the store").isEmpty();
+      assertThat(store.read(new EntityKey(USERS, 1)))
+          .as("buffered, not yet in the store")
+          .isEmpty();
       Thread.sleep(20);
       WriteBackMetrics before = writeBack.metrics();
       assertThat(before.pendingWrites()).isEqualTo(20);
@@ -60,7 +69,8 @@ class WriteBackMySqlIT {
       writeBack.drainNow();
 
       model.assertStoreMatches(store);
-      assertThat(store.read(new EntityKey(USERS, 3)).orElseThrow().fields()).containsEntry("score", 18);
+      assertThat(store.read(new EntityKey(USERS, 3)).orElseThrow().fields())
+          .containsEntry("score", 18);
       WriteBackMetrics metrics = writeBack.metrics();
       assertThat(metrics.pendingWrites()).isZero();
       assertThat(metrics.drained()).isEqualTo(20);
@@ -72,30 +82,54 @@ class WriteBackMySqlIT {
   }
 
   @Test
-  void closeDrainsWhatIsBufferedOrHandsItOverToTheNextEngine(MySqlTestDatabase database) throws Exception {
+  void closeDrainsWhatIsBufferedOrHandsItOverToTheNextEngine(MySqlTestDatabase database)
+      throws Exception {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database)) {
-      try (WriteBack handsOver = WriteBack.builder().cache(cache.client).store(store).replicas(2).drainThreads(0)
-          .drainOnClose(Duration.ZERO).build()) {
+    try (CacheServers cache = new CacheServers(2);
+        MySqlStore store = open(database)) {
+      try (WriteBack handsOver =
+          WriteBack.builder()
+              .cache(cache.client)
+              .store(store)
+              .replicas(2)
+              .drainThreads(0)
+              .drainOnClose(Duration.ZERO)
+              .build()) {
         for (int id = 1; id <= 10; id++) {
-          model.write(handsOver, new EntityKey(USERS, id), ChangeSequence.of(insert(Map.of("name", "u" + id,
-              "score", id))));
+          model.write(
+              handsOver,
+              new EntityKey(USERS, id),
+              ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
         }
       }
       assertThat(store.read(new EntityKey(USERS, 1))).as("handed over, not drained").isEmpty();
 
-      try (WriteBack drainsOnClose = WriteBack.builder().cache(cache.client).store(store).replicas(2)
-          .drainThreads(0).build()) {
-        assertThat(drainsOnClose.metrics().pendingWrites()).as("what the first engine handed over").isEqualTo(10);
+      try (WriteBack drainsOnClose =
+          WriteBack.builder()
+              .cache(cache.client)
+              .store(store)
+              .replicas(2)
+              .drainThreads(0)
+              .build()) {
+        assertThat(drainsOnClose.metrics().pendingWrites())
+            .as("what the first engine handed over")
+            .isEqualTo(10);
         for (int id = 11; id <= 20; id++) {
-          model.write(drainsOnClose, new EntityKey(USERS, id), ChangeSequence.of(insert(Map.of("name", "u" + id,
-              "score", id))));
+          model.write(
+              drainsOnClose,
+              new EntityKey(USERS, id),
+              ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
         }
       }
       model.assertStoreMatches(store);
-      try (WriteBack after = WriteBack.builder().cache(cache.client).store(store).replicas(2).drainThreads(0)
-          .build()) {
+      try (WriteBack after =
+          WriteBack.builder()
+              .cache(cache.client)
+              .store(store)
+              .replicas(2)
+              .drainThreads(0)
+              .build()) {
         assertThat(after.metrics().pendingWrites()).isZero();
       }
     }
@@ -104,18 +138,25 @@ class WriteBackMySqlIT {
   @Test
   void readAppliesTheBufferedWriteFirst(MySqlTestDatabase database) throws SQLException {
     createUsers(database);
-    try (CacheServers cache = new CacheServers(1); MySqlStore store = open(database);
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+    try (CacheServers cache = new CacheServers(1);
+        MySqlStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
       EntityKey ann = new EntityKey(USERS, 1);
       writeBack.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
       writeBack.drainNow();
       writeBack.write(ann, ChangeSequence.of(inc("score", 41)));
-      assertThat(store.read(ann).orElseThrow().fields()).as("still buffered").containsEntry("score", 1);
+      assertThat(store.read(ann).orElseThrow().fields())
+          .as("still buffered")
+          .containsEntry("score", 1);
 
-      assertThat(writeBack.read(ann).map(Entity::fields)).contains(Map.of("name", "ann", "score", 42));
+      assertThat(writeBack.read(ann).map(Entity::fields))
+          .contains(Map.of("name", "ann", "score", 42));
       assertThat(writeBack.metrics().pendingWrites()).isZero();
       writeBack.drainNow();
-      assertThat(store.read(ann).orElseThrow().fields()).as("applied once").containsEntry("score", 42);
+      assertThat(store.read(ann).orElseThrow().fields())
+          .as("applied once")
+          .containsEntry("score", 42);
     }
   }
 
@@ -125,19 +166,27 @@ class WriteBackMySqlIT {
    * (50 ms idle pause) would have applied the first write long before the check at one second.
    */
   @Test
-  void aDrainDelayMergesTheChangesOfADocumentIntoOneDrainedWrite(MySqlTestDatabase database) throws Exception {
+  void aDrainDelayMergesTheChangesOfADocumentIntoOneDrainedWrite(MySqlTestDatabase database)
+      throws Exception {
     createUsers(database);
     Duration delay = Duration.ofSeconds(4);
     List<Integer> documentsApplied = new CopyOnWriteArrayList<>();
-    try (CacheServers cache = new CacheServers(1); MySqlStore mysql = open(database);
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).drainThreads(1).drainDelay(delay)
-            .store(new ForwardingStore(mysql) {
-              @Override
-              public void apply(List<EntityChanges> batch) {
-                documentsApplied.add(batch.size());
-                super.apply(batch);
-              }
-            }).build()) {
+    try (CacheServers cache = new CacheServers(1);
+        MySqlStore mysql = open(database);
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .drainThreads(1)
+                .drainDelay(delay)
+                .store(
+                    new ForwardingStore(mysql) {
+                      @Override
+                      public void apply(List<EntityChanges> batch) {
+                        documentsApplied.add(batch.size());
+                        super.apply(batch);
+                      }
+                    })
+                .build()) {
       EntityKey ann = new EntityKey(USERS, 1);
       EntityKey bob = new EntityKey(USERS, 2);
       long started = System.nanoTime();
@@ -148,11 +197,14 @@ class WriteBackMySqlIT {
         writeBack.write(bob, ChangeSequence.of(inc("score", 1)));
       }
       Duration writing = Duration.ofNanos(System.nanoTime() - started);
-      assertThat(writing).as("the writes took less than the delay, so the test can tell").isLessThan(delay);
+      assertThat(writing)
+          .as("the writes took less than the delay, so the test can tell")
+          .isLessThan(delay);
 
       Thread.sleep(1_000);
       assertThat(mysql.read(ann)).as("not drained within the delay").isEmpty();
-      assertThat(writeBack.read(bob).map(Entity::fields)).as("a read applies what is buffered first")
+      assertThat(writeBack.read(bob).map(Entity::fields))
+          .as("a read applies what is buffered first")
           .contains(Map.of("name", "bob", "score", 10));
 
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -160,7 +212,8 @@ class WriteBackMySqlIT {
         Thread.sleep(50);
       }
       assertThat(mysql.read(ann).orElseThrow().fields()).containsEntry("score", 55);
-      assertThat(writeBack.metrics().drained()).as("bob by the read, ann by one drain of all its changes")
+      assertThat(writeBack.metrics().drained())
+          .as("bob by the read, ann by one drain of all its changes")
           .isEqualTo(2);
       assertThat(documentsApplied).containsExactly(1, 1);
     }
@@ -172,37 +225,60 @@ class WriteBackMySqlIT {
    * writes' read and delete, the removals), where one removal after another would take at least 16.
    */
   @Test
-  void aDrainRemovesItsListingsFromEveryPartitionInOneRoundTrip(MySqlTestDatabase database) throws SQLException {
+  void aDrainRemovesItsListingsFromEveryPartitionInOneRoundTrip(MySqlTestDatabase database)
+      throws SQLException {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).drainThreads(0).partitions(16)
-            .singleProcess(true).build()) {
+    try (CacheServers cache = new CacheServers(2);
+        MySqlStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                .partitions(16)
+                .singleProcess(true)
+                .build()) {
       for (int id = 1; id <= 64; id++) {
-        model.write(writeBack, new EntityKey(USERS, id),
+        model.write(
+            writeBack,
+            new EntityKey(USERS, id),
             ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
       }
       long before = cache.client.roundTripsOfCurrentThread();
       writeBack.drainNow();
       long awaited = cache.client.roundTripsOfCurrentThread() - before;
-      assertThat(awaited).as("round trips awaited by a drain of 64 documents over 16 partitions").isLessThan(16);
+      assertThat(awaited)
+          .as("round trips awaited by a drain of 64 documents over 16 partitions")
+          .isLessThan(16);
       model.assertStoreMatches(store);
       assertThat(writeBack.metrics().pendingWrites()).isZero();
     }
   }
 
   @Test
-  void overThePinnedBudgetWritesFallBackToWriteThroughInOrder(MySqlTestDatabase database) throws SQLException {
+  void overThePinnedBudgetWritesFallBackToWriteThroughInOrder(MySqlTestDatabase database)
+      throws SQLException {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(1); MySqlStore store = open(database);
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).drainThreads(0)
-            .pinnedBudgetBytes(400).build()) {
+    try (CacheServers cache = new CacheServers(1);
+        MySqlStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                .pinnedBudgetBytes(400)
+                .build()) {
       for (int round = 0; round < 10; round++) {
         for (int id = 1; id <= 8; id++) {
           EntityKey key = new EntityKey(USERS, id);
-          model.write(writeBack, key, round == 0 ? ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 0)))
-              : ChangeSequence.of(inc("score", round), set("name", "r" + round)));
+          model.write(
+              writeBack,
+              key,
+              round == 0
+                  ? ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 0)))
+                  : ChangeSequence.of(inc("score", round), set("name", "r" + round)));
         }
       }
 
@@ -211,25 +287,38 @@ class WriteBackMySqlIT {
       assertThat(metrics.pinnedBytes()).isLessThanOrEqualTo(400);
       writeBack.drainNow();
       model.assertStoreMatches(store);
-      assertThat(store.read(new EntityKey(USERS, 1)).orElseThrow().fields()).containsEntry("score", 45);
+      assertThat(store.read(new EntityKey(USERS, 1)).orElseThrow().fields())
+          .containsEntry("score", 45);
     }
   }
 
   @Test
-  void storeOutagesAreRetriedAndNoIncrementIsAppliedTwice(MySqlTestDatabase database) throws SQLException {
+  void storeOutagesAreRetriedAndNoIncrementIsAppliedTwice(MySqlTestDatabase database)
+      throws SQLException {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(1); FlakyStore store = new FlakyStore(open(database));
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).drainThreads(0)
-            // Long enough that three failures, their backoff and one real apply fit on a loaded machine.
-            .storeRetryDeadline(Duration.ofSeconds(3)).build()) {
+    try (CacheServers cache = new CacheServers(1);
+        FlakyStore store = new FlakyStore(open(database));
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                // Long enough that three failures, their backoff and one real apply fit on a loaded
+                // machine.
+                .storeRetryDeadline(Duration.ofSeconds(3))
+                .build()) {
       for (int id = 1; id <= 5; id++) {
         EntityKey key = new EntityKey(USERS, id);
-        model.write(writeBack, key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 100))));
+        model.write(
+            writeBack, key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 100))));
       }
       writeBack.drainNow();
       for (int id = 1; id <= 5; id++) {
-        model.write(writeBack, new EntityKey(USERS, id), ChangeSequence.of(inc("score", 7), inc("score", id)));
+        model.write(
+            writeBack,
+            new EntityKey(USERS, id),
+            ChangeSequence.of(inc("score", 7), inc("score", id)));
       }
 
       store.failNextApplies(1_000);
@@ -240,7 +329,8 @@ class WriteBackMySqlIT {
       writeBack.drainNow();
 
       model.assertStoreMatches(store);
-      assertThat(store.read(new EntityKey(USERS, 2)).orElseThrow().fields()).containsEntry("score", 109);
+      assertThat(store.read(new EntityKey(USERS, 2)).orElseThrow().fields())
+          .containsEntry("score", 109);
       WriteBackMetrics metrics = writeBack.metrics();
       assertThat(metrics.storeRetries()).isGreaterThanOrEqualTo(4);
       assertThat(metrics.pendingWrites()).isZero();
@@ -248,31 +338,44 @@ class WriteBackMySqlIT {
   }
 
   @Test
-  void concurrentWritersReadersAndDrainThreadsCountEveryIncrementOnce(MySqlTestDatabase database) throws Exception {
+  void concurrentWritersReadersAndDrainThreadsCountEveryIncrementOnce(MySqlTestDatabase database)
+      throws Exception {
     createUsers(database);
     int writers = 4;
     int incrementsPerWriter = 40;
     int documents = 3;
-    try (CacheServers cache = new CacheServers(2); MySqlStore store = open(database);
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).replicas(2).partitions(4)
-            .drainThreads(2).idlePause(Duration.ofMillis(1)).build()) {
+    try (CacheServers cache = new CacheServers(2);
+        MySqlStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(store)
+                .replicas(2)
+                .partitions(4)
+                .drainThreads(2)
+                .idlePause(Duration.ofMillis(1))
+                .build()) {
       for (int id = 1; id <= documents; id++) {
-        writeBack.write(new EntityKey(USERS, id), ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 0))));
+        writeBack.write(
+            new EntityKey(USERS, id),
+            ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 0))));
       }
       ExecutorService pool = Executors.newFixedThreadPool(writers);
       List<Future<?>> done = new ArrayList<>();
       for (int writer = 0; writer < writers; writer++) {
         int seed = writer;
-        done.add(pool.submit(() -> {
-          for (int i = 0; i < incrementsPerWriter; i++) {
-            EntityKey key = new EntityKey(USERS, 1 + (seed + i) % documents);
-            writeBack.write(key, ChangeSequence.of(inc("score", 1)));
-            if (i % 10 == 0) {
-              assertThat(writeBack.read(key)).isPresent();
-            }
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < incrementsPerWriter; i++) {
+                    EntityKey key = new EntityKey(USERS, 1 + (seed + i) % documents);
+                    writeBack.write(key, ChangeSequence.of(inc("score", 1)));
+                    if (i % 10 == 0) {
+                      assertThat(writeBack.read(key)).isPresent();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> writer : done) {
         writer.get(60, TimeUnit.SECONDS);
@@ -293,12 +396,19 @@ class WriteBackMySqlIT {
   void aLostCacheServerDoesNotLoseReplicatedWrites(MySqlTestDatabase database) throws SQLException {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(3); MySqlStore store = open(database);
-        WriteBack writeBack = WriteBack.builder().cache(cache.client).store(store).replicas(3).drainThreads(0)
-            .build()) {
+    try (CacheServers cache = new CacheServers(3);
+        MySqlStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(store)
+                .replicas(3)
+                .drainThreads(0)
+                .build()) {
       for (int id = 1; id <= 30; id++) {
         EntityKey key = new EntityKey(USERS, id);
-        model.write(writeBack, key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
+        model.write(
+            writeBack, key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
         model.write(writeBack, key, ChangeSequence.of(inc("score", 1000)));
       }
 
@@ -312,7 +422,8 @@ class WriteBackMySqlIT {
   }
 
   private static void createUsers(MySqlTestDatabase database) throws SQLException {
-    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
       statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
     }
   }

@@ -28,297 +28,442 @@ import java.util.function.LongConsumer;
  */
 public final class Bench {
 
-    /**
-     * What to run.
-     *
-     * @param loadWorkload the property file the databases are loaded with (record layout of every workload)
-     * @param warmupSeconds per database after the load, and per run of a cached configuration before it
-     * @param classpath for the YCSB and IQ server child JVMs
-     * @param command the command line as the user typed it, for the report
-     */
-    public record Plan(List<Configuration> configurations, List<Workload> workloads, Path loadWorkload, long records,
-                       int seconds, int warmupSeconds, int threads, int iqServers, int statusIntervalSeconds,
-                       Map<String, String> extraProperties, String classpath, String memcachedBinary, Path outputDir,
-                       String command) {
+  /**
+   * What to run.
+   *
+   * @param loadWorkload the property file the databases are loaded with (record layout of every workload)
+   * @param warmupSeconds per database after the load, and per run of a cached configuration before it
+   * @param classpath for the YCSB and IQ server child JVMs
+   * @param command the command line as the user typed it, for the report
+   */
+  public record Plan(
+      List<Configuration> configurations,
+      List<Workload> workloads,
+      Path loadWorkload,
+      long records,
+      int seconds,
+      int warmupSeconds,
+      int threads,
+      int iqServers,
+      int statusIntervalSeconds,
+      Map<String, String> extraProperties,
+      String classpath,
+      String memcachedBinary,
+      Path outputDir,
+      String command) {
 
-        public Plan {
-            configurations = List.copyOf(configurations);
-            workloads = List.copyOf(workloads);
-            extraProperties = Map.copyOf(extraProperties);
-            positive("records", records);
-            positive("seconds", seconds);
-            positive("threads", threads);
-            positive("iqServers", iqServers);
-            positive("statusIntervalSeconds", statusIntervalSeconds);
-            if (warmupSeconds < 0) {
-                throw new IllegalArgumentException("warmupSeconds must not be negative: " + warmupSeconds);
-            }
-            if (configurations.isEmpty() || workloads.isEmpty()) {
-                throw new IllegalArgumentException("a run needs at least one configuration and one workload");
-            }
-            for (Configuration c : configurations) {
-                if (alone(configurations, c.database().name()).isEmpty()) {
-                    throw new IllegalArgumentException("configuration " + c.name() + " needs the " + c.database().name()
-                            + "-alone configuration in the same run: it loads the database and is what the ratio divides by");
-                }
-            }
+    public Plan {
+      configurations = List.copyOf(configurations);
+      workloads = List.copyOf(workloads);
+      extraProperties = Map.copyOf(extraProperties);
+      positive("records", records);
+      positive("seconds", seconds);
+      positive("threads", threads);
+      positive("iqServers", iqServers);
+      positive("statusIntervalSeconds", statusIntervalSeconds);
+      if (warmupSeconds < 0) {
+        throw new IllegalArgumentException("warmupSeconds must not be negative: " + warmupSeconds);
+      }
+      if (configurations.isEmpty() || workloads.isEmpty()) {
+        throw new IllegalArgumentException(
+            "a run needs at least one configuration and one workload");
+      }
+      for (Configuration c : configurations) {
+        if (alone(configurations, c.database().name()).isEmpty()) {
+          throw new IllegalArgumentException(
+              "configuration "
+                  + c.name()
+                  + " needs the "
+                  + c.database().name()
+                  + "-alone configuration in the same run: it loads the database and is what the ratio divides by");
         }
-
-        private static void positive(String what, long value) {
-            if (value <= 0) {
-                throw new IllegalArgumentException(what + " must be positive: " + value);
-            }
-        }
+      }
     }
 
-    /** The rows of the report, the runs that did not finish, and where it was all written. */
-    public record Outcome(List<ReportRow> rows, List<String> failures, Path outputDir) {
+    private static void positive(String what, long value) {
+      if (value <= 0) {
+        throw new IllegalArgumentException(what + " must be positive: " + value);
+      }
     }
+  }
 
-    private final Plan plan;
-    private final PrintStream console;
-    private final Path raw;
-    private final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    private final long startNanos = System.nanoTime();
-    private final List<String> failures = new ArrayList<>();
-    private final OptionalLong clockTicksPerSecond = ProcCpu.clockTicksPerSecond();
-    /** YCSB client JVMs started so far, to name each one's files ({run} in DENDRITE_BENCH_CLIENT_JVM_OPTS). */
-    private int clientJvms;
+  /** The rows of the report, the runs that did not finish, and where it was all written. */
+  public record Outcome(List<ReportRow> rows, List<String> failures, Path outputDir) {}
 
-    private Bench(Plan plan, PrintStream console) throws IOException {
-        this.plan = plan;
-        this.console = console;
-        this.raw = Files.createDirectories(plan.outputDir().resolve("raw"));
-        if (clockTicksPerSecond.isEmpty()) {
-            warn("`getconf CLK_TCK` gave no clock tick rate: the CPU times per operation will be n/a");
+  private final Plan plan;
+  private final PrintStream console;
+  private final Path raw;
+  private final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  private final long startNanos = System.nanoTime();
+  private final List<String> failures = new ArrayList<>();
+  private final OptionalLong clockTicksPerSecond = ProcCpu.clockTicksPerSecond();
+
+  /** YCSB client JVMs started so far, to name each one's files ({run} in DENDRITE_BENCH_CLIENT_JVM_OPTS). */
+  private int clientJvms;
+
+  private Bench(Plan plan, PrintStream console) throws IOException {
+    this.plan = plan;
+    this.console = console;
+    this.raw = Files.createDirectories(plan.outputDir().resolve("raw"));
+    if (clockTicksPerSecond.isEmpty()) {
+      warn("`getconf CLK_TCK` gave no clock tick rate: the CPU times per operation will be n/a");
+    }
+  }
+
+  public static Outcome run(Plan plan, PrintStream console)
+      throws IOException, InterruptedException {
+    return new Bench(plan, console).run();
+  }
+
+  private Outcome run() throws IOException, InterruptedException {
+    Map<String, Configuration> databases = new LinkedHashMap<>();
+    plan.configurations()
+        .forEach(
+            c ->
+                databases.putIfAbsent(
+                    c.database().name(),
+                    alone(plan.configurations(), c.database().name()).orElseThrow()));
+    for (Configuration alone : databases.values()) {
+      load(alone);
+      if (plan.warmupSeconds() > 0) {
+        measureOrWarm(
+            alone,
+            plan.workloads().get(0),
+            List.of(),
+            plan.warmupSeconds(),
+            "warmup-" + alone.name(),
+            false,
+            pid -> {},
+            ignored -> {});
+      }
+    }
+    Set<String> insertedInto = new HashSet<>();
+    List<RunResult> results = new ArrayList<>();
+    int total = plan.configurations().size() * plan.workloads().size();
+    int n = 0;
+    for (Configuration config : plan.configurations()) {
+      for (Workload workload : plan.workloads()) {
+        n++;
+        String db = config.database().name();
+        if (workload.inserts() && !insertedInto.add(db)) {
+          load(
+              databases.get(
+                  db)); // a second run inserting the same ordered keys would find them taken
         }
-    }
-
-    public static Outcome run(Plan plan, PrintStream console) throws IOException, InterruptedException {
-        return new Bench(plan, console).run();
-    }
-
-    private Outcome run() throws IOException, InterruptedException {
-        Map<String, Configuration> databases = new LinkedHashMap<>();
-        plan.configurations().forEach(c -> databases.putIfAbsent(c.database().name(), alone(plan.configurations(), c.database().name()).orElseThrow()));
-        for (Configuration alone : databases.values()) {
-            load(alone);
-            if (plan.warmupSeconds() > 0) {
-                measureOrWarm(alone, plan.workloads().get(0), List.of(), plan.warmupSeconds(), "warmup-" + alone.name(),
-                        false, pid -> { }, ignored -> { });
-            }
-        }
-        Set<String> insertedInto = new HashSet<>();
-        List<RunResult> results = new ArrayList<>();
-        int total = plan.configurations().size() * plan.workloads().size();
-        int n = 0;
-        for (Configuration config : plan.configurations()) {
-            for (Workload workload : plan.workloads()) {
-                n++;
-                String db = config.database().name();
-                if (workload.inserts() && !insertedInto.add(db)) {
-                    load(databases.get(db)); // a second run inserting the same ordered keys would find them taken
-                }
-                say("run %d/%d: %s on %s", n, total, config.name(), workload.name());
-                try {
-                    runOne(config, workload).ifPresent(results::add);
-                } catch (IOException | RuntimeException e) {
-                    failures.add(config.name() + " on " + workload.name() + ": " + e.getMessage());
-                    say("FAILED: %s", e.getMessage());
-                }
-            }
-        }
-        return report(results);
-    }
-
-    private void load(Configuration alone) throws IOException, InterruptedException {
-        say("loading %d records into %s", plan.records(), alone.database().name());
+        say("run %d/%d: %s on %s", n, total, config.name(), workload.name());
         try {
-            alone.database().reset().run();
-        } catch (Exception e) {
-            throw new IOException("cannot empty " + alone.database().name() + " before loading: " + e.getMessage(), e);
+          runOne(config, workload).ifPresent(results::add);
+        } catch (IOException | RuntimeException e) {
+          failures.add(config.name() + " on " + workload.name() + ": " + e.getMessage());
+          say("FAILED: %s", e.getMessage());
         }
-        List<String> command = command(alone, "-load", plan.loadWorkload(), props(alone, List.of()));
-        String id = "load-" + alone.database().name();
-        List<String> out = YcsbChild.run(command, raw.resolve(id + ".out"), raw.resolve(id + ".err"),
-                Duration.ofHours(2), pid -> { }, s -> progress(id, "", s));
-        YcsbResult result = YcsbOutputParser.parse(out);
-        YcsbResult.OperationStats inserts = result.operations().get("INSERT");
-        long loaded = inserts == null ? 0 : inserts.returns().getOrDefault("OK", 0L);
-        if (loaded != plan.records()) {
-            // YCSB exits with 0 even when the binding cannot be loaded at all: count what was inserted.
-            throw new IOException("loaded " + loaded + " of " + plan.records() + " records into " + alone.database().name()
-                    + firstError(raw.resolve(id + ".err")));
-        }
+      }
     }
+    return report(results);
+  }
 
-    private Optional<RunResult> runOne(Configuration config, Workload workload) throws IOException, InterruptedException {
-        String id = config.name() + "__" + workload.name();
-        List<ServerProcess> servers = startCache(config, id);
-        try {
-            if (config.cache() != Configuration.Cache.NONE && plan.warmupSeconds() > 0) {
-                measureOrWarm(config, workload, servers, plan.warmupSeconds(), id + ".warmup", false, pid -> { },
-                        ignored -> { });
-            }
-            PinnedMemoryPoller poller = config.writeBack() ? new PinnedMemoryPoller(servers) : null;
-            // Added to by YcsbChild's stderr thread, read here once the child is gone.
-            List<YcsbOutputParser.Status> statuses = new CopyOnWriteArrayList<>();
-            String run = config.name() + " on " + workload.name();
-            CpuMeter cpu = new CpuMeter(run, servers.stream().map(ServerProcess::pid).toList(), config.database(),
-                    clockTicksPerSecond, this::warn);
-            DatabaseWorkMeter databaseWork = new DatabaseWorkMeter(run, config.database(), this::warn);
-            List<String> out;
-            try {
-                out = measureOrWarm(config, workload, servers, plan.seconds(), id, true, cpu::clientStarted, s -> {
-                    statuses.add(s);
-                    cpu.sample(s);
-                    databaseWork.sample(s);
+  private void load(Configuration alone) throws IOException, InterruptedException {
+    say("loading %d records into %s", plan.records(), alone.database().name());
+    try {
+      alone.database().reset().run();
+    } catch (Exception e) {
+      throw new IOException(
+          "cannot empty " + alone.database().name() + " before loading: " + e.getMessage(), e);
+    }
+    List<String> command = command(alone, "-load", plan.loadWorkload(), props(alone, List.of()));
+    String id = "load-" + alone.database().name();
+    List<String> out =
+        YcsbChild.run(
+            command,
+            raw.resolve(id + ".out"),
+            raw.resolve(id + ".err"),
+            Duration.ofHours(2),
+            pid -> {},
+            s -> progress(id, "", s));
+    YcsbResult result = YcsbOutputParser.parse(out);
+    YcsbResult.OperationStats inserts = result.operations().get("INSERT");
+    long loaded = inserts == null ? 0 : inserts.returns().getOrDefault("OK", 0L);
+    if (loaded != plan.records()) {
+      // YCSB exits with 0 even when the binding cannot be loaded at all: count what was inserted.
+      throw new IOException(
+          "loaded "
+              + loaded
+              + " of "
+              + plan.records()
+              + " records into "
+              + alone.database().name()
+              + firstError(raw.resolve(id + ".err")));
+    }
+  }
+
+  private Optional<RunResult> runOne(Configuration config, Workload workload)
+      throws IOException, InterruptedException {
+    String id = config.name() + "__" + workload.name();
+    List<ServerProcess> servers = startCache(config, id);
+    try {
+      if (config.cache() != Configuration.Cache.NONE && plan.warmupSeconds() > 0) {
+        measureOrWarm(
+            config,
+            workload,
+            servers,
+            plan.warmupSeconds(),
+            id + ".warmup",
+            false,
+            pid -> {},
+            ignored -> {});
+      }
+      PinnedMemoryPoller poller = config.writeBack() ? new PinnedMemoryPoller(servers) : null;
+      // Added to by YcsbChild's stderr thread, read here once the child is gone.
+      List<YcsbOutputParser.Status> statuses = new CopyOnWriteArrayList<>();
+      String run = config.name() + " on " + workload.name();
+      CpuMeter cpu =
+          new CpuMeter(
+              run,
+              servers.stream().map(ServerProcess::pid).toList(),
+              config.database(),
+              clockTicksPerSecond,
+              this::warn);
+      DatabaseWorkMeter databaseWork = new DatabaseWorkMeter(run, config.database(), this::warn);
+      List<String> out;
+      try {
+        out =
+            measureOrWarm(
+                config,
+                workload,
+                servers,
+                plan.seconds(),
+                id,
+                true,
+                cpu::clientStarted,
+                s -> {
+                  statuses.add(s);
+                  cpu.sample(s);
+                  databaseWork.sample(s);
                 });
-            } finally {
-                databaseWork.close();
-                if (poller != null) {
-                    poller.stop();
-                }
-            }
-            List<PinnedSample> pinned = poller == null ? List.of() : poller.stop();
-            YcsbResult ycsb = YcsbOutputParser.parse(out);
-            if (ycsb.operations().values().stream().mapToLong(YcsbResult.OperationStats::operations).sum() == 0) {
-                throw new IOException("no operation completed" + firstError(raw.resolve(id + ".err")));
-            }
-            Path statsFile = raw.resolve(id + ".stats.properties");
-            Optional<BindingStats> stats = Files.exists(statsFile) ? Optional.of(BindingStats.read(statsFile)) : Optional.empty();
-            say("  %s on %s: %,.0f ops/s, %d failed%s", config.name(), workload.name(), ycsb.throughput(),
-                    ycsb.failedOperations(), stats.map(s -> ", " + s.anomalies() + " anomalies in " + s.rowReadsChecked() + " rows").orElse(""));
-            return Optional.of(new RunResult(config, workload, plan.threads(), plan.records(), plan.seconds(), ycsb, stats,
-                    pinned, statuses, cpu.usage(), databaseWork.work(cpu.window()),
-                    plan.outputDir().relativize(raw.resolve(id + ".out")).toString()));
-        } finally {
-            servers.forEach(ServerProcess::close);
+      } finally {
+        databaseWork.close();
+        if (poller != null) {
+          poller.stop();
         }
+      }
+      List<PinnedSample> pinned = poller == null ? List.of() : poller.stop();
+      YcsbResult ycsb = YcsbOutputParser.parse(out);
+      if (ycsb.operations().values().stream().mapToLong(YcsbResult.OperationStats::operations).sum()
+          == 0) {
+        throw new IOException("no operation completed" + firstError(raw.resolve(id + ".err")));
+      }
+      Path statsFile = raw.resolve(id + ".stats.properties");
+      Optional<BindingStats> stats =
+          Files.exists(statsFile) ? Optional.of(BindingStats.read(statsFile)) : Optional.empty();
+      say(
+          "  %s on %s: %,.0f ops/s, %d failed%s",
+          config.name(),
+          workload.name(),
+          ycsb.throughput(),
+          ycsb.failedOperations(),
+          stats
+              .map(s -> ", " + s.anomalies() + " anomalies in " + s.rowReadsChecked() + " rows")
+              .orElse(""));
+      return Optional.of(
+          new RunResult(
+              config,
+              workload,
+              plan.threads(),
+              plan.records(),
+              plan.seconds(),
+              ycsb,
+              stats,
+              pinned,
+              statuses,
+              cpu.usage(),
+              databaseWork.work(cpu.window()),
+              plan.outputDir().relativize(raw.resolve(id + ".out")).toString()));
+    } finally {
+      servers.forEach(ServerProcess::close);
     }
+  }
 
-    /** Runs YCSB; its pid goes to {@code onStart}, its status lines to the console and to {@code onStatus}. */
-    private List<String> measureOrWarm(Configuration config, Workload workload, List<ServerProcess> servers, int seconds,
-                                       String id, boolean measured, LongConsumer onStart,
-                                       Consumer<YcsbOutputParser.Status> onStatus)
-            throws IOException, InterruptedException {
-        Map<String, String> props = props(config, servers);
-        props.put("maxexecutiontime", String.valueOf(seconds));
-        props.put("dendrite.checkanomalies", String.valueOf(measured));
-        // Check every record, so the hot keys of a zipfian workload (where look-aside goes stale) are among them.
-        props.putIfAbsent("dendrite.checkedrecords", String.valueOf(plan.records()));
-        props.put("dendrite.statsfile", raw.resolve(id + ".stats.properties").toString());
-        List<String> command = command(config, "-t", workload.file(), props);
-        String label = measured ? config.name() : config.name() + " (warm-up)";
-        return YcsbChild.run(command, raw.resolve(id + ".out"), raw.resolve(id + ".err"),
-                Duration.ofSeconds(seconds + 600L), onStart, s -> {
-                    progress(label, workload.name(), s);
-                    onStatus.accept(s);
-                });
-    }
+  /** Runs YCSB; its pid goes to {@code onStart}, its status lines to the console and to {@code onStatus}. */
+  private List<String> measureOrWarm(
+      Configuration config,
+      Workload workload,
+      List<ServerProcess> servers,
+      int seconds,
+      String id,
+      boolean measured,
+      LongConsumer onStart,
+      Consumer<YcsbOutputParser.Status> onStatus)
+      throws IOException, InterruptedException {
+    Map<String, String> props = props(config, servers);
+    props.put("maxexecutiontime", String.valueOf(seconds));
+    props.put("dendrite.checkanomalies", String.valueOf(measured));
+    // Check every record, so the hot keys of a zipfian workload (where look-aside goes stale) are
+    // among them.
+    props.putIfAbsent("dendrite.checkedrecords", String.valueOf(plan.records()));
+    props.put("dendrite.statsfile", raw.resolve(id + ".stats.properties").toString());
+    List<String> command = command(config, "-t", workload.file(), props);
+    String label = measured ? config.name() : config.name() + " (warm-up)";
+    return YcsbChild.run(
+        command,
+        raw.resolve(id + ".out"),
+        raw.resolve(id + ".err"),
+        Duration.ofSeconds(seconds + 600L),
+        onStart,
+        s -> {
+          progress(label, workload.name(), s);
+          onStatus.accept(s);
+        });
+  }
 
-    private List<ServerProcess> startCache(Configuration config, String id) throws IOException, InterruptedException {
-        List<ServerProcess> servers = new ArrayList<>();
-        try {
-            switch (config.cache()) {
-                case IQ_SERVERS -> {
-                    for (int i = 0; i < plan.iqServers(); i++) {
-                        servers.add(ServerProcess.iqServer(java, plan.classpath(), "512m", "256m",
-                                raw.resolve(id + ".iq-server-" + i + ".log")));
-                    }
-                }
-                case MEMCACHED -> servers.add(ServerProcess.memcached(plan.memcachedBinary(), "512",
-                        raw.resolve(id + ".memcached.log")));
-                case NONE -> { }
-            }
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            servers.forEach(ServerProcess::close);
-            throw e;
+  private List<ServerProcess> startCache(Configuration config, String id)
+      throws IOException, InterruptedException {
+    List<ServerProcess> servers = new ArrayList<>();
+    try {
+      switch (config.cache()) {
+        case IQ_SERVERS -> {
+          for (int i = 0; i < plan.iqServers(); i++) {
+            servers.add(
+                ServerProcess.iqServer(
+                    java,
+                    plan.classpath(),
+                    "512m",
+                    "256m",
+                    raw.resolve(id + ".iq-server-" + i + ".log")));
+          }
         }
-        return servers;
+        case MEMCACHED ->
+            servers.add(
+                ServerProcess.memcached(
+                    plan.memcachedBinary(), "512", raw.resolve(id + ".memcached.log")));
+        case NONE -> {}
+      }
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      servers.forEach(ServerProcess::close);
+      throw e;
     }
+    return servers;
+  }
 
-    private Map<String, String> props(Configuration config, List<ServerProcess> servers) {
-        Map<String, String> props = new LinkedHashMap<>(config.properties());
-        props.putAll(plan.extraProperties());
-        props.put("recordcount", String.valueOf(plan.records()));
-        props.put("status.interval", String.valueOf(plan.statusIntervalSeconds()));
-        String addresses = String.join(",", servers.stream().map(ServerProcess::address).toList());
-        switch (config.cache()) {
-            case IQ_SERVERS -> props.put("dendrite.servers", addresses);
-            case MEMCACHED -> props.put("memcached.servers", addresses);
-            case NONE -> { }
+  private Map<String, String> props(Configuration config, List<ServerProcess> servers) {
+    Map<String, String> props = new LinkedHashMap<>(config.properties());
+    props.putAll(plan.extraProperties());
+    props.put("recordcount", String.valueOf(plan.records()));
+    props.put("status.interval", String.valueOf(plan.statusIntervalSeconds()));
+    String addresses = String.join(",", servers.stream().map(ServerProcess::address).toList());
+    switch (config.cache()) {
+      case IQ_SERVERS -> props.put("dendrite.servers", addresses);
+      case MEMCACHED -> props.put("memcached.servers", addresses);
+      case NONE -> {}
+    }
+    return props;
+  }
+
+  private List<String> command(
+      Configuration config, String phase, Path workloadFile, Map<String, String> props) {
+    List<String> command = new ArrayList<>(List.of(java, "-Xmx2g"));
+    // Only the YCSB client's JVM: e.g. a flight recording of the client (JAVA_TOOL_OPTIONS would
+    // reach the
+    // IQ server processes too, and their startup banner check). {run} names this JVM, so each gets
+    // its file.
+    String clientOptions =
+        System.getenv().getOrDefault("DENDRITE_BENCH_CLIENT_JVM_OPTS", "").strip();
+    if (!clientOptions.isEmpty()) {
+      String run =
+          String.format("%02d-%s-%s", ++clientJvms, config.name(), workloadFile.getFileName());
+      command.addAll(List.of(clientOptions.replace("{run}", run).split("\\s+")));
+    }
+    command.addAll(
+        List.of(
+            "-cp",
+            plan.classpath(),
+            "site.ycsb.Client",
+            phase,
+            "-db",
+            config.bindingClass(),
+            "-P",
+            workloadFile.toString(),
+            "-threads",
+            String.valueOf(plan.threads()),
+            "-s"));
+    props.forEach((k, v) -> command.addAll(List.of("-p", k + "=" + v)));
+    return command;
+  }
+
+  private Outcome report(List<RunResult> results) throws IOException {
+    List<ReportRow> rows = ReportRow.of(results);
+    Path dir = plan.outputDir();
+    List<String> plots = new ArrayList<>();
+    Set<String> databases = new java.util.LinkedHashSet<>();
+    results.forEach(r -> databases.add(r.configuration().database().name()));
+    for (String db : databases) {
+      for (String shape : List.of(Workload.ALL_FIELDS, Workload.ONE_FIELD)) {
+        String file =
+            "improvement-"
+                + db
+                + "-"
+                + (shape.equals(Workload.ALL_FIELDS) ? "all-fields" : "one-field")
+                + ".png";
+        if (PlotWriter.improvementVsScan(rows, db, shape, dir.resolve(file))) {
+          plots.add(file);
         }
-        return props;
+      }
     }
+    Map<String, List<PinnedSample>> pinned = new LinkedHashMap<>();
+    results.stream()
+        .filter(r -> r.configuration().writeBack())
+        .forEach(r -> pinned.put(r.configuration().name() + " " + r.workload().name(), r.pinned()));
+    if (PlotWriter.pinnedMemory(pinned, dir.resolve("pinned-memory.png"))) {
+      plots.add("pinned-memory.png");
+    }
+    ReportWriter.writeCsv(rows, dir.resolve("results.csv"));
+    ReportWriter.writeMarkdown(
+        rows,
+        new ReportWriter.Header(plan.command(), MachineFacts.collect(), plots, failures),
+        dir.resolve("report.md"));
+    say("report: %s", dir.resolve("report.md"));
+    return new Outcome(rows, List.copyOf(failures), dir);
+  }
 
-    private List<String> command(Configuration config, String phase, Path workloadFile, Map<String, String> props) {
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx2g"));
-        // Only the YCSB client's JVM: e.g. a flight recording of the client (JAVA_TOOL_OPTIONS would reach the
-        // IQ server processes too, and their startup banner check). {run} names this JVM, so each gets its file.
-        String clientOptions = System.getenv().getOrDefault("DENDRITE_BENCH_CLIENT_JVM_OPTS", "").strip();
-        if (!clientOptions.isEmpty()) {
-            String run = String.format("%02d-%s-%s", ++clientJvms, config.name(), workloadFile.getFileName());
-            command.addAll(List.of(clientOptions.replace("{run}", run).split("\\s+")));
-        }
-        command.addAll(List.of("-cp", plan.classpath(), "site.ycsb.Client", phase,
-                "-db", config.bindingClass(), "-P", workloadFile.toString(), "-threads", String.valueOf(plan.threads()), "-s"));
-        props.forEach((k, v) -> command.addAll(List.of("-p", k + "=" + v)));
-        return command;
+  /** The first exception YCSB or the binding printed, so that the console says why a run did nothing. */
+  private static String firstError(Path stderr) throws IOException {
+    try (var lines = Files.lines(stderr)) {
+      return lines
+          .filter(l -> l.contains("Exception") || l.contains("Error"))
+          .findFirst()
+          .map(l -> ": " + l.strip() + " (see " + stderr + ")")
+          .orElse("; see " + stderr);
     }
+  }
 
-    private Outcome report(List<RunResult> results) throws IOException {
-        List<ReportRow> rows = ReportRow.of(results);
-        Path dir = plan.outputDir();
-        List<String> plots = new ArrayList<>();
-        Set<String> databases = new java.util.LinkedHashSet<>();
-        results.forEach(r -> databases.add(r.configuration().database().name()));
-        for (String db : databases) {
-            for (String shape : List.of(Workload.ALL_FIELDS, Workload.ONE_FIELD)) {
-                String file = "improvement-" + db + "-" + (shape.equals(Workload.ALL_FIELDS) ? "all-fields" : "one-field") + ".png";
-                if (PlotWriter.improvementVsScan(rows, db, shape, dir.resolve(file))) {
-                    plots.add(file);
-                }
-            }
-        }
-        Map<String, List<PinnedSample>> pinned = new LinkedHashMap<>();
-        results.stream().filter(r -> r.configuration().writeBack())
-                .forEach(r -> pinned.put(r.configuration().name() + " " + r.workload().name(), r.pinned()));
-        if (PlotWriter.pinnedMemory(pinned, dir.resolve("pinned-memory.png"))) {
-            plots.add("pinned-memory.png");
-        }
-        ReportWriter.writeCsv(rows, dir.resolve("results.csv"));
-        ReportWriter.writeMarkdown(rows, new ReportWriter.Header(plan.command(), MachineFacts.collect(), plots, failures),
-                dir.resolve("report.md"));
-        say("report: %s", dir.resolve("report.md"));
-        return new Outcome(rows, List.copyOf(failures), dir);
-    }
+  private static Optional<Configuration> alone(
+      List<Configuration> configurations, String database) {
+    return configurations.stream()
+        .filter(c -> c.databaseAlone() && c.database().name().equals(database))
+        .findFirst();
+  }
 
-    /** The first exception YCSB or the binding printed, so that the console says why a run did nothing. */
-    private static String firstError(Path stderr) throws IOException {
-        try (var lines = Files.lines(stderr)) {
-            return lines.filter(l -> l.contains("Exception") || l.contains("Error")).findFirst()
-                    .map(l -> ": " + l.strip() + " (see " + stderr + ")").orElse("; see " + stderr);
-        }
-    }
+  private void progress(String config, String workload, YcsbOutputParser.Status s) {
+    say(
+        "  %-24s %-14s %4d s %12s ops/s",
+        config,
+        workload,
+        s.elapsedSeconds(),
+        String.format(Locale.ROOT, "%,.0f", s.currentOpsPerSecond()));
+  }
 
-    private static Optional<Configuration> alone(List<Configuration> configurations, String database) {
-        return configurations.stream().filter(c -> c.databaseAlone() && c.database().name().equals(database)).findFirst();
-    }
+  /** A figure the report leaves blank, said on the console so that the blank is explained. */
+  private void warn(String message) {
+    say("  WARNING: %s", message);
+  }
 
-    private void progress(String config, String workload, YcsbOutputParser.Status s) {
-        say("  %-24s %-14s %4d s %12s ops/s", config, workload, s.elapsedSeconds(),
-                String.format(Locale.ROOT, "%,.0f", s.currentOpsPerSecond()));
-    }
-
-    /** A figure the report leaves blank, said on the console so that the blank is explained. */
-    private void warn(String message) {
-        say("  WARNING: %s", message);
-    }
-
-    private void say(String format, Object... args) {
-        long elapsed = (System.nanoTime() - startNanos) / 1_000_000_000L;
-        console.printf(Locale.ROOT, "[%3d:%02d] %s%n", elapsed / 60, elapsed % 60, String.format(Locale.ROOT, format, args));
-        console.flush();
-    }
+  private void say(String format, Object... args) {
+    long elapsed = (System.nanoTime() - startNanos) / 1_000_000_000L;
+    console.printf(
+        Locale.ROOT,
+        "[%3d:%02d] %s%n",
+        elapsed / 60,
+        elapsed % 60,
+        String.format(Locale.ROOT, format, args));
+    console.flush();
+  }
 }

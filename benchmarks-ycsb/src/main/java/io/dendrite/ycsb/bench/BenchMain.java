@@ -19,7 +19,8 @@ import java.util.stream.Collectors;
  */
 public final class BenchMain {
 
-    static final String USAGE = """
+  static final String USAGE =
+      """
             Usage: dev/bench [options]
                    dev/bench --drain-statements [batches]   (one drained row's CPU with each MySQL driver)
               --quick               the 10-minute run: 20 000 records, 20 s per run, 5 s warm-up,
@@ -39,175 +40,233 @@ public final class BenchMain {
               -p key=value          a property for every YCSB run (e.g. -p dendrite.drainthreads=4)
             """;
 
-    static final List<String> QUICK_CONFIGS = List.of("mysql", "mysql-write-around", "mysql-write-through",
-            "mysql-write-back", "mysql-lookaside");
-    static final List<String> QUICK_WORKLOADS = List.of("cpr-star-10", "cpr-star-99", "A");
-    /** The CPR mixes first (the headline), then the core workloads, E last as its inserts force a reload. */
-    static final List<String> ALL_WORKLOADS;
+  static final List<String> QUICK_CONFIGS =
+      List.of(
+          "mysql",
+          "mysql-write-around",
+          "mysql-write-through",
+          "mysql-write-back",
+          "mysql-lookaside");
+  static final List<String> QUICK_WORKLOADS = List.of("cpr-star-10", "cpr-star-99", "A");
 
-    static {
-        List<String> all = new ArrayList<>();
-        for (String shape : List.of("star", "one")) {
-            for (int f : new int[] {10, 25, 50, 75, 90, 95, 99, 100}) {
-                all.add("cpr-" + shape + "-" + f);
-            }
-        }
-        all.addAll(List.of("A", "B", "C", "S", "E"));
-        ALL_WORKLOADS = List.copyOf(all);
+  /** The CPR mixes first (the headline), then the core workloads, E last as its inserts force a reload. */
+  static final List<String> ALL_WORKLOADS;
+
+  static {
+    List<String> all = new ArrayList<>();
+    for (String shape : List.of("star", "one")) {
+      for (int f : new int[] {10, 25, 50, 75, 90, 95, 99, 100}) {
+        all.add("cpr-" + shape + "-" + f);
+      }
     }
+    all.addAll(List.of("A", "B", "C", "S", "E"));
+    ALL_WORKLOADS = List.copyOf(all);
+  }
 
-    private BenchMain() {
+  private BenchMain() {}
+
+  public static void main(String[] argv) throws IOException, InterruptedException {
+    String mysqlUrl;
+    try {
+      mysqlUrl = mysqlUrl(System.getenv("DENDRITE_MYSQL_URL"), argv);
+    } catch (IllegalArgumentException e) {
+      System.err.println("dev/bench: " + e.getMessage());
+      System.exit(2);
+      return;
     }
-
-    public static void main(String[] argv) throws IOException, InterruptedException {
-        String mysqlUrl;
-        try {
-            mysqlUrl = mysqlUrl(System.getenv("DENDRITE_MYSQL_URL"), argv);
-        } catch (IllegalArgumentException e) {
-            System.err.println("dev/bench: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
-        List<Configuration> known = Configurations.standard(mysqlUrl,
-                System.getenv("DENDRITE_MONGO_URL"), Path.of(System.getenv().getOrDefault("DENDRITE_SERVICES_DIR", "target/services")));
-        Bench.Plan plan;
-        try {
-            plan = plan(argv, known);
-        } catch (IllegalArgumentException e) {
-            System.err.println("dev/bench: " + e.getMessage());
-            System.err.printf(USAGE, String.join(", ", names(known)));
-            System.exit(2);
-            return;
-        }
-        if (plan == null) {
-            System.out.printf(USAGE, String.join(", ", names(known)));
-            return;
-        }
-        try {
-            Bench.Outcome outcome = Bench.run(plan, System.out);
-            System.exit(outcome.failures().isEmpty() ? 0 : 1);
-        } catch (IOException e) {
-            // A load that fails (database down, binding missing) leaves nothing to compare: say why and stop.
-            System.err.println("dev/bench: " + e.getMessage());
-            System.exit(1);
-        }
+    List<Configuration> known =
+        Configurations.standard(
+            mysqlUrl,
+            System.getenv("DENDRITE_MONGO_URL"),
+            Path.of(System.getenv().getOrDefault("DENDRITE_SERVICES_DIR", "target/services")));
+    Bench.Plan plan;
+    try {
+      plan = plan(argv, known);
+    } catch (IllegalArgumentException e) {
+      System.err.println("dev/bench: " + e.getMessage());
+      System.err.printf(USAGE, String.join(", ", names(known)));
+      System.exit(2);
+      return;
     }
+    if (plan == null) {
+      System.out.printf(USAGE, String.join(", ", names(known)));
+      return;
+    }
+    try {
+      Bench.Outcome outcome = Bench.run(plan, System.out);
+      System.exit(outcome.failures().isEmpty() ? 0 : 1);
+    } catch (IOException e) {
+      // A load that fails (database down, binding missing) leaves nothing to compare: say why and
+      // stop.
+      System.err.println("dev/bench: " + e.getMessage());
+      System.exit(1);
+    }
+  }
 
-    /**
-     * {@code url} (a {@code jdbc:mysql:} or {@code jdbc:mariadb:} URL, or null when MySQL is not configured) with
-     * the scheme of the driver {@code --mysql-driver} names. The database alone and every Dendrite over it get the
-     * same driver, so the ratios compare the cache tier, not two drivers.
-     */
-    static String mysqlUrl(String url, String[] argv) {
-        String driver = "mariadb";
-        for (int i = 0; i + 1 < argv.length; i++) {
-            if (argv[i].equals("--mysql-driver")) {
-                driver = argv[i + 1];
-            }
-        }
-        String scheme = switch (driver) {
-            case "mariadb" -> "jdbc:mariadb:";
-            case "connector-j" -> "jdbc:mysql:";
-            default -> throw new IllegalArgumentException("--mysql-driver is mariadb or connector-j, got " + driver);
+  /**
+   * {@code url} (a {@code jdbc:mysql:} or {@code jdbc:mariadb:} URL, or null when MySQL is not configured) with
+   * the scheme of the driver {@code --mysql-driver} names. The database alone and every Dendrite over it get the
+   * same driver, so the ratios compare the cache tier, not two drivers.
+   */
+  static String mysqlUrl(String url, String[] argv) {
+    String driver = "mariadb";
+    for (int i = 0; i + 1 < argv.length; i++) {
+      if (argv[i].equals("--mysql-driver")) {
+        driver = argv[i + 1];
+      }
+    }
+    String scheme =
+        switch (driver) {
+          case "mariadb" -> "jdbc:mariadb:";
+          case "connector-j" -> "jdbc:mysql:";
+          default ->
+              throw new IllegalArgumentException(
+                  "--mysql-driver is mariadb or connector-j, got " + driver);
         };
-        if (url == null) {
-            return null;
-        }
-        for (String known : List.of("jdbc:mysql:", "jdbc:mariadb:")) {
-            if (url.startsWith(known)) {
-                return scheme + url.substring(known.length());
-            }
-        }
-        throw new IllegalArgumentException("DENDRITE_MYSQL_URL must start with jdbc:mysql: or jdbc:mariadb:");
+    if (url == null) {
+      return null;
     }
-
-    /** The plan the options describe, or null for {@code --help}. */
-    static Bench.Plan plan(String[] argv, List<Configuration> known) throws IOException {
-        Map<String, String> options = new LinkedHashMap<>();
-        Map<String, String> props = new LinkedHashMap<>();
-        boolean quick = false;
-        for (int i = 0; i < argv.length; i++) {
-            String option = argv[i];
-            if (option.equals("--help") || option.equals("-h")) {
-                return null;
-            }
-            if (option.equals("--quick")) {
-                quick = true;
-                continue;
-            }
-            if (i + 1 >= argv.length) {
-                throw new IllegalArgumentException("missing value for " + option);
-            }
-            String value = argv[++i];
-            if (option.equals("-p")) {
-                int eq = value.indexOf('=');
-                if (eq <= 0) {
-                    throw new IllegalArgumentException("-p needs key=value, got " + value);
-                }
-                props.put(value.substring(0, eq), value.substring(eq + 1));
-            } else if (List.of("--records", "--seconds", "--warmup", "--threads", "--configs", "--workloads", "--iq-servers",
-                    "--status-interval", "--workloads-dir", "--output").contains(option)) {
-                options.put(option, value);
-            } else if (option.equals("--mysql-driver")) {
-                continue; // applied to the URL by main, before the configurations are built
-            } else {
-                throw new IllegalArgumentException("unknown option " + option);
-            }
-        }
-        long records = number(options, "--records", quick ? 20_000 : 100_000);
-        int seconds = (int) number(options, "--seconds", quick ? 20 : 60);
-        int warmup = (int) number(options, "--warmup", quick ? 5 : 10);
-        int threads = (int) number(options, "--threads", 4);
-        int iqServers = (int) number(options, "--iq-servers", 2);
-        int status = (int) number(options, "--status-interval", 10);
-        Path workloadsDir = Path.of(options.getOrDefault("--workloads-dir", "benchmarks-ycsb/workloads"));
-
-        List<String> configNames = list(options, "--configs", quick ? QUICK_CONFIGS : names(known));
-        List<Configuration> configs = new ArrayList<>();
-        for (String name : configNames) {
-            configs.add(known.stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow(() ->
-                    new IllegalArgumentException("unknown configuration " + name + " (known: " + String.join(", ", names(known))
-                            + "; a database's configurations need its DENDRITE_*_URL)")));
-        }
-        // The database alone loads the data and is what every ratio divides by: add it when left out.
-        for (Configuration c : List.copyOf(configs)) {
-            known.stream().filter(k -> k.databaseAlone() && k.database().name().equals(c.database().name())
-                    && !configs.contains(k)).findFirst().ifPresent(k -> configs.add(0, k));
-        }
-        List<Workload> workloads = new ArrayList<>();
-        for (String name : list(options, "--workloads", quick ? QUICK_WORKLOADS : ALL_WORKLOADS)) {
-            Path file = workloadsDir.resolve(name);
-            if (!Files.isRegularFile(file)) {
-                throw new IllegalArgumentException("no workload file " + file);
-            }
-            workloads.add(Workload.read(file));
-        }
-        Path output = ResultsDirectory.create(Path.of(options.getOrDefault("--output", "results")), LocalDate.now());
-        String command = "dev/bench" + (argv.length == 0 ? "" : " " + String.join(" ", argv));
-        return new Bench.Plan(configs, workloads, workloadsDir.resolve("load"), records, seconds, warmup, threads, iqServers,
-                status, props, System.getProperty("java.class.path"),
-                System.getenv().getOrDefault("DENDRITE_MEMCACHED_BIN", "memcached"), output, command);
+    for (String known : List.of("jdbc:mysql:", "jdbc:mariadb:")) {
+      if (url.startsWith(known)) {
+        return scheme + url.substring(known.length());
+      }
     }
+    throw new IllegalArgumentException(
+        "DENDRITE_MYSQL_URL must start with jdbc:mysql: or jdbc:mariadb:");
+  }
 
-    private static long number(Map<String, String> options, String option, long fallback) {
-        String value = options.get(option);
-        if (value == null) {
-            return fallback;
+  /** The plan the options describe, or null for {@code --help}. */
+  static Bench.Plan plan(String[] argv, List<Configuration> known) throws IOException {
+    Map<String, String> options = new LinkedHashMap<>();
+    Map<String, String> props = new LinkedHashMap<>();
+    boolean quick = false;
+    for (int i = 0; i < argv.length; i++) {
+      String option = argv[i];
+      if (option.equals("--help") || option.equals("-h")) {
+        return null;
+      }
+      if (option.equals("--quick")) {
+        quick = true;
+        continue;
+      }
+      if (i + 1 >= argv.length) {
+        throw new IllegalArgumentException("missing value for " + option);
+      }
+      String value = argv[++i];
+      if (option.equals("-p")) {
+        int eq = value.indexOf('=');
+        if (eq <= 0) {
+          throw new IllegalArgumentException("-p needs key=value, got " + value);
         }
-        try {
-            return Long.parseLong(value.replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " needs a whole number, got " + value);
-        }
+        props.put(value.substring(0, eq), value.substring(eq + 1));
+      } else if (List.of(
+              "--records",
+              "--seconds",
+              "--warmup",
+              "--threads",
+              "--configs",
+              "--workloads",
+              "--iq-servers",
+              "--status-interval",
+              "--workloads-dir",
+              "--output")
+          .contains(option)) {
+        options.put(option, value);
+      } else if (option.equals("--mysql-driver")) {
+        continue; // applied to the URL by main, before the configurations are built
+      } else {
+        throw new IllegalArgumentException("unknown option " + option);
+      }
     }
+    long records = number(options, "--records", quick ? 20_000 : 100_000);
+    int seconds = (int) number(options, "--seconds", quick ? 20 : 60);
+    int warmup = (int) number(options, "--warmup", quick ? 5 : 10);
+    int threads = (int) number(options, "--threads", 4);
+    int iqServers = (int) number(options, "--iq-servers", 2);
+    int status = (int) number(options, "--status-interval", 10);
+    Path workloadsDir =
+        Path.of(options.getOrDefault("--workloads-dir", "benchmarks-ycsb/workloads"));
 
-    private static List<String> list(Map<String, String> options, String option, List<String> fallback) {
-        String value = options.get(option);
-        return value == null ? fallback : Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty())
-                .collect(Collectors.toList());
+    List<String> configNames = list(options, "--configs", quick ? QUICK_CONFIGS : names(known));
+    List<Configuration> configs = new ArrayList<>();
+    for (String name : configNames) {
+      configs.add(
+          known.stream()
+              .filter(c -> c.name().equals(name))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "unknown configuration "
+                              + name
+                              + " (known: "
+                              + String.join(", ", names(known))
+                              + "; a database's configurations need its DENDRITE_*_URL)")));
     }
+    // The database alone loads the data and is what every ratio divides by: add it when left out.
+    for (Configuration c : List.copyOf(configs)) {
+      known.stream()
+          .filter(
+              k ->
+                  k.databaseAlone()
+                      && k.database().name().equals(c.database().name())
+                      && !configs.contains(k))
+          .findFirst()
+          .ifPresent(k -> configs.add(0, k));
+    }
+    List<Workload> workloads = new ArrayList<>();
+    for (String name : list(options, "--workloads", quick ? QUICK_WORKLOADS : ALL_WORKLOADS)) {
+      Path file = workloadsDir.resolve(name);
+      if (!Files.isRegularFile(file)) {
+        throw new IllegalArgumentException("no workload file " + file);
+      }
+      workloads.add(Workload.read(file));
+    }
+    Path output =
+        ResultsDirectory.create(
+            Path.of(options.getOrDefault("--output", "results")), LocalDate.now());
+    String command = "dev/bench" + (argv.length == 0 ? "" : " " + String.join(" ", argv));
+    return new Bench.Plan(
+        configs,
+        workloads,
+        workloadsDir.resolve("load"),
+        records,
+        seconds,
+        warmup,
+        threads,
+        iqServers,
+        status,
+        props,
+        System.getProperty("java.class.path"),
+        System.getenv().getOrDefault("DENDRITE_MEMCACHED_BIN", "memcached"),
+        output,
+        command);
+  }
 
-    private static List<String> names(List<Configuration> configs) {
-        return configs.stream().map(Configuration::name).toList();
+  private static long number(Map<String, String> options, String option, long fallback) {
+    String value = options.get(option);
+    if (value == null) {
+      return fallback;
     }
+    try {
+      return Long.parseLong(value.replace("_", ""));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " needs a whole number, got " + value);
+    }
+  }
+
+  private static List<String> list(
+      Map<String, String> options, String option, List<String> fallback) {
+    String value = options.get(option);
+    return value == null
+        ? fallback
+        : Arrays.stream(value.split(","))
+            .map(String::strip)
+            .filter(s -> !s.isEmpty())
+            .collect(Collectors.toList());
+  }
+
+  private static List<String> names(List<Configuration> configs) {
+    return configs.stream().map(Configuration::name).toList();
+  }
 }

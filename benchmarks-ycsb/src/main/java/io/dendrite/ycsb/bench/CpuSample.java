@@ -9,14 +9,18 @@ import java.util.OptionalLong;
  *
  * @param cacheTicks summed over every cache server process of the run; 0 when the run started none
  */
-record CpuSample(YcsbOutputParser.Status status, OptionalLong clientTicks, OptionalLong cacheTicks,
-                 OptionalLong databaseTicks, Optional<ProcCpu.MachineTicks> machine) {
+record CpuSample(
+    YcsbOutputParser.Status status,
+    OptionalLong clientTicks,
+    OptionalLong cacheTicks,
+    OptionalLong databaseTicks,
+    Optional<ProcCpu.MachineTicks> machine) {
 
-    /** Whether this sample has every counter {@code other} has, so that a window between them loses none. */
-    boolean readsAtLeastWhat(CpuSample other) {
-        return (clientTicks.isPresent() || other.clientTicks.isEmpty())
-                && (cacheTicks.isPresent() || other.cacheTicks.isEmpty())
-                && (databaseTicks.isPresent() || other.databaseTicks.isEmpty())
-                && (machine.isPresent() || other.machine.isEmpty());
-    }
+  /** Whether this sample has every counter {@code other} has, so that a window between them loses none. */
+  boolean readsAtLeastWhat(CpuSample other) {
+    return (clientTicks.isPresent() || other.clientTicks.isEmpty())
+        && (cacheTicks.isPresent() || other.cacheTicks.isEmpty())
+        && (databaseTicks.isPresent() || other.databaseTicks.isEmpty())
+        && (machine.isPresent() || other.machine.isEmpty());
+  }
 }

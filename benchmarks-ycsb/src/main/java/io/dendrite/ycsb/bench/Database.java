@@ -13,23 +13,27 @@ import java.util.Optional;
  * @param statusCounters where the server's own count of statements, commits and fsyncs is read; empty when
  *     it keeps none
  */
-public record Database(String name, Reset reset, Optional<Path> serverPidFile, Optional<StatusCounters> statusCounters) {
+public record Database(
+    String name,
+    Reset reset,
+    Optional<Path> serverPidFile,
+    Optional<StatusCounters> statusCounters) {
 
-    /** Drops what a previous load left behind. */
-    @FunctionalInterface
-    public interface Reset {
-        void run() throws Exception;
-    }
+  /** Drops what a previous load left behind. */
+  @FunctionalInterface
+  public interface Reset {
+    void run() throws Exception;
+  }
 
-    public Database {
-        Objects.requireNonNull(name, "name");
-        Objects.requireNonNull(reset, "reset");
-        Objects.requireNonNull(serverPidFile, "serverPidFile");
-        Objects.requireNonNull(statusCounters, "statusCounters");
-    }
+  public Database {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(reset, "reset");
+    Objects.requireNonNull(serverPidFile, "serverPidFile");
+    Objects.requireNonNull(statusCounters, "statusCounters");
+  }
 
-    /** A database with nothing to drop and no server process, such as YCSB's {@code BasicDB}. */
-    public static Database withoutReset(String name) {
-        return new Database(name, () -> { }, Optional.empty(), Optional.empty());
-    }
+  /** A database with nothing to drop and no server process, such as YCSB's {@code BasicDB}. */
+  public static Database withoutReset(String name) {
+    return new Database(name, () -> {}, Optional.empty(), Optional.empty());
+  }
 }

@@ -11,36 +11,46 @@ import java.util.OptionalLong;
  *
  * @param operations completed between the window's first and last YCSB status line
  */
-public record DatabaseWork(long operations, OptionalLong statements, OptionalLong commits, OptionalLong fsyncs) {
+public record DatabaseWork(
+    long operations, OptionalLong statements, OptionalLong commits, OptionalLong fsyncs) {
 
-    /** The work between two reads of the counters, taken as YCSB printed {@code first} and {@code last}. */
-    static DatabaseWork between(YcsbOutputParser.Status first, StatusCounts from, YcsbOutputParser.Status last,
-                                StatusCounts to) {
-        return new DatabaseWork(last.operations() - first.operations(), difference(from.statements(), to.statements()),
-                difference(from.commits(), to.commits()), difference(from.fsyncs(), to.fsyncs()));
-    }
+  /** The work between two reads of the counters, taken as YCSB printed {@code first} and {@code last}. */
+  static DatabaseWork between(
+      YcsbOutputParser.Status first,
+      StatusCounts from,
+      YcsbOutputParser.Status last,
+      StatusCounts to) {
+    return new DatabaseWork(
+        last.operations() - first.operations(),
+        difference(from.statements(), to.statements()),
+        difference(from.commits(), to.commits()),
+        difference(from.fsyncs(), to.fsyncs()));
+  }
 
-    private static OptionalLong difference(OptionalLong from, OptionalLong to) {
-        return from.isPresent() && to.isPresent() ? OptionalLong.of(to.getAsLong() - from.getAsLong()) : OptionalLong.empty();
-    }
+  private static OptionalLong difference(OptionalLong from, OptionalLong to) {
+    return from.isPresent() && to.isPresent()
+        ? OptionalLong.of(to.getAsLong() - from.getAsLong())
+        : OptionalLong.empty();
+  }
 
-    /** Statements per operation; empty when the server does not count them, or no operation completed. */
-    public OptionalDouble statementsPerOperation() {
-        return perOperation(statements);
-    }
+  /** Statements per operation; empty when the server does not count them, or no operation completed. */
+  public OptionalDouble statementsPerOperation() {
+    return perOperation(statements);
+  }
 
-    /** As {@link #statementsPerOperation()}, for committed transactions. */
-    public OptionalDouble commitsPerOperation() {
-        return perOperation(commits);
-    }
+  /** As {@link #statementsPerOperation()}, for committed transactions. */
+  public OptionalDouble commitsPerOperation() {
+    return perOperation(commits);
+  }
 
-    /** As {@link #statementsPerOperation()}, for fsyncs. */
-    public OptionalDouble fsyncsPerOperation() {
-        return perOperation(fsyncs);
-    }
+  /** As {@link #statementsPerOperation()}, for fsyncs. */
+  public OptionalDouble fsyncsPerOperation() {
+    return perOperation(fsyncs);
+  }
 
-    private OptionalDouble perOperation(OptionalLong count) {
-        return count.isPresent() && operations > 0
-                ? OptionalDouble.of((double) count.getAsLong() / operations) : OptionalDouble.empty();
-    }
+  private OptionalDouble perOperation(OptionalLong count) {
+    return count.isPresent() && operations > 0
+        ? OptionalDouble.of((double) count.getAsLong() / operations)
+        : OptionalDouble.empty();
+  }
 }

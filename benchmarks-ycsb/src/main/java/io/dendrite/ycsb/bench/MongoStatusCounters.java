@@ -17,58 +17,68 @@ import org.bson.Document;
  */
 final class MongoStatusCounters implements StatusCounters {
 
-    private static final List<String> OPERATIONS = List.of("insert", "query", "update", "delete", "getmore", "command");
-    /** A read must not hold up the thread that follows YCSB's output for long when the server is gone. */
-    private static final int TIMEOUT_SECONDS = 5;
+  private static final List<String> OPERATIONS =
+      List.of("insert", "query", "update", "delete", "getmore", "command");
 
-    private final String url;
+  /** A read must not hold up the thread that follows YCSB's output for long when the server is gone. */
+  private static final int TIMEOUT_SECONDS = 5;
 
-    MongoStatusCounters(String url) {
-        this.url = url;
-    }
+  private final String url;
 
-    @Override
-    public Session open() {
-        MongoClient client = MongoClients.create(MongoClientSettings.builder()
+  MongoStatusCounters(String url) {
+    this.url = url;
+  }
+
+  @Override
+  public Session open() {
+    MongoClient client =
+        MongoClients.create(
+            MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(url))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(TIMEOUT_SECONDS, TimeUnit.SECONDS))
-                .applyToSocketSettings(b -> b.connectTimeout(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-                        .readTimeout(TIMEOUT_SECONDS, TimeUnit.SECONDS))
+                .applyToClusterSettings(
+                    b -> b.serverSelectionTimeout(TIMEOUT_SECONDS, TimeUnit.SECONDS))
+                .applyToSocketSettings(
+                    b ->
+                        b.connectTimeout(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                            .readTimeout(TIMEOUT_SECONDS, TimeUnit.SECONDS))
                 .build());
-        try {
-            client.getDatabase("admin").runCommand(new Document("ping", 1)); // connects now, before the run
-        } catch (RuntimeException e) {
-            client.close();
-            throw e;
-        }
-        return new Session() {
-            /** The serverStatus commands sent so far: each is counted in {@code opcounters.command}. */
-            private long reads;
-
-            @Override
-            public StatusCounts read() {
-                reads++;
-                Document status = client.getDatabase("admin").runCommand(new Document("serverStatus", 1));
-                Document counters = status.get("opcounters", Document.class);
-                if (counters == null) {
-                    throw new IllegalStateException("serverStatus of " + status.get("process", "the server")
-                            + " has no opcounters");
-                }
-                long statements = 0;
-                for (String op : OPERATIONS) {
-                    Object count = counters.get(op);
-                    if (!(count instanceof Number n)) {
-                        throw new IllegalStateException("serverStatus opcounters has no " + op + " count");
-                    }
-                    statements += n.longValue();
-                }
-                return new StatusCounts(OptionalLong.of(statements - reads), OptionalLong.empty(), OptionalLong.empty());
-            }
-
-            @Override
-            public void close() {
-                client.close();
-            }
-        };
+    try {
+      client
+          .getDatabase("admin")
+          .runCommand(new Document("ping", 1)); // connects now, before the run
+    } catch (RuntimeException e) {
+      client.close();
+      throw e;
     }
+    return new Session() {
+      /** The serverStatus commands sent so far: each is counted in {@code opcounters.command}. */
+      private long reads;
+
+      @Override
+      public StatusCounts read() {
+        reads++;
+        Document status = client.getDatabase("admin").runCommand(new Document("serverStatus", 1));
+        Document counters = status.get("opcounters", Document.class);
+        if (counters == null) {
+          throw new IllegalStateException(
+              "serverStatus of " + status.get("process", "the server") + " has no opcounters");
+        }
+        long statements = 0;
+        for (String op : OPERATIONS) {
+          Object count = counters.get(op);
+          if (!(count instanceof Number n)) {
+            throw new IllegalStateException("serverStatus opcounters has no " + op + " count");
+          }
+          statements += n.longValue();
+        }
+        return new StatusCounts(
+            OptionalLong.of(statements - reads), OptionalLong.empty(), OptionalLong.empty());
+      }
+
+      @Override
+      public void close() {
+        client.close();
+      }
+    };
+  }
 }

@@ -17,74 +17,98 @@ import org.knowm.xchart.style.Styler;
 /** Draws the report's PNG charts with XChart. */
 public final class PlotWriter {
 
-    static {
-        // Charts are drawn off screen; without this a machine with no display refuses to load AWT.
-        System.setProperty("java.awt.headless", "true");
-    }
+  static {
+    // Charts are drawn off screen; without this a machine with no display refuses to load AWT.
+    System.setProperty("java.awt.headless", "true");
+  }
 
-    private PlotWriter() {
-    }
+  private PlotWriter() {}
 
-    /**
-     * % throughput improvement over the database alone against % scan, one series per policy, for the
-     * CPR mixes of one database and one shape (like the CPR paper's Figures 1 and 6).
-     *
-     * @return whether there was anything to draw (no file is written otherwise)
-     */
-    public static boolean improvementVsScan(List<ReportRow> rows, String database, String shape, Path png)
-            throws IOException {
-        Map<String, List<ReportRow>> byPolicy = new LinkedHashMap<>();
-        rows.stream()
-                .filter(r -> r.result().configuration().database().name().equals(database)
-                        && r.result().workload().shape().equals(shape)
-                        && !r.result().configuration().databaseAlone()
-                        && r.improvementPercent().isPresent())
-                .sorted(Comparator.comparingDouble(r -> r.result().workload().scanPercent()))
-                .forEach(r -> byPolicy.computeIfAbsent(r.result().configuration().name(), p -> new ArrayList<>()).add(r));
-        if (byPolicy.isEmpty()) {
-            return false;
-        }
-        XYChart chart = new XYChartBuilder().width(900).height(560)
-                .title("Throughput improvement over " + database + " alone, " + shape + ", scans of 5")
-                .xAxisTitle("% scan (rest updates)").yAxisTitle("% improvement over " + database + " alone").build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
-        byPolicy.forEach((config, points) -> chart.addSeries(config,
+  /**
+   * % throughput improvement over the database alone against % scan, one series per policy, for the
+   * CPR mixes of one database and one shape (like the CPR paper's Figures 1 and 6).
+   *
+   * @return whether there was anything to draw (no file is written otherwise)
+   */
+  public static boolean improvementVsScan(
+      List<ReportRow> rows, String database, String shape, Path png) throws IOException {
+    Map<String, List<ReportRow>> byPolicy = new LinkedHashMap<>();
+    rows.stream()
+        .filter(
+            r ->
+                r.result().configuration().database().name().equals(database)
+                    && r.result().workload().shape().equals(shape)
+                    && !r.result().configuration().databaseAlone()
+                    && r.improvementPercent().isPresent())
+        .sorted(Comparator.comparingDouble(r -> r.result().workload().scanPercent()))
+        .forEach(
+            r ->
+                byPolicy
+                    .computeIfAbsent(r.result().configuration().name(), p -> new ArrayList<>())
+                    .add(r));
+    if (byPolicy.isEmpty()) {
+      return false;
+    }
+    XYChart chart =
+        new XYChartBuilder()
+            .width(900)
+            .height(560)
+            .title("Throughput improvement over " + database + " alone, " + shape + ", scans of 5")
+            .xAxisTitle("% scan (rest updates)")
+            .yAxisTitle("% improvement over " + database + " alone")
+            .build();
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+    byPolicy.forEach(
+        (config, points) ->
+            chart.addSeries(
+                config,
                 points.stream().mapToDouble(r -> r.result().workload().scanPercent()).toArray(),
                 points.stream().mapToDouble(r -> r.improvementPercent().getAsDouble()).toArray()));
-        save(chart, png);
-        return true;
-    }
+    save(chart, png);
+    return true;
+  }
 
-    /**
-     * Pinned bytes on the cache servers against seconds into the run, one series per write-back run.
-     *
-     * @return whether there was anything to draw (no file is written otherwise)
-     */
-    public static boolean pinnedMemory(Map<String, List<PinnedSample>> samplesByRun, Path png) throws IOException {
-        Map<String, List<PinnedSample>> nonEmpty = new LinkedHashMap<>();
-        samplesByRun.forEach((run, samples) -> {
-            if (!samples.isEmpty()) {
-                nonEmpty.put(run, samples);
-            }
+  /**
+   * Pinned bytes on the cache servers against seconds into the run, one series per write-back run.
+   *
+   * @return whether there was anything to draw (no file is written otherwise)
+   */
+  public static boolean pinnedMemory(Map<String, List<PinnedSample>> samplesByRun, Path png)
+      throws IOException {
+    Map<String, List<PinnedSample>> nonEmpty = new LinkedHashMap<>();
+    samplesByRun.forEach(
+        (run, samples) -> {
+          if (!samples.isEmpty()) {
+            nonEmpty.put(run, samples);
+          }
         });
-        if (nonEmpty.isEmpty()) {
-            return false;
-        }
-        XYChart chart = new XYChartBuilder().width(900).height(560)
-                .title("Pinned memory on the IQ servers during write-back runs (buffered writes and log records)")
-                .xAxisTitle("seconds into the run").yAxisTitle("pinned KiB (all servers)").build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
-        chart.getStyler().setMarkerSize(3);
-        nonEmpty.forEach((run, samples) -> chart.addSeries(run,
+    if (nonEmpty.isEmpty()) {
+      return false;
+    }
+    XYChart chart =
+        new XYChartBuilder()
+            .width(900)
+            .height(560)
+            .title(
+                "Pinned memory on the IQ servers during write-back runs (buffered writes and log records)")
+            .xAxisTitle("seconds into the run")
+            .yAxisTitle("pinned KiB (all servers)")
+            .build();
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+    chart.getStyler().setMarkerSize(3);
+    nonEmpty.forEach(
+        (run, samples) ->
+            chart.addSeries(
+                run,
                 samples.stream().mapToDouble(PinnedSample::seconds).toArray(),
                 samples.stream().mapToDouble(s -> s.pinnedBytes() / 1024.0).toArray()));
-        save(chart, png);
-        return true;
-    }
+    save(chart, png);
+    return true;
+  }
 
-    private static void save(XYChart chart, Path png) throws IOException {
-        try (OutputStream out = Files.newOutputStream(png)) {
-            BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
-        }
+  private static void save(XYChart chart, Path png) throws IOException {
+    try (OutputStream out = Files.newOutputStream(png)) {
+      BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
     }
+  }
 }

@@ -10,17 +10,16 @@ import java.util.Properties;
 /** Reads the Java properties files the runner works with (workloads, binding stats). */
 final class PropertiesFiles {
 
-    private PropertiesFiles() {
-    }
+  private PropertiesFiles() {}
 
-    /** @param what what the file is, for the error message */
-    static Properties load(Path file, String what) {
-        Properties p = new Properties();
-        try (Reader in = Files.newBufferedReader(file)) {
-            p.load(in);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + what + " " + file, e);
-        }
-        return p;
+  /** @param what what the file is, for the error message */
+  static Properties load(Path file, String what) {
+    Properties p = new Properties();
+    try (Reader in = Files.newBufferedReader(file)) {
+      p.load(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + what + " " + file, e);
     }
+    return p;
+  }
 }

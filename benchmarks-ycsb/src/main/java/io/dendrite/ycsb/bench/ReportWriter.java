@@ -16,88 +16,150 @@ import java.util.stream.Collectors;
 /** Writes the runs of one invocation as {@code results.csv} and {@code report.md}. */
 public final class ReportWriter {
 
-    private ReportWriter() {
-    }
+  private ReportWriter() {}
 
-    /** One line per run; every operation type gets its columns in every line, so the file is rectangular. */
-    public static void writeCsv(List<ReportRow> rows, Path file) throws IOException {
-        List<String> header = new ArrayList<>(List.of("config", "database", "policy", "workload", "scan_percent",
-                "threads", "records", "seconds", "throughput_ops_per_s", "ratio_to_db_alone", "steady_ops_per_s",
+  /** One line per run; every operation type gets its columns in every line, so the file is rectangular. */
+  public static void writeCsv(List<ReportRow> rows, Path file) throws IOException {
+    List<String> header =
+        new ArrayList<>(
+            List.of(
+                "config",
+                "database",
+                "policy",
+                "workload",
+                "scan_percent",
+                "threads",
+                "records",
+                "seconds",
+                "throughput_ops_per_s",
+                "ratio_to_db_alone",
+                "steady_ops_per_s",
                 "steady_ratio_to_db_alone"));
-        for (String op : BindingStats.OPERATION_TYPES) {
-            String p = op.toLowerCase(Locale.ROOT);
-            header.addAll(List.of(p + "_count", p + "_avg_us", p + "_p95_us", p + "_p99_us",
-                    p + "_cache_trips_per_op", p + "_cache_awaited_per_op", p + "_db_trips_per_op"));
-        }
-        header.addAll(List.of("cpu_window_ops", "cpu_client_us_per_op", "cpu_cache_us_per_op", "cpu_db_us_per_op",
-                "cpu_total_us_per_op", "machine_busy_percent", "db_statements_per_op", "db_commits_per_op",
-                "db_fsyncs_per_op", "db_bound_projection", "failed_ops", "anomalies", "rows_checked",
-                "writeback_pending_at_end", "writeback_drained", "peak_pinned_bytes", "raw_output"));
-        List<String> lines = new ArrayList<>();
-        lines.add(String.join(",", header));
-        for (ReportRow row : rows) {
-            RunResult r = row.result();
-            Optional<BindingStats> stats = r.stats();
-            List<String> cells = new ArrayList<>(List.of(r.configuration().name(), r.configuration().database().name(),
-                    r.configuration().policy(), r.workload().name(), number(r.workload().scanPercent()),
-                    String.valueOf(r.threads()), String.valueOf(r.records()), String.valueOf(r.seconds()),
-                    number(r.ycsb().throughput()), number(row.ratioToDatabaseAlone()), number(r.steadyThroughput()),
-                    number(row.steadyRatioToDatabaseAlone())));
-            for (String op : BindingStats.OPERATION_TYPES) {
-                OperationStats s = r.ycsb().operations().get(op);
-                cells.add(s == null ? "0" : String.valueOf(s.operations()));
-                cells.add(s == null ? "" : number(s.averageLatencyUs()));
-                cells.add(s == null ? "" : number(s.p95LatencyUs()));
-                cells.add(s == null ? "" : number(s.p99LatencyUs()));
-                cells.add(stats.map(b -> number(b.cacheTripsPerOperation(op))).orElse(""));
-                cells.add(stats.map(b -> number(b.cacheAwaitedPerOperation(op))).orElse(""));
-                cells.add(stats.map(b -> number(b.dbTripsPerOperation(op))).orElse(""));
-            }
-            Optional<CpuUsage> cpu = r.cpu();
-            cells.add(cpu.map(c -> String.valueOf(c.operations())).orElse(""));
-            cells.add(cpu.map(c -> number(c.clientMicrosPerOperation())).orElse(""));
-            cells.add(cpu.map(c -> number(c.cacheMicrosPerOperation())).orElse(""));
-            cells.add(cpu.map(c -> number(c.databaseMicrosPerOperation())).orElse(""));
-            cells.add(cpu.map(c -> number(c.totalMicrosPerOperation())).orElse(""));
-            cells.add(cpu.map(c -> number(c.machineBusyPercent())).orElse(""));
-            Optional<DatabaseWork> work = r.databaseWork();
-            cells.add(work.map(w -> number(w.statementsPerOperation())).orElse(""));
-            cells.add(work.map(w -> number(w.commitsPerOperation())).orElse(""));
-            cells.add(work.map(w -> number(w.fsyncsPerOperation())).orElse(""));
-            cells.add(number(row.databaseBoundProjection()));
-            cells.add(String.valueOf(r.ycsb().failedOperations()));
-            cells.add(stats.map(b -> String.valueOf(b.anomalies())).orElse(""));
-            cells.add(stats.map(b -> String.valueOf(b.rowReadsChecked())).orElse(""));
-            cells.add(stats.flatMap(b -> b.writebackPendingAtEnd().isPresent()
-                    ? Optional.of(String.valueOf(b.writebackPendingAtEnd().getAsLong())) : Optional.empty()).orElse(""));
-            cells.add(stats.flatMap(b -> b.writebackDrained().isPresent()
-                    ? Optional.of(String.valueOf(b.writebackDrained().getAsLong())) : Optional.empty()).orElse(""));
-            cells.add(r.configuration().writeBack() ? String.valueOf(r.peakPinnedBytes()) : "");
-            cells.add(r.rawOutput());
-            lines.add(cells.stream().map(ReportWriter::csvCell).collect(Collectors.joining(",")));
-        }
-        Files.write(file, lines);
+    for (String op : BindingStats.OPERATION_TYPES) {
+      String p = op.toLowerCase(Locale.ROOT);
+      header.addAll(
+          List.of(
+              p + "_count",
+              p + "_avg_us",
+              p + "_p95_us",
+              p + "_p99_us",
+              p + "_cache_trips_per_op",
+              p + "_cache_awaited_per_op",
+              p + "_db_trips_per_op"));
     }
-
-    /** What the markdown report says besides the table. */
-    public record Header(String command, List<String> machineFacts, List<String> plots, List<String> failures) {
+    header.addAll(
+        List.of(
+            "cpu_window_ops",
+            "cpu_client_us_per_op",
+            "cpu_cache_us_per_op",
+            "cpu_db_us_per_op",
+            "cpu_total_us_per_op",
+            "machine_busy_percent",
+            "db_statements_per_op",
+            "db_commits_per_op",
+            "db_fsyncs_per_op",
+            "db_bound_projection",
+            "failed_ops",
+            "anomalies",
+            "rows_checked",
+            "writeback_pending_at_end",
+            "writeback_drained",
+            "peak_pinned_bytes",
+            "raw_output"));
+    List<String> lines = new ArrayList<>();
+    lines.add(String.join(",", header));
+    for (ReportRow row : rows) {
+      RunResult r = row.result();
+      Optional<BindingStats> stats = r.stats();
+      List<String> cells =
+          new ArrayList<>(
+              List.of(
+                  r.configuration().name(),
+                  r.configuration().database().name(),
+                  r.configuration().policy(),
+                  r.workload().name(),
+                  number(r.workload().scanPercent()),
+                  String.valueOf(r.threads()),
+                  String.valueOf(r.records()),
+                  String.valueOf(r.seconds()),
+                  number(r.ycsb().throughput()),
+                  number(row.ratioToDatabaseAlone()),
+                  number(r.steadyThroughput()),
+                  number(row.steadyRatioToDatabaseAlone())));
+      for (String op : BindingStats.OPERATION_TYPES) {
+        OperationStats s = r.ycsb().operations().get(op);
+        cells.add(s == null ? "0" : String.valueOf(s.operations()));
+        cells.add(s == null ? "" : number(s.averageLatencyUs()));
+        cells.add(s == null ? "" : number(s.p95LatencyUs()));
+        cells.add(s == null ? "" : number(s.p99LatencyUs()));
+        cells.add(stats.map(b -> number(b.cacheTripsPerOperation(op))).orElse(""));
+        cells.add(stats.map(b -> number(b.cacheAwaitedPerOperation(op))).orElse(""));
+        cells.add(stats.map(b -> number(b.dbTripsPerOperation(op))).orElse(""));
+      }
+      Optional<CpuUsage> cpu = r.cpu();
+      cells.add(cpu.map(c -> String.valueOf(c.operations())).orElse(""));
+      cells.add(cpu.map(c -> number(c.clientMicrosPerOperation())).orElse(""));
+      cells.add(cpu.map(c -> number(c.cacheMicrosPerOperation())).orElse(""));
+      cells.add(cpu.map(c -> number(c.databaseMicrosPerOperation())).orElse(""));
+      cells.add(cpu.map(c -> number(c.totalMicrosPerOperation())).orElse(""));
+      cells.add(cpu.map(c -> number(c.machineBusyPercent())).orElse(""));
+      Optional<DatabaseWork> work = r.databaseWork();
+      cells.add(work.map(w -> number(w.statementsPerOperation())).orElse(""));
+      cells.add(work.map(w -> number(w.commitsPerOperation())).orElse(""));
+      cells.add(work.map(w -> number(w.fsyncsPerOperation())).orElse(""));
+      cells.add(number(row.databaseBoundProjection()));
+      cells.add(String.valueOf(r.ycsb().failedOperations()));
+      cells.add(stats.map(b -> String.valueOf(b.anomalies())).orElse(""));
+      cells.add(stats.map(b -> String.valueOf(b.rowReadsChecked())).orElse(""));
+      cells.add(
+          stats
+              .flatMap(
+                  b ->
+                      b.writebackPendingAtEnd().isPresent()
+                          ? Optional.of(String.valueOf(b.writebackPendingAtEnd().getAsLong()))
+                          : Optional.empty())
+              .orElse(""));
+      cells.add(
+          stats
+              .flatMap(
+                  b ->
+                      b.writebackDrained().isPresent()
+                          ? Optional.of(String.valueOf(b.writebackDrained().getAsLong()))
+                          : Optional.empty())
+              .orElse(""));
+      cells.add(r.configuration().writeBack() ? String.valueOf(r.peakPinnedBytes()) : "");
+      cells.add(r.rawOutput());
+      lines.add(cells.stream().map(ReportWriter::csvCell).collect(Collectors.joining(",")));
     }
+    Files.write(file, lines);
+  }
 
-    /**
-     * A table per workload, in the order the runs were made: throughput, ratio, latencies, round trips, CPU,
-     * database work, the database-bound projection, anomalies.
-     */
-    public static void writeMarkdown(List<ReportRow> rows, Header header, Path file) throws IOException {
-        StringBuilder md = new StringBuilder("# YCSB: Dendrite next to the databases alone\n\n");
-        md.append("Command:\n\n```sh\n").append(header.command()).append("\n```\n\n");
-        md.append("Machine:\n\n");
-        header.machineFacts().forEach(f -> md.append("* ").append(f).append('\n'));
-        if (!rows.isEmpty()) {
-            RunResult first = rows.get(0).result();
-            md.append("\n").append(first.records()).append(" records, ").append(first.threads())
-                    .append(" YCSB threads, ").append(first.seconds()).append(" s per run.\n");
-        }
-        md.append("""
+  /** What the markdown report says besides the table. */
+  public record Header(
+      String command, List<String> machineFacts, List<String> plots, List<String> failures) {}
+
+  /**
+   * A table per workload, in the order the runs were made: throughput, ratio, latencies, round trips, CPU,
+   * database work, the database-bound projection, anomalies.
+   */
+  public static void writeMarkdown(List<ReportRow> rows, Header header, Path file)
+      throws IOException {
+    StringBuilder md = new StringBuilder("# YCSB: Dendrite next to the databases alone\n\n");
+    md.append("Command:\n\n```sh\n").append(header.command()).append("\n```\n\n");
+    md.append("Machine:\n\n");
+    header.machineFacts().forEach(f -> md.append("* ").append(f).append('\n'));
+    if (!rows.isEmpty()) {
+      RunResult first = rows.get(0).result();
+      md.append("\n")
+          .append(first.records())
+          .append(" records, ")
+          .append(first.threads())
+          .append(" YCSB threads, ")
+          .append(first.seconds())
+          .append(" s per run.\n");
+    }
+    md.append(
+        """
 
                 Columns: throughput in operations/s; **× alone** = throughput ÷ the database alone's on the same
                 workload in this run; **steady** = the same over the second half of the run; latencies p95/p99 in
@@ -128,110 +190,161 @@ public final class ReportWriter {
                 and the last one within it, leaving out the JIT warm-up and cold cache of each run's fresh JVM
                 (– when the run was too short for two such lines).
                 """);
-        Map<String, List<ReportRow>> byWorkload = new LinkedHashMap<>();
-        rows.forEach(r -> byWorkload.computeIfAbsent(r.result().workload().name(), w -> new ArrayList<>()).add(r));
-        byWorkload.forEach((workload, workloadRows) -> {
-            Workload w = workloadRows.get(0).result().workload();
-            md.append("\n### ").append(workload).append(" (").append(number(w.scanPercent())).append(" % scan")
-                    .append(w.shape().isEmpty() ? "" : ", " + w.shape()).append(")\n\n");
-            md.append("| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs"
-                    + " | cache requests (round trips awaited) / db round trips per op | CPU µs/op client/cache/db = total | busy %"
-                    + " | db work per op statements/commits/fsyncs | db-bound × alone (projection) | failed"
-                    + " | anomalies / rows checked |\n");
-            md.append("|---|---:|---:|---:|---:|---|---|---|---:|---|---:|---:|---:|\n");
-            for (ReportRow row : workloadRows) {
-                RunResult r = row.result();
-                md.append("| ").append(r.configuration().name())
-                        .append(" | ").append(throughput(OptionalDouble.of(r.ycsb().throughput())))
-                        .append(" | ").append(ratio(row.ratioToDatabaseAlone()))
-                        .append(" | ").append(throughput(r.steadyThroughput()))
-                        .append(" | ").append(ratio(row.steadyRatioToDatabaseAlone()))
-                        .append(" | ").append(latencies(r))
-                        .append(" | ").append(roundTrips(r))
-                        .append(" | ").append(cpuPerOperation(r))
-                        .append(" | ").append(r.cpu().map(c -> integer(c.machineBusyPercent())).orElse("–"))
-                        .append(" | ").append(databaseWork(r))
-                        .append(" | ").append(ratio(row.databaseBoundProjection()))
-                        .append(" | ").append(r.ycsb().failedOperations())
-                        .append(" | ").append(r.stats().map(s -> s.anomalies() + " / " + s.rowReadsChecked()).orElse("–"))
-                        .append(" |\n");
-            }
+    Map<String, List<ReportRow>> byWorkload = new LinkedHashMap<>();
+    rows.forEach(
+        r ->
+            byWorkload
+                .computeIfAbsent(r.result().workload().name(), w -> new ArrayList<>())
+                .add(r));
+    byWorkload.forEach(
+        (workload, workloadRows) -> {
+          Workload w = workloadRows.get(0).result().workload();
+          md.append("\n### ")
+              .append(workload)
+              .append(" (")
+              .append(number(w.scanPercent()))
+              .append(" % scan")
+              .append(w.shape().isEmpty() ? "" : ", " + w.shape())
+              .append(")\n\n");
+          md.append(
+              "| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs"
+                  + " | cache requests (round trips awaited) / db round trips per op | CPU µs/op client/cache/db = total | busy %"
+                  + " | db work per op statements/commits/fsyncs | db-bound × alone (projection) | failed"
+                  + " | anomalies / rows checked |\n");
+          md.append("|---|---:|---:|---:|---:|---|---|---|---:|---|---:|---:|---:|\n");
+          for (ReportRow row : workloadRows) {
+            RunResult r = row.result();
+            md.append("| ")
+                .append(r.configuration().name())
+                .append(" | ")
+                .append(throughput(OptionalDouble.of(r.ycsb().throughput())))
+                .append(" | ")
+                .append(ratio(row.ratioToDatabaseAlone()))
+                .append(" | ")
+                .append(throughput(r.steadyThroughput()))
+                .append(" | ")
+                .append(ratio(row.steadyRatioToDatabaseAlone()))
+                .append(" | ")
+                .append(latencies(r))
+                .append(" | ")
+                .append(roundTrips(r))
+                .append(" | ")
+                .append(cpuPerOperation(r))
+                .append(" | ")
+                .append(r.cpu().map(c -> integer(c.machineBusyPercent())).orElse("–"))
+                .append(" | ")
+                .append(databaseWork(r))
+                .append(" | ")
+                .append(ratio(row.databaseBoundProjection()))
+                .append(" | ")
+                .append(r.ycsb().failedOperations())
+                .append(" | ")
+                .append(r.stats().map(s -> s.anomalies() + " / " + s.rowReadsChecked()).orElse("–"))
+                .append(" |\n");
+          }
         });
-        if (!header.plots().isEmpty()) {
-            md.append("\n## Plots\n\n");
-            header.plots().forEach(p -> md.append("![").append(p).append("](").append(p).append(")\n\n"));
-        }
-        if (!header.failures().isEmpty()) {
-            md.append("\n## Runs that did not finish\n\n");
-            header.failures().forEach(f -> md.append("* ").append(f).append('\n'));
-        }
-        Files.writeString(file, md);
+    if (!header.plots().isEmpty()) {
+      md.append("\n## Plots\n\n");
+      header.plots().forEach(p -> md.append("![").append(p).append("](").append(p).append(")\n\n"));
     }
+    if (!header.failures().isEmpty()) {
+      md.append("\n## Runs that did not finish\n\n");
+      header.failures().forEach(f -> md.append("* ").append(f).append('\n'));
+    }
+    Files.writeString(file, md);
+  }
 
-    private static String latencies(RunResult r) {
-        return BindingStats.OPERATION_TYPES.stream()
-                .filter(op -> r.ycsb().operations().containsKey(op) && r.ycsb().operations().get(op).operations() > 0)
-                .map(op -> {
-                    OperationStats s = r.ycsb().operations().get(op);
-                    return op + " " + integer(s.p95LatencyUs()) + "/" + integer(s.p99LatencyUs());
-                })
-                .collect(Collectors.joining("; "));
-    }
+  private static String latencies(RunResult r) {
+    return BindingStats.OPERATION_TYPES.stream()
+        .filter(
+            op ->
+                r.ycsb().operations().containsKey(op)
+                    && r.ycsb().operations().get(op).operations() > 0)
+        .map(
+            op -> {
+              OperationStats s = r.ycsb().operations().get(op);
+              return op + " " + integer(s.p95LatencyUs()) + "/" + integer(s.p99LatencyUs());
+            })
+        .collect(Collectors.joining("; "));
+  }
 
-    private static String roundTrips(RunResult r) {
-        if (r.stats().isEmpty()) {
-            return "–";
-        }
-        BindingStats s = r.stats().get();
-        return BindingStats.OPERATION_TYPES.stream()
-                .filter(op -> s.operations().getOrDefault(op, 0L) > 0)
-                .map(op -> String.format(Locale.ROOT, "%s %.2f (%.2f awaited)/%.2f", op, s.cacheTripsPerOperation(op),
-                        s.cacheAwaitedPerOperation(op), s.dbTripsPerOperation(op)))
-                .collect(Collectors.joining("; "));
+  private static String roundTrips(RunResult r) {
+    if (r.stats().isEmpty()) {
+      return "–";
     }
+    BindingStats s = r.stats().get();
+    return BindingStats.OPERATION_TYPES.stream()
+        .filter(op -> s.operations().getOrDefault(op, 0L) > 0)
+        .map(
+            op ->
+                String.format(
+                    Locale.ROOT,
+                    "%s %.2f (%.2f awaited)/%.2f",
+                    op,
+                    s.cacheTripsPerOperation(op),
+                    s.cacheAwaitedPerOperation(op),
+                    s.dbTripsPerOperation(op)))
+        .collect(Collectors.joining("; "));
+  }
 
-    private static String cpuPerOperation(RunResult r) {
-        if (r.cpu().isEmpty()) {
-            return "–";
-        }
-        CpuUsage c = r.cpu().get();
-        return integer(c.clientMicrosPerOperation()) + "/" + integer(c.cacheMicrosPerOperation()) + "/"
-                + integer(c.databaseMicrosPerOperation()) + " = " + integer(c.totalMicrosPerOperation());
+  private static String cpuPerOperation(RunResult r) {
+    if (r.cpu().isEmpty()) {
+      return "–";
     }
+    CpuUsage c = r.cpu().get();
+    return integer(c.clientMicrosPerOperation())
+        + "/"
+        + integer(c.cacheMicrosPerOperation())
+        + "/"
+        + integer(c.databaseMicrosPerOperation())
+        + " = "
+        + integer(c.totalMicrosPerOperation());
+  }
 
-    private static String databaseWork(RunResult r) {
-        return r.databaseWork().map(w -> ratio(w.statementsPerOperation()) + "/" + ratio(w.commitsPerOperation()) + "/"
-                + ratio(w.fsyncsPerOperation())).orElse("–");
-    }
+  private static String databaseWork(RunResult r) {
+    return r.databaseWork()
+        .map(
+            w ->
+                ratio(w.statementsPerOperation())
+                    + "/"
+                    + ratio(w.commitsPerOperation())
+                    + "/"
+                    + ratio(w.fsyncsPerOperation()))
+        .orElse("–");
+  }
 
-    private static String integer(OptionalDouble v) {
-        return v.isPresent() ? integer(v.getAsDouble()) : "–";
-    }
+  private static String integer(OptionalDouble v) {
+    return v.isPresent() ? integer(v.getAsDouble()) : "–";
+  }
 
-    private static String throughput(OptionalDouble v) {
-        return v.isPresent() ? String.format(Locale.ROOT, "%,.0f", v.getAsDouble()) : "–";
-    }
+  private static String throughput(OptionalDouble v) {
+    return v.isPresent() ? String.format(Locale.ROOT, "%,.0f", v.getAsDouble()) : "–";
+  }
 
-    private static String ratio(OptionalDouble v) {
-        return v.isPresent() ? String.format(Locale.ROOT, "%.2f", v.getAsDouble()) : "–";
-    }
+  private static String ratio(OptionalDouble v) {
+    return v.isPresent() ? String.format(Locale.ROOT, "%.2f", v.getAsDouble()) : "–";
+  }
 
-    private static String integer(double v) {
-        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.0f", v);
-    }
+  private static String integer(double v) {
+    return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.0f", v);
+  }
 
-    private static String number(OptionalDouble v) {
-        return v.isPresent() ? number(v.getAsDouble()) : "";
-    }
+  private static String number(OptionalDouble v) {
+    return v.isPresent() ? number(v.getAsDouble()) : "";
+  }
 
-    private static String number(double v) {
-        if (Double.isNaN(v)) {
-            return "";
-        }
-        return v == Math.rint(v) && Math.abs(v) < 1e15 ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.4f", v);
+  private static String number(double v) {
+    if (Double.isNaN(v)) {
+      return "";
     }
+    return v == Math.rint(v) && Math.abs(v) < 1e15
+        ? String.valueOf((long) v)
+        : String.format(Locale.ROOT, "%.4f", v);
+  }
 
-    private static String csvCell(String s) {
-        return s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
-    }
+  private static String csvCell(String s) {
+    return s.contains(",") || s.contains("\"") || s.contains("\n")
+        ? "\"" + s.replace("\"", "\"\"") + "\""
+        : s;
+  }
 }

@@ -11,22 +11,31 @@ import java.util.OptionalDouble;
  * went (absent when it printed too few status lines to measure between) and the database server's work over
  * the same window by its own counters (absent when it keeps none or they could not be read).
  */
-public record RunResult(Configuration configuration, Workload workload, int threads, long records, int seconds,
-                        YcsbResult ycsb, Optional<BindingStats> stats, List<PinnedSample> pinned,
-                        List<YcsbOutputParser.Status> statuses, Optional<CpuUsage> cpu,
-                        Optional<DatabaseWork> databaseWork, String rawOutput) {
+public record RunResult(
+    Configuration configuration,
+    Workload workload,
+    int threads,
+    long records,
+    int seconds,
+    YcsbResult ycsb,
+    Optional<BindingStats> stats,
+    List<PinnedSample> pinned,
+    List<YcsbOutputParser.Status> statuses,
+    Optional<CpuUsage> cpu,
+    Optional<DatabaseWork> databaseWork,
+    String rawOutput) {
 
-    public RunResult {
-        pinned = List.copyOf(pinned);
-        statuses = List.copyOf(statuses);
-    }
+  public RunResult {
+    pinned = List.copyOf(pinned);
+    statuses = List.copyOf(statuses);
+  }
 
-    public long peakPinnedBytes() {
-        return pinned.stream().mapToLong(PinnedSample::pinnedBytes).max().orElse(0);
-    }
+  public long peakPinnedBytes() {
+    return pinned.stream().mapToLong(PinnedSample::pinnedBytes).max().orElse(0);
+  }
 
-    /** Operations/s over the second half of the run; empty when the run was too short for its status lines. */
-    public OptionalDouble steadyThroughput() {
-        return SteadyThroughput.of(statuses, seconds);
-    }
+  /** Operations/s over the second half of the run; empty when the run was too short for its status lines. */
+  public OptionalDouble steadyThroughput() {
+    return SteadyThroughput.of(statuses, seconds);
+  }
 }

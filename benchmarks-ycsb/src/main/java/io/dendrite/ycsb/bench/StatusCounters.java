@@ -7,25 +7,25 @@ package io.dendrite.ycsb.bench;
  */
 public interface StatusCounters {
 
+  /**
+   * Connects for one run. The connection is opened before the run starts and kept for all its reads, so
+   * that the statements a driver sends as it connects fall outside every window.
+   */
+  Session open() throws Exception;
+
+  /** One connection that reads the counters; its own reads are not counted as statements. */
+  interface Session extends AutoCloseable {
+
     /**
-     * Connects for one run. The connection is opened before the run starts and kept for all its reads, so
-     * that the statements a driver sends as it connects fall outside every window.
+     * The counters now, with the statements this session sent to read them taken off, so that the
+     * difference between two reads is the others' statements only.
+     *
+     * @throws Exception when the server cannot be asked or does not answer with the counters; the message
+     *     says which, for the warning
      */
-    Session open() throws Exception;
+    StatusCounts read() throws Exception;
 
-    /** One connection that reads the counters; its own reads are not counted as statements. */
-    interface Session extends AutoCloseable {
-
-        /**
-         * The counters now, with the statements this session sent to read them taken off, so that the
-         * difference between two reads is the others' statements only.
-         *
-         * @throws Exception when the server cannot be asked or does not answer with the counters; the message
-         *     says which, for the warning
-         */
-        StatusCounts read() throws Exception;
-
-        @Override
-        void close();
-    }
+    @Override
+    void close();
+  }
 }

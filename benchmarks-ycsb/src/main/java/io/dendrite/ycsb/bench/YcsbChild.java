@@ -20,46 +20,55 @@ import java.util.function.LongConsumer;
  */
 final class YcsbChild {
 
-    private YcsbChild() {
-    }
+  private YcsbChild() {}
 
-    /**
-     * Runs the command; returns the lines YCSB printed on stdout.
-     *
-     * @param onStart given the child's pid once it runs, before any status line is handed on
-     */
-    static List<String> run(List<String> command, Path stdout, Path stderr, Duration timeout, LongConsumer onStart,
-                            Consumer<YcsbOutputParser.Status> onStatus) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).start();
-        onStart.accept(process.pid());
-        Thread pump = new Thread(() -> pumpStderr(process, stderr, onStatus), "ycsb-stderr");
-        pump.setDaemon(true);
-        pump.start();
-        boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (!finished) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        pump.join(10_000);
-        if (!finished) {
-            throw new IOException("YCSB did not finish within " + timeout.toSeconds() + " s; see " + stderr);
-        }
-        if (process.exitValue() != 0) {
-            throw new IOException("YCSB exited with " + process.exitValue() + "; see " + stderr);
-        }
-        return Files.readAllLines(stdout, StandardCharsets.UTF_8);
+  /**
+   * Runs the command; returns the lines YCSB printed on stdout.
+   *
+   * @param onStart given the child's pid once it runs, before any status line is handed on
+   */
+  static List<String> run(
+      List<String> command,
+      Path stdout,
+      Path stderr,
+      Duration timeout,
+      LongConsumer onStart,
+      Consumer<YcsbOutputParser.Status> onStatus)
+      throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).start();
+    onStart.accept(process.pid());
+    Thread pump = new Thread(() -> pumpStderr(process, stderr, onStatus), "ycsb-stderr");
+    pump.setDaemon(true);
+    pump.start();
+    boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    if (!finished) {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
+    pump.join(10_000);
+    if (!finished) {
+      throw new IOException(
+          "YCSB did not finish within " + timeout.toSeconds() + " s; see " + stderr);
+    }
+    if (process.exitValue() != 0) {
+      throw new IOException("YCSB exited with " + process.exitValue() + "; see " + stderr);
+    }
+    return Files.readAllLines(stdout, StandardCharsets.UTF_8);
+  }
 
-    private static void pumpStderr(Process process, Path stderr, Consumer<YcsbOutputParser.Status> onStatus) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8));
-             BufferedWriter out = Files.newBufferedWriter(stderr, StandardCharsets.UTF_8)) {
-            for (String line = in.readLine(); line != null; line = in.readLine()) {
-                out.write(line);
-                out.newLine();
-                out.flush();
-                YcsbOutputParser.status(line).ifPresent(onStatus);
-            }
-        } catch (IOException e) {
-            // the child went away; its exit code tells what happened
-        }
+  private static void pumpStderr(
+      Process process, Path stderr, Consumer<YcsbOutputParser.Status> onStatus) {
+    try (BufferedReader in =
+            new BufferedReader(
+                new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8));
+        BufferedWriter out = Files.newBufferedWriter(stderr, StandardCharsets.UTF_8)) {
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        out.write(line);
+        out.newLine();
+        out.flush();
+        YcsbOutputParser.status(line).ifPresent(onStatus);
+      }
+    } catch (IOException e) {
+      // the child went away; its exit code tells what happened
     }
+  }
 }

@@ -14,93 +14,99 @@ import java.util.regex.Pattern;
  */
 public final class YcsbOutputParser {
 
-    private static final Pattern MEASUREMENT = Pattern.compile("^\\[([A-Z0-9_%\\-]+)], ([^,]+), (.+)$");
-    private static final Pattern STATUS = Pattern.compile(
-            " (\\d+) sec: (\\d+) operations;(?: ([0-9.]+|NaN|Infinity) current ops/sec;)?");
-    /** Sections that are not operations: JVM and GC figures, and the client's own cleanup calls. */
-    private static final Pattern NOT_AN_OPERATION = Pattern.compile("OVERALL|CLEANUP|TOTAL_GC.*");
+  private static final Pattern MEASUREMENT =
+      Pattern.compile("^\\[([A-Z0-9_%\\-]+)], ([^,]+), (.+)$");
+  private static final Pattern STATUS =
+      Pattern.compile(
+          " (\\d+) sec: (\\d+) operations;(?: ([0-9.]+|NaN|Infinity) current ops/sec;)?");
 
-    private YcsbOutputParser() {
-    }
+  /** Sections that are not operations: JVM and GC figures, and the client's own cleanup calls. */
+  private static final Pattern NOT_AN_OPERATION = Pattern.compile("OVERALL|CLEANUP|TOTAL_GC.*");
 
-    /** One {@code -s} status line: seconds since the start, operations so far, rate over the last interval. */
-    public record Status(long elapsedSeconds, long operations, double currentOpsPerSecond) {
-    }
+  private YcsbOutputParser() {}
 
-    /**
-     * Parses the lines YCSB printed on stdout. Lines that are not measurements (a binding's own
-     * logging) are skipped.
-     *
-     * @throws IllegalArgumentException when the output has no {@code [OVERALL]} throughput (the run
-     *     did not finish) or a measurement value is not a number
-     */
-    public static YcsbResult parse(List<String> lines) {
-        Long runTime = null;
-        Double throughput = null;
-        Map<String, OperationBuilder> operations = new LinkedHashMap<>();
-        for (String line : lines) {
-            Matcher m = MEASUREMENT.matcher(line.strip());
-            if (!m.matches()) {
-                continue;
-            }
-            String section = m.group(1);
-            String metric = m.group(2).strip();
-            String value = m.group(3).strip();
-            if (section.equals("OVERALL")) {
-                if (metric.equals("RunTime(ms)")) {
-                    runTime = (long) number(line, value);
-                } else if (metric.equals("Throughput(ops/sec)")) {
-                    throughput = number(line, value);
-                }
-                continue;
-            }
-            if (NOT_AN_OPERATION.matcher(section).matches()) {
-                continue;
-            }
-            OperationBuilder op = operations.computeIfAbsent(section, s -> new OperationBuilder());
-            switch (metric) {
-                case "Operations" -> op.operations = (long) number(line, value);
-                case "AverageLatency(us)" -> op.average = number(line, value);
-                case "95thPercentileLatency(us)" -> op.p95 = number(line, value);
-                case "99thPercentileLatency(us)" -> op.p99 = number(line, value);
-                default -> {
-                    if (metric.startsWith("Return=")) {
-                        op.returns.merge(metric.substring("Return=".length()), (long) number(line, value), Long::sum);
-                    }
-                }
-            }
+  /** One {@code -s} status line: seconds since the start, operations so far, rate over the last interval. */
+  public record Status(long elapsedSeconds, long operations, double currentOpsPerSecond) {}
+
+  /**
+   * Parses the lines YCSB printed on stdout. Lines that are not measurements (a binding's own
+   * logging) are skipped.
+   *
+   * @throws IllegalArgumentException when the output has no {@code [OVERALL]} throughput (the run
+   *     did not finish) or a measurement value is not a number
+   */
+  public static YcsbResult parse(List<String> lines) {
+    Long runTime = null;
+    Double throughput = null;
+    Map<String, OperationBuilder> operations = new LinkedHashMap<>();
+    for (String line : lines) {
+      Matcher m = MEASUREMENT.matcher(line.strip());
+      if (!m.matches()) {
+        continue;
+      }
+      String section = m.group(1);
+      String metric = m.group(2).strip();
+      String value = m.group(3).strip();
+      if (section.equals("OVERALL")) {
+        if (metric.equals("RunTime(ms)")) {
+          runTime = (long) number(line, value);
+        } else if (metric.equals("Throughput(ops/sec)")) {
+          throughput = number(line, value);
         }
-        if (throughput == null) {
-            throw new IllegalArgumentException("YCSB output has no [OVERALL], Throughput(ops/sec) line: the run did not finish");
+        continue;
+      }
+      if (NOT_AN_OPERATION.matcher(section).matches()) {
+        continue;
+      }
+      OperationBuilder op = operations.computeIfAbsent(section, s -> new OperationBuilder());
+      switch (metric) {
+        case "Operations" -> op.operations = (long) number(line, value);
+        case "AverageLatency(us)" -> op.average = number(line, value);
+        case "95thPercentileLatency(us)" -> op.p95 = number(line, value);
+        case "99thPercentileLatency(us)" -> op.p99 = number(line, value);
+        default -> {
+          if (metric.startsWith("Return=")) {
+            op.returns.merge(
+                metric.substring("Return=".length()), (long) number(line, value), Long::sum);
+          }
         }
-        Map<String, OperationStats> stats = new LinkedHashMap<>();
-        operations.forEach((name, b) -> stats.put(name, new OperationStats(b.operations, b.average, b.p95, b.p99, b.returns)));
-        return new YcsbResult(runTime == null ? 0 : runTime, throughput, stats);
+      }
     }
+    if (throughput == null) {
+      throw new IllegalArgumentException(
+          "YCSB output has no [OVERALL], Throughput(ops/sec) line: the run did not finish");
+    }
+    Map<String, OperationStats> stats = new LinkedHashMap<>();
+    operations.forEach(
+        (name, b) ->
+            stats.put(name, new OperationStats(b.operations, b.average, b.p95, b.p99, b.returns)));
+    return new YcsbResult(runTime == null ? 0 : runTime, throughput, stats);
+  }
 
-    /** Parses one stderr line; empty when it is not a status line. */
-    public static Optional<Status> status(String line) {
-        Matcher m = STATUS.matcher(line);
-        if (!m.find()) {
-            return Optional.empty();
-        }
-        double rate = m.group(3) == null ? 0 : Double.parseDouble(m.group(3));
-        return Optional.of(new Status(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), rate));
+  /** Parses one stderr line; empty when it is not a status line. */
+  public static Optional<Status> status(String line) {
+    Matcher m = STATUS.matcher(line);
+    if (!m.find()) {
+      return Optional.empty();
     }
+    double rate = m.group(3) == null ? 0 : Double.parseDouble(m.group(3));
+    return Optional.of(new Status(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), rate));
+  }
 
-    private static double number(String line, String value) {
-        try {
-            return Double.parseDouble(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("YCSB output line has no number where one belongs: " + line);
-        }
+  private static double number(String line, String value) {
+    try {
+      return Double.parseDouble(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "YCSB output line has no number where one belongs: " + line);
     }
+  }
 
-    private static final class OperationBuilder {
-        long operations;
-        double average = Double.NaN;
-        double p95 = Double.NaN;
-        double p99 = Double.NaN;
-        final Map<String, Long> returns = new LinkedHashMap<>();
-    }
+  private static final class OperationBuilder {
+    long operations;
+    double average = Double.NaN;
+    double p95 = Double.NaN;
+    double p99 = Double.NaN;
+    final Map<String, Long> returns = new LinkedHashMap<>();
+  }
 }

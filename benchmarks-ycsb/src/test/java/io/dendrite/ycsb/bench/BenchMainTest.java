@@ -11,90 +11,132 @@ import org.junit.jupiter.api.io.TempDir;
 
 class BenchMainTest {
 
-    private static final List<Configuration> KNOWN = Configurations.standard("jdbc:mysql://db/x", "mongodb://db/",
-            Path.of("target/services"));
+  private static final List<Configuration> KNOWN =
+      Configurations.standard("jdbc:mysql://db/x", "mongodb://db/", Path.of("target/services"));
 
-    @TempDir
-    Path results;
+  @TempDir Path results;
 
-    @Test
-    void quickRunsMysqlItsDendritePoliciesAndLookAsideOnTwoCprMixesAndA() throws IOException {
-        Bench.Plan plan = plan("--quick");
+  @Test
+  void quickRunsMysqlItsDendritePoliciesAndLookAsideOnTwoCprMixesAndA() throws IOException {
+    Bench.Plan plan = plan("--quick");
 
-        assertThat(plan.configurations()).extracting(Configuration::name)
-                .containsExactly("mysql", "mysql-write-around", "mysql-write-through", "mysql-write-back", "mysql-lookaside");
-        assertThat(plan.workloads()).extracting(Workload::name).containsExactly("cpr-star-10", "cpr-star-99", "A");
-        assertThat(plan.records()).isEqualTo(20_000);
-        assertThat(plan.seconds()).isEqualTo(20);
-        assertThat(plan.command()).isEqualTo("dev/bench --quick");
-        assertThat(plan.outputDir().getParent()).isEqualTo(results);
-    }
+    assertThat(plan.configurations())
+        .extracting(Configuration::name)
+        .containsExactly(
+            "mysql",
+            "mysql-write-around",
+            "mysql-write-through",
+            "mysql-write-back",
+            "mysql-lookaside");
+    assertThat(plan.workloads())
+        .extracting(Workload::name)
+        .containsExactly("cpr-star-10", "cpr-star-99", "A");
+    assertThat(plan.records()).isEqualTo(20_000);
+    assertThat(plan.seconds()).isEqualTo(20);
+    assertThat(plan.command()).isEqualTo("dev/bench --quick");
+    assertThat(plan.outputDir().getParent()).isEqualTo(results);
+  }
 
-    @Test
-    void theFullRunHasEveryConfigurationAndWorkloadAndOptionsOverrideDefaults() throws IOException {
-        Bench.Plan full = plan();
-        assertThat(full.configurations()).hasSize(9);
-        assertThat(full.workloads()).hasSize(21);
-        assertThat(full.workloads().get(full.workloads().size() - 1).name()).isEqualTo("E");
-        assertThat(full.records()).isEqualTo(100_000);
+  @Test
+  void theFullRunHasEveryConfigurationAndWorkloadAndOptionsOverrideDefaults() throws IOException {
+    Bench.Plan full = plan();
+    assertThat(full.configurations()).hasSize(9);
+    assertThat(full.workloads()).hasSize(21);
+    assertThat(full.workloads().get(full.workloads().size() - 1).name()).isEqualTo("E");
+    assertThat(full.records()).isEqualTo(100_000);
 
-        Bench.Plan custom = plan("--quick", "--records", "1000000", "--seconds", "7", "--threads", "8",
-                "-p", "dendrite.drainthreads=4", "--workloads", "S,cpr-one-50");
-        assertThat(custom.records()).isEqualTo(1_000_000);
-        assertThat(custom.seconds()).isEqualTo(7);
-        assertThat(custom.threads()).isEqualTo(8);
-        assertThat(custom.extraProperties()).containsEntry("dendrite.drainthreads", "4");
-        assertThat(custom.workloads()).extracting(Workload::name, Workload::scanPercent, Workload::shape)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("S", 95.0, ""),
-                        org.assertj.core.groups.Tuple.tuple("cpr-one-50", 50.0, Workload.ONE_FIELD));
-    }
+    Bench.Plan custom =
+        plan(
+            "--quick",
+            "--records",
+            "1000000",
+            "--seconds",
+            "7",
+            "--threads",
+            "8",
+            "-p",
+            "dendrite.drainthreads=4",
+            "--workloads",
+            "S,cpr-one-50");
+    assertThat(custom.records()).isEqualTo(1_000_000);
+    assertThat(custom.seconds()).isEqualTo(7);
+    assertThat(custom.threads()).isEqualTo(8);
+    assertThat(custom.extraProperties()).containsEntry("dendrite.drainthreads", "4");
+    assertThat(custom.workloads())
+        .extracting(Workload::name, Workload::scanPercent, Workload::shape)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("S", 95.0, ""),
+            org.assertj.core.groups.Tuple.tuple("cpr-one-50", 50.0, Workload.ONE_FIELD));
+  }
 
-    @Test
-    void theDatabaseAloneIsAddedWhenLeftOut() throws IOException {
-        assertThat(plan("--configs", "mongodb-write-back").configurations()).extracting(Configuration::name)
-                .containsExactly("mongodb", "mongodb-write-back");
-    }
+  @Test
+  void theDatabaseAloneIsAddedWhenLeftOut() throws IOException {
+    assertThat(plan("--configs", "mongodb-write-back").configurations())
+        .extracting(Configuration::name)
+        .containsExactly("mongodb", "mongodb-write-back");
+  }
 
-    @Test
-    void badOptionsAreNamed() {
-        assertThatThrownBy(() -> plan("--configs", "oracle")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("unknown configuration oracle");
-        assertThatThrownBy(() -> plan("--seconds", "ten")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("--seconds needs a whole number, got ten");
-        assertThatThrownBy(() -> plan("--threads", "0")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("threads must be positive");
-        assertThatThrownBy(() -> plan("--workloads", "Z")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("no workload file");
-        assertThatThrownBy(() -> plan("--fast")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("unknown option --fast");
-        assertThatThrownBy(() -> plan("-p", "novalue")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("-p needs key=value");
-    }
+  @Test
+  void badOptionsAreNamed() {
+    assertThatThrownBy(() -> plan("--configs", "oracle"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown configuration oracle");
+    assertThatThrownBy(() -> plan("--seconds", "ten"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--seconds needs a whole number, got ten");
+    assertThatThrownBy(() -> plan("--threads", "0"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("threads must be positive");
+    assertThatThrownBy(() -> plan("--workloads", "Z"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no workload file");
+    assertThatThrownBy(() -> plan("--fast"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown option --fast");
+    assertThatThrownBy(() -> plan("-p", "novalue"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-p needs key=value");
+  }
 
-    @Test
-    void theMySqlDriverOptionSetsTheUrlSchemeForEveryMySqlConfiguration() throws IOException {
-        String url = "jdbc:mysql://127.0.0.1:13306/db?user=u&password=p";
+  @Test
+  void theMySqlDriverOptionSetsTheUrlSchemeForEveryMySqlConfiguration() throws IOException {
+    String url = "jdbc:mysql://127.0.0.1:13306/db?user=u&password=p";
 
-        assertThat(BenchMain.mysqlUrl(url, new String[0])).isEqualTo("jdbc:mariadb://127.0.0.1:13306/db?user=u&password=p");
-        assertThat(BenchMain.mysqlUrl("jdbc:mariadb://h/db", new String[] {"--mysql-driver", "connector-j"}))
-                .isEqualTo("jdbc:mysql://h/db");
-        assertThat(BenchMain.mysqlUrl(null, new String[0])).isNull();
-        assertThatThrownBy(() -> BenchMain.mysqlUrl(url, new String[] {"--mysql-driver", "odbc"}))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("mariadb or connector-j, got odbc");
-        assertThat(plan("--quick", "--mysql-driver", "connector-j").records()).isEqualTo(20_000);
-    }
+    assertThat(BenchMain.mysqlUrl(url, new String[0]))
+        .isEqualTo("jdbc:mariadb://127.0.0.1:13306/db?user=u&password=p");
+    assertThat(
+            BenchMain.mysqlUrl(
+                "jdbc:mariadb://h/db", new String[] {"--mysql-driver", "connector-j"}))
+        .isEqualTo("jdbc:mysql://h/db");
+    assertThat(BenchMain.mysqlUrl(null, new String[0])).isNull();
+    assertThatThrownBy(() -> BenchMain.mysqlUrl(url, new String[] {"--mysql-driver", "odbc"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("mariadb or connector-j, got odbc");
+    assertThat(plan("--quick", "--mysql-driver", "connector-j").records()).isEqualTo(20_000);
+  }
 
-    private Bench.Plan plan(String... argv) throws IOException {
-        String[] withDirs = new String[argv.length + 4];
-        System.arraycopy(argv, 0, withDirs, 0, argv.length);
-        withDirs[argv.length] = "--workloads-dir";
-        withDirs[argv.length + 1] = "workloads";
-        withDirs[argv.length + 2] = "--output";
-        withDirs[argv.length + 3] = results.toString();
-        Bench.Plan plan = BenchMain.plan(withDirs, KNOWN);
-        return new Bench.Plan(plan.configurations(), plan.workloads(), plan.loadWorkload(), plan.records(), plan.seconds(),
-                plan.warmupSeconds(), plan.threads(), plan.iqServers(), plan.statusIntervalSeconds(), plan.extraProperties(),
-                plan.classpath(), plan.memcachedBinary(), plan.outputDir(),
-                plan.command().replace(" --workloads-dir workloads --output " + results, ""));
-    }
+  private Bench.Plan plan(String... argv) throws IOException {
+    String[] withDirs = new String[argv.length + 4];
+    System.arraycopy(argv, 0, withDirs, 0, argv.length);
+    withDirs[argv.length] = "--workloads-dir";
+    withDirs[argv.length + 1] = "workloads";
+    withDirs[argv.length + 2] = "--output";
+    withDirs[argv.length + 3] = results.toString();
+    Bench.Plan plan = BenchMain.plan(withDirs, KNOWN);
+    return new Bench.Plan(
+        plan.configurations(),
+        plan.workloads(),
+        plan.loadWorkload(),
+        plan.records(),
+        plan.seconds(),
+        plan.warmupSeconds(),
+        plan.threads(),
+        plan.iqServers(),
+        plan.statusIntervalSeconds(),
+        plan.extraProperties(),
+        plan.classpath(),
+        plan.memcachedBinary(),
+        plan.outputDir(),
+        plan.command().replace(" --workloads-dir workloads --output " + results, ""));
+  }
 }

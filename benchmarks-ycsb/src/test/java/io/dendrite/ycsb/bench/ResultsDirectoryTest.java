@@ -10,15 +10,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ResultsDirectoryTest {
 
-    @TempDir
-    Path root;
+  @TempDir Path root;
 
-    @Test
-    void aSecondRunOnTheSameDayGetsANumberedDirectory() throws IOException {
-        LocalDate day = LocalDate.of(2026, 11, 21);
+  @Test
+  void aSecondRunOnTheSameDayGetsANumberedDirectory() throws IOException {
+    LocalDate day = LocalDate.of(2026, 11, 21);
 
-        assertThat(ResultsDirectory.create(root, day)).isEqualTo(root.resolve("2026-11-21")).isDirectory();
-        assertThat(ResultsDirectory.create(root, day)).isEqualTo(root.resolve("2026-11-21-2")).isDirectory();
-        assertThat(ResultsDirectory.create(root, day)).isEqualTo(root.resolve("2026-11-21-3")).isDirectory();
-    }
+    assertThat(ResultsDirectory.create(root, day))
+        .isEqualTo(root.resolve("2026-11-21"))
+        .isDirectory();
+    assertThat(ResultsDirectory.create(root, day))
+        .isEqualTo(root.resolve("2026-11-21-2"))
+        .isDirectory();
+    assertThat(ResultsDirectory.create(root, day))
+        .isEqualTo(root.resolve("2026-11-21-3"))
+        .isDirectory();
+  }
 }

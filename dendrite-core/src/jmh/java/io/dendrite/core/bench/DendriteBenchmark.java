@@ -58,28 +58,29 @@ public class DendriteBenchmark {
   private Dendrite<Integer, long[]> dendrite;
   private final AtomicLong missCounter = new AtomicLong();
 
-  private static final RowCodec<Integer, long[]> ROW = new RowCodec<>() {
-    @Override
-    public Integer attributeOf(long[] row) {
-      return (int) row[0];
-    }
+  private static final RowCodec<Integer, long[]> ROW =
+      new RowCodec<>() {
+        @Override
+        public Integer attributeOf(long[] row) {
+          return (int) row[0];
+        }
 
-    @Override
-    public Object identityOf(long[] row) {
-      return row[0];
-    }
+        @Override
+        public Object identityOf(long[] row) {
+          return row[0];
+        }
 
-    @Override
-    public byte[] encode(long[] row) {
-      return ByteBuffer.allocate(16).putLong(row[0]).putLong(row[1]).array();
-    }
+        @Override
+        public byte[] encode(long[] row) {
+          return ByteBuffer.allocate(16).putLong(row[0]).putLong(row[1]).array();
+        }
 
-    @Override
-    public long[] decode(byte[] bytes) {
-      ByteBuffer buffer = ByteBuffer.wrap(bytes);
-      return new long[] {buffer.getLong(), buffer.getLong()};
-    }
-  };
+        @Override
+        public long[] decode(byte[] bytes) {
+          ByteBuffer buffer = ByteBuffer.wrap(bytes);
+          return new long[] {buffer.getLong(), buffer.getLong()};
+        }
+      };
 
   @Setup(Level.Trial)
   public void start() throws SQLException {
@@ -90,18 +91,28 @@ public class DendriteBenchmark {
       statement.execute("CREATE TABLE t (id INT PRIMARY KEY, v BIGINT)");
       statement.execute("INSERT INTO t SELECT X, 0 FROM SYSTEM_RANGE(0, " + (ROWS - 1) + ")");
     }
-    dendrite = Dendrite.builder(DomainType.INTEGER, ROW).collection("bench").domain("id")
-        .cache(cache).writePolicy(policy).build();
+    dendrite =
+        Dendrite.builder(DomainType.INTEGER, ROW)
+            .collection("bench")
+            .domain("id")
+            .cache(cache)
+            .writePolicy(policy)
+            .build();
     for (int lowerBound = 0; lowerBound + SCAN <= ROWS; lowerBound += SCAN) {
-      dendrite.get(lowerBound, lowerBound + SCAN - 1, this::select); // warm: every aligned interval cached
+      dendrite.get(
+          lowerBound, lowerBound + SCAN - 1, this::select); // warm: every aligned interval cached
     }
   }
 
   @TearDown(Level.Trial)
   public void stop() throws SQLException {
     DendriteMetrics metrics = dendrite.metrics();
-    System.out.printf("%n[%s] cache round trips: %.2f per hit, %.2f per miss, %.2f per update%n",
-        policy, metrics.roundTripsPerHit(), metrics.roundTripsPerMiss(), metrics.roundTripsPerWrite());
+    System.out.printf(
+        "%n[%s] cache round trips: %.2f per hit, %.2f per miss, %.2f per update%n",
+        policy,
+        metrics.roundTripsPerHit(),
+        metrics.roundTripsPerMiss(),
+        metrics.roundTripsPerWrite());
     dendrite.close();
     cache.close();
     server.close();
@@ -129,12 +140,18 @@ public class DendriteBenchmark {
   public void update() {
     int id = ThreadLocalRandom.current().nextInt(ROWS);
     long value = ThreadLocalRandom.current().nextLong();
-    dendrite.update(id, id, new long[] {id, value}, this::write,
-        (interval, cached) -> cached.stream().map(row -> row[0] == id ? new long[] {id, value} : row).toList());
+    dendrite.update(
+        id,
+        id,
+        new long[] {id, value},
+        this::write,
+        (interval, cached) ->
+            cached.stream().map(row -> row[0] == id ? new long[] {id, value} : row).toList());
   }
 
   private List<long[]> select(int lowerBound, int upperBound) throws SQLException {
-    try (PreparedStatement select = db.prepareStatement("SELECT id, v FROM t WHERE id BETWEEN ? AND ? ORDER BY id")) {
+    try (PreparedStatement select =
+        db.prepareStatement("SELECT id, v FROM t WHERE id BETWEEN ? AND ? ORDER BY id")) {
       select.setInt(1, lowerBound);
       select.setInt(2, upperBound);
       List<long[]> rows = new ArrayList<>();

@@ -33,9 +33,11 @@ public final class BufferedWriteIndex<K extends Comparable<? super K>, W> {
    * @param <K> the key type of the written attribute
    * @param <W> the buffered write type
    */
-  public record Entry<K extends Comparable<? super K>, W>(long sequence, Interval<K> interval, W write) {}
+  public record Entry<K extends Comparable<? super K>, W>(
+      long sequence, Interval<K> interval, W write) {}
 
-  private static final Comparator<Entry<?, ?>> SERIAL_ORDER = Comparator.comparingLong(Entry::sequence);
+  private static final Comparator<Entry<?, ?>> SERIAL_ORDER =
+      Comparator.comparingLong(Entry::sequence);
 
   private final IntervalTree<K, Entry<K, W>> tree = new IntervalTree<>();
   private final ReadWriteLock lock = new ReentrantReadWriteLock();

@@ -19,7 +19,12 @@ public final class IntervalLease<K extends Comparable<? super K>> implements Aut
   private final long grantedAtNanos;
   private final long lifetimeNanos;
 
-  IntervalLease(IntervalLeases<K> owner, Interval<K> interval, LeaseMode mode, long grantedAtNanos, long lifetimeNanos) {
+  IntervalLease(
+      IntervalLeases<K> owner,
+      Interval<K> interval,
+      LeaseMode mode,
+      long grantedAtNanos,
+      long lifetimeNanos) {
     this.owner = owner;
     this.interval = interval;
     this.mode = mode;

@@ -89,7 +89,8 @@ public final class IntervalLeases<K extends Comparable<? super K>> {
           }
           long remainingNanos = timeoutNanos - (now - startNanos);
           if (remainingNanos <= 0) {
-            throw new TimeoutException("no " + mode + " lease on " + interval + " within " + timeout);
+            throw new TimeoutException(
+                "no " + mode + " lease on " + interval + " within " + timeout);
           }
           if (!queued) {
             waitingRequests.insert(interval, request);
@@ -117,7 +118,8 @@ public final class IntervalLeases<K extends Comparable<? super K>> {
    */
   private long nanosBlocked(Request<K> request, long now) {
     long blockedNanos = 0;
-    for (IntervalTree.Entry<K, IntervalLease<K>> entry : grantedLeases.overlapping(request.interval)) {
+    for (IntervalTree.Entry<K, IntervalLease<K>> entry :
+        grantedLeases.overlapping(request.interval)) {
       IntervalLease<K> lease = entry.value();
       long leftNanos = lease.nanosLeft(now);
       if (leftNanos <= 0) {
@@ -127,7 +129,8 @@ public final class IntervalLeases<K extends Comparable<? super K>> {
       }
     }
     if (blockedNanos == 0) {
-      for (IntervalTree.Entry<K, Request<K>> entry : waitingRequests.overlapping(request.interval)) {
+      for (IntervalTree.Entry<K, Request<K>> entry :
+          waitingRequests.overlapping(request.interval)) {
         Request<K> earlier = entry.value();
         if (earlier.ticket < request.ticket && earlier.mode.conflictsWith(request.mode)) {
           return Long.MAX_VALUE;
@@ -163,5 +166,6 @@ public final class IntervalLeases<K extends Comparable<? super K>> {
   }
 
   /** A waiting acquisition; tickets order requests by arrival. */
-  private record Request<K extends Comparable<? super K>>(long ticket, Interval<K> interval, LeaseMode mode) {}
+  private record Request<K extends Comparable<? super K>>(
+      long ticket, Interval<K> interval, LeaseMode mode) {}
 }

@@ -97,7 +97,8 @@ public final class IntervalTree<K extends Comparable<? super K>, V>
     Node<K, V> cursor = root;
     boolean goLeft = false;
     while (cursor != null) {
-      // The new node will sit below every node on this path, so their subtree maxima can be raised now.
+      // The new node will sit below every node on this path, so their subtree maxima can be raised
+      // now.
       if (cursor.max.compareTo(hi) < 0) {
         cursor.max = hi;
       }
@@ -215,7 +216,9 @@ public final class IntervalTree<K extends Comparable<? super K>, V>
         cursor = cursor.right;
       }
     }
-    for (Node<K, V> node = first; node != null && compare(lo, hi, node) == 0; node = successor(node)) {
+    for (Node<K, V> node = first;
+        node != null && compare(lo, hi, node) == 0;
+        node = successor(node)) {
       if (node.value.equals(value)) {
         return node;
       }
@@ -300,7 +303,8 @@ public final class IntervalTree<K extends Comparable<? super K>, V>
    * stop}, exclusive, which the caller refreshes itself. Stopping early matters: refreshing reads
    * both children of every node, and at the bottom of a large tree those reads miss the cache.
    */
-  private static <K extends Comparable<? super K>, V> void refreshMaxUpward(Node<K, V> node, Node<K, V> stop) {
+  private static <K extends Comparable<? super K>, V> void refreshMaxUpward(
+      Node<K, V> node, Node<K, V> stop) {
     for (Node<K, V> n = node; n != null && n != stop; n = n.parent) {
       K before = n.max;
       n.updateMax();
@@ -474,7 +478,9 @@ public final class IntervalTree<K extends Comparable<? super K>, V>
     int height = 0;
     int blackHeight = -1;
     Node<K, V> previous = null;
-    for (Node<K, V> node = root == null ? null : minimum(root); node != null; node = successor(node)) {
+    for (Node<K, V> node = root == null ? null : minimum(root);
+        node != null;
+        node = successor(node)) {
       count++;
       if (previous != null && compare(node.lo, node.hi, previous) < 0) {
         throw new IllegalStateException("out of order: " + previous + " before " + node);
@@ -483,7 +489,8 @@ public final class IntervalTree<K extends Comparable<? super K>, V>
       K expectedMax = checkChild(node, node.left, node.hi);
       expectedMax = checkChild(node, node.right, expectedMax);
       if (node.max.compareTo(expectedMax) != 0) {
-        throw new IllegalStateException("max of " + node + " is " + node.max + ", expected " + expectedMax);
+        throw new IllegalStateException(
+            "max of " + node + " is " + node.max + ", expected " + expectedMax);
       }
       if (node.left == null || node.right == null) {
         int blacks = 0;

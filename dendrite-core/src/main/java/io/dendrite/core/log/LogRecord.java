@@ -15,7 +15,8 @@ import java.util.Optional;
  * @param upperBound the interval's upper bound, text form
  * @param key the cache key, for {@link Action#INSERT} only
  */
-public record LogRecord(Action action, long lsn, String lowerBound, String upperBound, Optional<String> key) {
+public record LogRecord(
+    Action action, long lsn, String lowerBound, String upperBound, Optional<String> key) {
 
   /** The kinds of record. */
   public enum Action {
@@ -39,13 +40,21 @@ public record LogRecord(Action action, long lsn, String lowerBound, String upper
       throw new IllegalArgumentException("only insert records carry a key: " + action + " " + key);
     }
     if (lowerBound.contains(":") || upperBound.contains(":")) {
-      throw new IllegalArgumentException("bounds must not hold a colon: " + lowerBound + ", " + upperBound);
+      throw new IllegalArgumentException(
+          "bounds must not hold a colon: " + lowerBound + ", " + upperBound);
     }
   }
 
   /** The record's line, without the line break. */
   public String toLine() {
-    return action.word() + ":" + lsn + ":" + lowerBound + ":" + upperBound + key.map(k -> ":" + k).orElse("");
+    return action.word()
+        + ":"
+        + lsn
+        + ":"
+        + lowerBound
+        + ":"
+        + upperBound
+        + key.map(k -> ":" + k).orElse("");
   }
 
   /**
@@ -70,6 +79,8 @@ public record LogRecord(Action action, long lsn, String lowerBound, String upper
     if ((action == Action.INSERT) != hasKey || (hasKey && fields[4].isEmpty())) {
       return Optional.empty();
     }
-    return Optional.of(new LogRecord(action, lsn, fields[2], fields[3], hasKey ? Optional.of(fields[4]) : Optional.empty()));
+    return Optional.of(
+        new LogRecord(
+            action, lsn, fields[2], fields[3], hasKey ? Optional.of(fields[4]) : Optional.empty()));
   }
 }

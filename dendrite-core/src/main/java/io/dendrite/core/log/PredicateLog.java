@@ -92,12 +92,13 @@ public final class PredicateLog {
   public void flush() {
     Map<ServerAddress, List<LogRecord>> toAppend = new HashMap<>();
     synchronized (bufferedRemovals) {
-      bufferedRemovals.forEach((server, buffer) -> {
-        if (!buffer.isEmpty()) {
-          toAppend.put(server, new ArrayList<>(buffer));
-          buffer.clear();
-        }
-      });
+      bufferedRemovals.forEach(
+          (server, buffer) -> {
+            if (!buffer.isEmpty()) {
+              toAppend.put(server, new ArrayList<>(buffer));
+              buffer.clear();
+            }
+          });
     }
     toAppend.forEach((server, records) -> appendAll(partitionsOf(server).get(0), records));
   }
@@ -129,9 +130,12 @@ public final class PredicateLog {
    */
   public void rewrite(Map<LogRecord, String> live) {
     Map<String, StringBuilder> byPartition = new HashMap<>();
-    live.forEach((record, colocatedWith) ->
-        byPartition.computeIfAbsent(partitionFor(colocatedWith), p -> new StringBuilder())
-            .append(record.toLine()).append('\n'));
+    live.forEach(
+        (record, colocatedWith) ->
+            byPartition
+                .computeIfAbsent(partitionFor(colocatedWith), p -> new StringBuilder())
+                .append(record.toLine())
+                .append('\n'));
     for (int n = 0; n < PARTITIONS; n++) {
       String key = partitionKey.apply(n);
       StringBuilder content = byPartition.get(key);
@@ -144,9 +148,10 @@ public final class PredicateLog {
   }
 
   private boolean appendAll(String partition, List<LogRecord> records) {
-    List<byte[]> lines = records.stream()
-        .map(record -> (record.toLine() + "\n").getBytes(StandardCharsets.UTF_8))
-        .toList();
+    List<byte[]> lines =
+        records.stream()
+            .map(record -> (record.toLine() + "\n").getBytes(StandardCharsets.UTF_8))
+            .toList();
     return cache.appendAll(partition, lines, true) == Outcome.OK;
   }
 

@@ -25,7 +25,9 @@ class BufferedWriteIndexTest {
     assertThat(index.overlapping(Interval.of(4, 5)))
         .extracting(BufferedWriteIndex.Entry::write)
         .containsExactly("first", "second", "third");
-    assertThat(index.overlapping(Interval.of(4, 5))).extracting(BufferedWriteIndex.Entry::sequence).containsExactly(1L, 2L, 3L);
+    assertThat(index.overlapping(Interval.of(4, 5)))
+        .extracting(BufferedWriteIndex.Entry::sequence)
+        .containsExactly(1L, 2L, 3L);
   }
 
   @Test
@@ -34,9 +36,13 @@ class BufferedWriteIndexTest {
     index.append(Interval.of(1, 2), "second");
     index.append(Interval.of(5, 5), "third");
 
-    assertThat(index.entries()).extracting(BufferedWriteIndex.Entry::write).containsExactly("first", "second", "third");
+    assertThat(index.entries())
+        .extracting(BufferedWriteIndex.Entry::write)
+        .containsExactly("first", "second", "third");
     index.remove(first);
-    assertThat(index.entries()).extracting(BufferedWriteIndex.Entry::write).containsExactly("second", "third");
+    assertThat(index.entries())
+        .extracting(BufferedWriteIndex.Entry::write)
+        .containsExactly("second", "third");
   }
 
   @Test

@@ -42,7 +42,9 @@ class IntervalLeasesTest {
     try (IntervalLease<Integer> first = leases.acquire(Interval.of(1, 5), SHARED, NO_WAIT);
         IntervalLease<Integer> second = leases.acquire(Interval.of(3, 8), SHARED, NO_WAIT);
         IntervalLease<Integer> third = leases.acquire(Interval.point(5), SHARED, NO_WAIT)) {
-      assertThat(List.of(first, second, third)).extracting(IntervalLease::mode).containsOnly(SHARED);
+      assertThat(List.of(first, second, third))
+          .extracting(IntervalLease::mode)
+          .containsOnly(SHARED);
       assertThat(second.interval()).isEqualTo(Interval.of(3, 8));
     }
   }
@@ -50,7 +52,8 @@ class IntervalLeasesTest {
   @Test
   void exclusiveConflictsWithEveryOverlappingLease() throws Exception {
     try (IntervalLease<Integer> shared = leases.acquire(Interval.of(1, 5), SHARED, NO_WAIT);
-        IntervalLease<Integer> exclusive = leases.acquire(Interval.of(10, 20), EXCLUSIVE, NO_WAIT)) {
+        IntervalLease<Integer> exclusive =
+            leases.acquire(Interval.of(10, 20), EXCLUSIVE, NO_WAIT)) {
       assertRefused(Interval.point(5), EXCLUSIVE); // shares the endpoint 5 with the Shared lease
       assertRefused(Interval.of(0, 100), EXCLUSIVE);
       assertRefused(Interval.point(10), SHARED);
@@ -59,7 +62,8 @@ class IntervalLeasesTest {
         assertThat(between.isExpired()).isFalse();
       }
     }
-    try (IntervalLease<Integer> afterRelease = leases.acquire(Interval.of(0, 100), EXCLUSIVE, NO_WAIT)) {
+    try (IntervalLease<Integer> afterRelease =
+        leases.acquire(Interval.of(0, 100), EXCLUSIVE, NO_WAIT)) {
       assertThat(afterRelease.mode()).isEqualTo(EXCLUSIVE);
     }
   }
@@ -85,7 +89,8 @@ class IntervalLeasesTest {
 
     try (IntervalLease<Integer> next = shortLived.acquire(Interval.point(5), EXCLUSIVE, PATIENCE)) {
       long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-      assertThat(waitedMillis).isBetween(200L, 5_000L); // woken by the expiry, not by a signal or the timeout
+      assertThat(waitedMillis)
+          .isBetween(200L, 5_000L); // woken by the expiry, not by a signal or the timeout
       assertThat(abandoned.isExpired()).isTrue();
       assertThat(next.isExpired()).isFalse();
       abandoned.close(); // must not release the lease that replaced it
@@ -114,7 +119,8 @@ class IntervalLeasesTest {
       assertThatThrownBy(() -> leases.acquire(Interval.of(5, 6), EXCLUSIVE, Duration.ofMillis(30)))
           .isInstanceOf(TimeoutException.class); // times out instead
 
-      try (IntervalLease<Integer> later = leases.acquire(Interval.point(5), SHARED, Duration.ofSeconds(5))) {
+      try (IntervalLease<Integer> later =
+          leases.acquire(Interval.point(5), SHARED, Duration.ofSeconds(5))) {
         assertThat(later.mode()).isEqualTo(SHARED);
       }
       assertThat(reader.isExpired()).isFalse();
@@ -132,8 +138,10 @@ class IntervalLeasesTest {
           threads.submit(
               () -> {
                 while (!stop.get()) {
-                  // Overlapping Shared leases held back to back: some reader nearly always holds [0, 100].
-                  try (IntervalLease<Integer> lease = leases.acquire(Interval.of(offset, 100 - offset), SHARED, PATIENCE)) {
+                  // Overlapping Shared leases held back to back: some reader nearly always holds
+                  // [0, 100].
+                  try (IntervalLease<Integer> lease =
+                      leases.acquire(Interval.of(offset, 100 - offset), SHARED, PATIENCE)) {
                     Thread.sleep(5);
                   }
                   readsDone.incrementAndGet();
@@ -145,7 +153,8 @@ class IntervalLeasesTest {
       Thread.sleep(1);
     }
     long start = System.nanoTime();
-    try (IntervalLease<Integer> writer = leases.acquire(Interval.point(50), EXCLUSIVE, Duration.ofSeconds(5))) {
+    try (IntervalLease<Integer> writer =
+        leases.acquire(Interval.point(50), EXCLUSIVE, Duration.ofSeconds(5))) {
       // It waits only for the leases held when it arrived (5 ms each); starved, it would time out.
       assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2_000);
     } finally {
@@ -171,7 +180,8 @@ class IntervalLeasesTest {
                 ThreadLocalRandom random = ThreadLocalRandom.current();
                 for (int i = 0; i < 2_000; i++) {
                   int lo = random.nextInt(points);
-                  Interval<Integer> interval = Interval.of(lo, Math.min(points, lo + random.nextInt(4)));
+                  Interval<Integer> interval =
+                      Interval.of(lo, Math.min(points, lo + random.nextInt(4)));
                   LeaseMode mode = random.nextInt(3) == 0 ? EXCLUSIVE : SHARED;
                   try (IntervalLease<Integer> lease = leases.acquire(interval, mode, PATIENCE)) {
                     for (int p = interval.lo(); p <= interval.hi(); p++) {
@@ -204,7 +214,8 @@ class IntervalLeasesTest {
 
   @Test
   void rejectsNonsenseDurations() {
-    assertThatThrownBy(() -> new IntervalLeases<Integer>(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new IntervalLeases<Integer>(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> leases.acquire(Interval.point(1), SHARED, Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class);
   }

@@ -51,11 +51,13 @@ class IntervalTreePropertyTest {
       }
       checkWhole(tree, model);
     } catch (AssertionError | RuntimeException e) {
-      throw new AssertionError("seed=" + seed + " failed at operation " + op + ": " + e.getMessage(), e);
+      throw new AssertionError(
+          "seed=" + seed + " failed at operation " + op + ": " + e.getMessage(), e);
     }
   }
 
-  private static void step(Random random, IntervalTree<Integer, Integer> tree, List<ModelEntry> model) {
+  private static void step(
+      Random random, IntervalTree<Integer, Integer> tree, List<ModelEntry> model) {
     int insertPercent = model.size() > 600 ? 25 : 45;
     int dice = random.nextInt(100);
     if (dice < insertPercent) {
@@ -72,16 +74,33 @@ class IntervalTreePropertyTest {
               ? model.get(random.nextInt(model.size()))
               : new ModelEntry(randomInterval(random), random.nextInt(4));
       int index = model.indexOf(target); // the oldest equal entry, as the tree promises
-      assertThat(tree.remove(target.interval, target.value)).as("remove %s", target).isEqualTo(index >= 0);
+      assertThat(tree.remove(target.interval, target.value))
+          .as("remove %s", target)
+          .isEqualTo(index >= 0);
       if (index >= 0) {
         model.remove(index);
       }
     } else {
       Interval<Integer> query = randomInterval(random);
       switch (random.nextInt(4)) {
-        case 0 -> assertSame("overlapping " + query, tree.overlapping(query), model, e -> e.interval.overlaps(query));
-        case 1 -> assertSame("containing " + query, tree.containing(query), model, e -> e.interval.contains(query));
-        case 2 -> assertSame("containedIn " + query, tree.containedIn(query), model, e -> query.contains(e.interval));
+        case 0 ->
+            assertSame(
+                "overlapping " + query,
+                tree.overlapping(query),
+                model,
+                e -> e.interval.overlaps(query));
+        case 1 ->
+            assertSame(
+                "containing " + query,
+                tree.containing(query),
+                model,
+                e -> e.interval.contains(query));
+        case 2 ->
+            assertSame(
+                "containedIn " + query,
+                tree.containedIn(query),
+                model,
+                e -> query.contains(e.interval));
         default -> {
           int value = random.nextInt(4);
           assertThat(tree.contains(query, value))
@@ -127,9 +146,12 @@ class IntervalTreePropertyTest {
     List<ModelEntry> expected =
         model.stream()
             .filter(selected)
-            .sorted(Comparator.comparing((ModelEntry e) -> e.interval.lo()).thenComparing(e -> e.interval.hi()))
+            .sorted(
+                Comparator.comparing((ModelEntry e) -> e.interval.lo())
+                    .thenComparing(e -> e.interval.hi()))
             .toList();
-    List<ModelEntry> got = actual.stream().map(e -> new ModelEntry(e.interval(), e.value())).toList();
+    List<ModelEntry> got =
+        actual.stream().map(e -> new ModelEntry(e.interval(), e.value())).toList();
     assertThat(got).as(what).isEqualTo(expected);
   }
 

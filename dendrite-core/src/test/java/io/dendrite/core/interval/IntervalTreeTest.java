@@ -78,7 +78,8 @@ class IntervalTreeTest {
   @Test
   void rejectsNullValues() {
     IntervalTree<Integer, String> tree = new IntervalTree<>();
-    assertThatThrownBy(() -> tree.insert(Interval.point(1), null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> tree.insert(Interval.point(1), null))
+        .isInstanceOf(NullPointerException.class);
   }
 
   @Test
@@ -106,7 +107,8 @@ class IntervalTreeTest {
     for (int i = 0; i < n; i++) {
       tree.insert(Interval.of(i, i + 2), i);
     }
-    assertThat((double) tree.checkInvariants()).isLessThanOrEqualTo(2 * Math.log(n + 1) / Math.log(2));
+    assertThat((double) tree.checkInvariants())
+        .isLessThanOrEqualTo(2 * Math.log(n + 1) / Math.log(2));
     assertThat(values(tree.overlapping(Interval.of(500_000, 500_001))))
         .containsExactly(499_998, 499_999, 500_000, 500_001);
 
@@ -119,7 +121,8 @@ class IntervalTreeTest {
       assertThat(tree.remove(Interval.of(i, i + 2), i)).isTrue();
     }
     assertThat(tree.size()).isEqualTo(n / 2);
-    assertThat((double) tree.checkInvariants()).isLessThanOrEqualTo(2 * Math.log(n / 2 + 1) / Math.log(2));
+    assertThat((double) tree.checkInvariants())
+        .isLessThanOrEqualTo(2 * Math.log(n / 2 + 1) / Math.log(2));
   }
 
   private static <V> List<V> values(List<IntervalTree.Entry<Integer, V>> entries) {

@@ -28,7 +28,9 @@ class PredicateIndexTest {
     assertThat(index.impactedBy(Interval.of(10, 20)))
         .extracting(IntervalTree.Entry::value)
         .containsExactly("containing", "contained", "overlapping", "touching");
-    assertThat(index.impactedBy(Interval.point(9))).extracting(IntervalTree.Entry::value).containsExactly("containing", "before");
+    assertThat(index.impactedBy(Interval.point(9)))
+        .extracting(IntervalTree.Entry::value)
+        .containsExactly("containing", "before");
   }
 
   @Test
@@ -37,7 +39,9 @@ class PredicateIndexTest {
     index.register(Interval.of(10, 20), "same");
     index.register(Interval.of(11, 20), "narrower");
 
-    assertThat(index.containing(Interval.of(10, 20))).extracting(IntervalTree.Entry::value).containsExactly("wide", "same");
+    assertThat(index.containing(Interval.of(10, 20)))
+        .extracting(IntervalTree.Entry::value)
+        .containsExactly("wide", "same");
   }
 
   @Test
@@ -49,7 +53,9 @@ class PredicateIndexTest {
 
     assertThat(index.unregister(Interval.of(1, 2), "k")).isTrue();
     assertThat(index.unregister(Interval.of(1, 2), "k")).isFalse();
-    assertThat(index.impactedBy(Interval.point(1))).extracting(IntervalTree.Entry::value).containsExactly("other");
+    assertThat(index.impactedBy(Interval.point(1)))
+        .extracting(IntervalTree.Entry::value)
+        .containsExactly("other");
   }
 
   @Test
@@ -58,7 +64,8 @@ class PredicateIndexTest {
     int perThread = 5_000;
     ExecutorService pool = Executors.newFixedThreadPool(threads + 2);
     AtomicBoolean writing = new AtomicBoolean(true);
-    // Writers start only once both readers are querying: on a busy machine the readers could otherwise be scheduled
+    // Writers start only once both readers are querying: on a busy machine the readers could
+    // otherwise be scheduled
     // after the writers finished, and nothing would have run concurrently.
     CountDownLatch readersQuerying = new CountDownLatch(2);
     try {
@@ -85,8 +92,10 @@ class PredicateIndexTest {
                 () -> {
                   int queries = 0;
                   while (writing.get() || queries == 0) {
-                    for (IntervalTree.Entry<Integer, String> entry : index.impactedBy(Interval.point(queries % perThread))) {
-                      assertThat(entry.interval().overlaps(Interval.point(queries % perThread))).isTrue();
+                    for (IntervalTree.Entry<Integer, String> entry :
+                        index.impactedBy(Interval.point(queries % perThread))) {
+                      assertThat(entry.interval().overlaps(Interval.point(queries % perThread)))
+                          .isTrue();
                     }
                     queries++;
                     if (queries == 1) {
@@ -108,6 +117,7 @@ class PredicateIndexTest {
     }
 
     assertThat(index.size()).isEqualTo(threads * perThread / 2);
-    assertThat(index.impactedBy(Interval.point(1_001))).hasSize(threads * 2); // [999,1002] and [1001,1004] per thread
+    assertThat(index.impactedBy(Interval.point(1_001)))
+        .hasSize(threads * 2); // [999,1002] and [1001,1004] per thread
   }
 }

@@ -18,21 +18,30 @@ class LogCompactionTest {
 
   @Test
   void cancellingPairsDisappearWhateverOrderTheyWereAppendedIn() {
-    List<LogRecord> appended = List.of(
-        record(LogRecord.Action.DELETE, 2, "1", "5"), // batched deletes may land before their insert
-        insert(1, "1", "5"),
-        insert(3, "6", "9"),
-        record(LogRecord.Action.COVER, 4, "0", "9"),
-        record(LogRecord.Action.UNCOVER, 6, "0", "9"),
-        insert(5, "1", "5"),
-        record(LogRecord.Action.COVER, 7, "20", "29"));
+    List<LogRecord> appended =
+        List.of(
+            record(
+                LogRecord.Action.DELETE,
+                2,
+                "1",
+                "5"), // batched deletes may land before their insert
+            insert(1, "1", "5"),
+            insert(3, "6", "9"),
+            record(LogRecord.Action.COVER, 4, "0", "9"),
+            record(LogRecord.Action.UNCOVER, 6, "0", "9"),
+            insert(5, "1", "5"),
+            record(LogRecord.Action.COVER, 7, "20", "29"));
 
-    assertThat(LogCompaction.compact(appended)).containsExactly(
-        insert(3, "6", "9"), insert(5, "1", "5"), record(LogRecord.Action.COVER, 7, "20", "29"));
+    assertThat(LogCompaction.compact(appended))
+        .containsExactly(
+            insert(3, "6", "9"),
+            insert(5, "1", "5"),
+            record(LogRecord.Action.COVER, 7, "20", "29"));
   }
 
   @Test
   void aDeleteWithoutInsertLeavesNothing() {
-    assertThat(LogCompaction.compact(List.of(record(LogRecord.Action.DELETE, 1, "1", "2")))).isEmpty();
+    assertThat(LogCompaction.compact(List.of(record(LogRecord.Action.DELETE, 1, "1", "2"))))
+        .isEmpty();
   }
 }

@@ -11,7 +11,8 @@ class LogRecordTest {
 
   @Test
   void linesRoundTripAndKeysMayHoldColons() {
-    LogRecord insert = new LogRecord(LogRecord.Action.INSERT, 7, "1", "9", Optional.of("dd:t:a:1:9"));
+    LogRecord insert =
+        new LogRecord(LogRecord.Action.INSERT, 7, "1", "9", Optional.of("dd:t:a:1:9"));
     LogRecord delete = new LogRecord(LogRecord.Action.DELETE, 8, "1", "9", Optional.empty());
 
     assertThat(insert.toLine()).isEqualTo("insert:7:1:9:dd:t:a:1:9");
@@ -22,7 +23,14 @@ class LogRecordTest {
 
   @Test
   void tornOrForeignLinesAreNotRecords() {
-    for (String line : List.of("", "insert:7:1", "insert:x:1:9:k", "upsert:7:1:9:k", "delete:8:1:9:k", "insert:7:1:9:")) {
+    for (String line :
+        List.of(
+            "",
+            "insert:7:1",
+            "insert:x:1:9:k",
+            "upsert:7:1:9:k",
+            "delete:8:1:9:k",
+            "insert:7:1:9:")) {
       assertThat(LogRecord.parse(line)).as(line).isEmpty();
     }
   }
@@ -33,7 +41,8 @@ class LogRecordTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new LogRecord(LogRecord.Action.INSERT, 1, "1", "2", Optional.empty()))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new LogRecord(LogRecord.Action.DELETE, 1, "a:b", "2", Optional.empty()))
+    assertThatThrownBy(
+            () -> new LogRecord(LogRecord.Action.DELETE, 1, "a:b", "2", Optional.empty()))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -76,9 +76,15 @@ public final class ChildJvm implements AutoCloseable {
         }
         long left = deadline - System.nanoTime();
         if (left <= 0 || (!process.isAlive() && outputEnded)) {
-          throw new IllegalStateException(name + (process.isAlive() ? " did not print the expected line in "
-              + timeout : " ended (exit " + process.exitValue() + ")") + " before " + count
-              + " matching lines; its output ended with:\n" + tail());
+          throw new IllegalStateException(
+              name
+                  + (process.isAlive()
+                      ? " did not print the expected line in " + timeout
+                      : " ended (exit " + process.exitValue() + ")")
+                  + " before "
+                  + count
+                  + " matching lines; its output ended with:\n"
+                  + tail());
         }
         try {
           lines.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
@@ -129,18 +135,21 @@ public final class ChildJvm implements AutoCloseable {
     signal("TERM");
     try {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new IllegalStateException("the child " + process.pid() + " still runs " + timeout + " after SIGTERM");
+        throw new IllegalStateException(
+            "the child " + process.pid() + " still runs " + timeout + " after SIGTERM");
       }
     } catch (InterruptedException interrupted) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for the child to stop", interrupted);
+      throw new IllegalStateException(
+          "interrupted while waiting for the child to stop", interrupted);
     }
     waitUntilEnded();
   }
 
   private void signal(String name) {
     try {
-      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+      Process kill =
+          new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
       if (kill.waitFor() != 0) {
         throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
       }
@@ -176,7 +185,8 @@ public final class ChildJvm implements AutoCloseable {
 
   private void collectOutput() {
     try (BufferedReader reader =
-        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = reader.readLine()) != null; ) {
         synchronized (lines) {
           lines.add(line);

@@ -33,7 +33,11 @@ import java.util.function.Predicate;
  * </ul>
  */
 public final class CuttableProxy implements AutoCloseable {
-  private enum Mode { RELAY, REFUSE, BLACK_HOLE }
+  private enum Mode {
+    RELAY,
+    REFUSE,
+    BLACK_HOLE
+  }
 
   private final String targetHost;
   private final int targetPort;
@@ -156,28 +160,31 @@ public final class CuttableProxy implements AutoCloseable {
 
   /** Copies {@code from} to {@code to} while relaying; drops what it reads while black-holed. */
   private void pump(Link link, Socket from, Socket to, boolean fromClient) {
-    Thread pump = new Thread(() -> {
-      byte[] buffer = new byte[16 * 1024];
-      try (InputStream in = from.getInputStream()) {
-        OutputStream out = to == null ? null : to.getOutputStream();
-        for (int n; (n = in.read(buffer)) >= 0; ) {
-          if (mode != Mode.RELAY || out == null) {
-            link.lostBytes = true;
-            continue;
-          }
-          Hold armed = hold;
-          if (fromClient && armed != null) {
-            armed.holdIfTriggered(buffer, n);
-          }
-          out.write(buffer, 0, n);
-          out.flush();
-        }
-      } catch (IOException broken) {
-        // cut, closed by either side, or closed by restore()
-      } finally {
-        link.close();
-      }
-    }, "proxy-relay-" + port);
+    Thread pump =
+        new Thread(
+            () -> {
+              byte[] buffer = new byte[16 * 1024];
+              try (InputStream in = from.getInputStream()) {
+                OutputStream out = to == null ? null : to.getOutputStream();
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                  if (mode != Mode.RELAY || out == null) {
+                    link.lostBytes = true;
+                    continue;
+                  }
+                  Hold armed = hold;
+                  if (fromClient && armed != null) {
+                    armed.holdIfTriggered(buffer, n);
+                  }
+                  out.write(buffer, 0, n);
+                  out.flush();
+                }
+              } catch (IOException broken) {
+                // cut, closed by either side, or closed by restore()
+              } finally {
+                link.close();
+              }
+            },
+            "proxy-relay-" + port);
     pump.setDaemon(true);
     pump.start();
   }
@@ -222,7 +229,8 @@ public final class CuttableProxy implements AutoCloseable {
           return; // one connection is held; the others relay on
         }
         boolean fires = false;
-        for (String line : new String(chunk, 0, length, StandardCharsets.ISO_8859_1).split("\r\n")) {
+        for (String line :
+            new String(chunk, 0, length, StandardCharsets.ISO_8859_1).split("\r\n")) {
           fires |= trigger.test(line);
         }
         if (!fires) {

@@ -5,7 +5,6 @@ import io.dendrite.iq.client.ServerAddress;
 import io.dendrite.iq.client.WriteOptions;
 import io.dendrite.iq.server.IqServer;
 import io.dendrite.iq.server.IqServerConfig;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -32,133 +31,154 @@ import java.util.Optional;
  */
 public final class SyncLatency {
 
-    private static final int[] VALUE_SIZES = {100, 5_000};
+  private static final int[] VALUE_SIZES = {100, 5_000};
 
-    private SyncLatency() {
+  private SyncLatency() {}
+
+  public static void main(String[] args) throws Exception {
+    String server = null;
+    int requests = 20_000;
+    int rounds = 5;
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--server" -> server = args[i + 1];
+        case "--requests" -> requests = Integer.parseInt(args[i + 1]);
+        case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+        default -> throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+    }
+    IqServer embedded =
+        server == null
+            ? IqServer.start(IqServerConfig.builder().port(0).memoryBytes(64L << 20).build())
+            : null;
+    ServerAddress address =
+        server != null
+            ? ServerAddress.parse(server)
+            : new ServerAddress("127.0.0.1", embedded.port());
+    try (IqClient client = IqClient.builder().servers(List.of(address)).build();
+        PlainSocket plain = new PlainSocket(address)) {
+      System.out.printf(
+          "%n| value | IqClient p50 µs | plain socket p50 µs | ratio p50 | IqClient p99 µs "
+              + "| plain p99 µs | IqClient CPU µs/request | plain CPU µs/request |%n");
+      System.out.printf("|---:|---:|---:|---:|---:|---:|---:|---:|%n");
+      for (int size : VALUE_SIZES) {
+        String key = "latency:" + size;
+        byte[] value = new byte[size];
+        Arrays.fill(value, (byte) 'v');
+        client.set(key, value, WriteOptions.DEFAULT);
+        long[] viaClient = new long[requests * rounds];
+        long[] viaSocket = new long[requests * rounds];
+        for (int warmUp = 0; warmUp < 3; warmUp++) {
+          measure(() -> client.get(key), requests, new long[requests]);
+          measure(() -> plain.get(key, size), requests, new long[requests]);
+        }
+        long clientCpu = 0;
+        long socketCpu = 0;
+        for (int round = 0; round < rounds; round++) {
+          long[] c = new long[requests];
+          long[] s = new long[requests];
+          clientCpu += measure(() -> client.get(key), requests, c);
+          socketCpu += measure(() -> plain.get(key, size), requests, s);
+          System.arraycopy(c, 0, viaClient, round * requests, requests);
+          System.arraycopy(s, 0, viaSocket, round * requests, requests);
+        }
+        Arrays.sort(viaClient);
+        Arrays.sort(viaSocket);
+        double c50 = micros(viaClient, 0.5);
+        double s50 = micros(viaSocket, 0.5);
+        double perRequest = 1_000.0 * requests * rounds;
+        System.out.printf(
+            Locale.ROOT,
+            "| %,d B | %.1f | %.1f | %.2fx | %.1f | %.1f | %.1f | %.1f |%n",
+            size,
+            c50,
+            s50,
+            c50 / s50,
+            micros(viaClient, 0.99),
+            micros(viaSocket, 0.99),
+            clientCpu / perRequest,
+            socketCpu / perRequest);
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "%n%d synchronous gets per side per round, %d alternating rounds, one thread,"
+              + " server %s.%n",
+          requests,
+          rounds,
+          embedded != null ? "in this JVM" : address);
+    } finally {
+      if (embedded != null) {
+        embedded.close();
+      }
+    }
+  }
+
+  private interface Get {
+    Object run() throws IOException;
+  }
+
+  /** Fills {@code nanos} with each request's latency; returns the calling thread's CPU nanoseconds. */
+  private static long measure(Get get, int requests, long[] nanos) throws IOException {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long cpuAtStart = threads.getCurrentThreadCpuTime();
+    for (int i = 0; i < requests; i++) {
+      long start = System.nanoTime();
+      Object found = get.run();
+      nanos[i] = System.nanoTime() - start;
+      if (found instanceof Optional<?> optional && optional.isEmpty()) {
+        throw new IllegalStateException("the preloaded key is gone");
+      }
+    }
+    return threads.getCurrentThreadCpuTime() - cpuAtStart;
+  }
+
+  private static double micros(long[] sorted, double quantile) {
+    return sorted[(int) Math.min(sorted.length - 1, Math.round(quantile * sorted.length))]
+        / 1_000.0;
+  }
+
+  /** The baseline: a blocking socket, one request at a time, reply read until {@code END\r\n}. */
+  private static final class PlainSocket implements AutoCloseable {
+    private final Socket socket;
+    private final OutputStream out;
+    private final InputStream in;
+    private final byte[] buffer = new byte[64 * 1024];
+
+    PlainSocket(ServerAddress address) throws IOException {
+      socket = new Socket(address.host(), address.port());
+      socket.setTcpNoDelay(true);
+      out = socket.getOutputStream();
+      in = socket.getInputStream();
     }
 
-    public static void main(String[] args) throws Exception {
-        String server = null;
-        int requests = 20_000;
-        int rounds = 5;
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--server" -> server = args[i + 1];
-                case "--requests" -> requests = Integer.parseInt(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
+    /** The reply's length; the value is {@code size} bytes, so the reply's end is known from the header on. */
+    Object get(String key, int size) throws IOException {
+      out.write(("gets " + key + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      int read = 0;
+      while (read < 5 || !endsWithEnd(read)) {
+        int n = in.read(buffer, read, buffer.length - read);
+        if (n < 0) {
+          throw new IOException("server closed the connection");
         }
-        IqServer embedded = server == null
-                ? IqServer.start(IqServerConfig.builder().port(0).memoryBytes(64L << 20).build()) : null;
-        ServerAddress address = server != null ? ServerAddress.parse(server)
-                : new ServerAddress("127.0.0.1", embedded.port());
-        try (IqClient client = IqClient.builder().servers(List.of(address)).build();
-             PlainSocket plain = new PlainSocket(address)) {
-            System.out.printf("%n| value | IqClient p50 µs | plain socket p50 µs | ratio p50 | IqClient p99 µs "
-                    + "| plain p99 µs | IqClient CPU µs/request | plain CPU µs/request |%n");
-            System.out.printf("|---:|---:|---:|---:|---:|---:|---:|---:|%n");
-            for (int size : VALUE_SIZES) {
-                String key = "latency:" + size;
-                byte[] value = new byte[size];
-                Arrays.fill(value, (byte) 'v');
-                client.set(key, value, WriteOptions.DEFAULT);
-                long[] viaClient = new long[requests * rounds];
-                long[] viaSocket = new long[requests * rounds];
-                for (int warmUp = 0; warmUp < 3; warmUp++) {
-                    measure(() -> client.get(key), requests, new long[requests]);
-                    measure(() -> plain.get(key, size), requests, new long[requests]);
-                }
-                long clientCpu = 0;
-                long socketCpu = 0;
-                for (int round = 0; round < rounds; round++) {
-                    long[] c = new long[requests];
-                    long[] s = new long[requests];
-                    clientCpu += measure(() -> client.get(key), requests, c);
-                    socketCpu += measure(() -> plain.get(key, size), requests, s);
-                    System.arraycopy(c, 0, viaClient, round * requests, requests);
-                    System.arraycopy(s, 0, viaSocket, round * requests, requests);
-                }
-                Arrays.sort(viaClient);
-                Arrays.sort(viaSocket);
-                double c50 = micros(viaClient, 0.5);
-                double s50 = micros(viaSocket, 0.5);
-                double perRequest = 1_000.0 * requests * rounds;
-                System.out.printf(Locale.ROOT, "| %,d B | %.1f | %.1f | %.2fx | %.1f | %.1f | %.1f | %.1f |%n", size,
-                        c50, s50, c50 / s50, micros(viaClient, 0.99), micros(viaSocket, 0.99),
-                        clientCpu / perRequest, socketCpu / perRequest);
-            }
-            System.out.printf(Locale.ROOT, "%n%d synchronous gets per side per round, %d alternating rounds, one thread,"
-                    + " server %s.%n", requests, rounds, embedded != null ? "in this JVM" : address);
-        } finally {
-            if (embedded != null) {
-                embedded.close();
-            }
-        }
+        read += n;
+      }
+      if (read < size) {
+        throw new IllegalStateException("short reply: " + read + " bytes");
+      }
+      return read;
     }
 
-    private interface Get {
-        Object run() throws IOException;
+    private boolean endsWithEnd(int read) {
+      return buffer[read - 5] == 'E'
+          && buffer[read - 4] == 'N'
+          && buffer[read - 3] == 'D'
+          && buffer[read - 2] == '\r'
+          && buffer[read - 1] == '\n';
     }
 
-    /** Fills {@code nanos} with each request's latency; returns the calling thread's CPU nanoseconds. */
-    private static long measure(Get get, int requests, long[] nanos) throws IOException {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long cpuAtStart = threads.getCurrentThreadCpuTime();
-        for (int i = 0; i < requests; i++) {
-            long start = System.nanoTime();
-            Object found = get.run();
-            nanos[i] = System.nanoTime() - start;
-            if (found instanceof Optional<?> optional && optional.isEmpty()) {
-                throw new IllegalStateException("the preloaded key is gone");
-            }
-        }
-        return threads.getCurrentThreadCpuTime() - cpuAtStart;
+    @Override
+    public void close() throws IOException {
+      socket.close();
     }
-
-    private static double micros(long[] sorted, double quantile) {
-        return sorted[(int) Math.min(sorted.length - 1, Math.round(quantile * sorted.length))] / 1_000.0;
-    }
-
-    /** The baseline: a blocking socket, one request at a time, reply read until {@code END\r\n}. */
-    private static final class PlainSocket implements AutoCloseable {
-        private final Socket socket;
-        private final OutputStream out;
-        private final InputStream in;
-        private final byte[] buffer = new byte[64 * 1024];
-
-        PlainSocket(ServerAddress address) throws IOException {
-            socket = new Socket(address.host(), address.port());
-            socket.setTcpNoDelay(true);
-            out = socket.getOutputStream();
-            in = socket.getInputStream();
-        }
-
-        /** The reply's length; the value is {@code size} bytes, so the reply's end is known from the header on. */
-        Object get(String key, int size) throws IOException {
-            out.write(("gets " + key + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            int read = 0;
-            while (read < 5 || !endsWithEnd(read)) {
-                int n = in.read(buffer, read, buffer.length - read);
-                if (n < 0) {
-                    throw new IOException("server closed the connection");
-                }
-                read += n;
-            }
-            if (read < size) {
-                throw new IllegalStateException("short reply: " + read + " bytes");
-            }
-            return read;
-        }
-
-        private boolean endsWithEnd(int read) {
-            return buffer[read - 5] == 'E' && buffer[read - 4] == 'N' && buffer[read - 3] == 'D'
-                    && buffer[read - 2] == '\r' && buffer[read - 1] == '\n';
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
-    }
+  }
 }

@@ -20,73 +20,75 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class BackgroundReader implements AutoCloseable {
 
-    /** How often unread requests are looked for; the longest a reply nobody waits for can sit unread. */
-    static final Duration TICK = Duration.ofMillis(2);
+  /** How often unread requests are looked for; the longest a reply nobody waits for can sit unread. */
+  static final Duration TICK = Duration.ofMillis(2);
 
-    private final Set<SocketConnection> open = ConcurrentHashMap.newKeySet();
-    private final Set<SocketConnection> scheduled = ConcurrentHashMap.newKeySet();
-    private final ExecutorService readers;
-    private final Thread ticker;
-    private volatile boolean closed;
+  private final Set<SocketConnection> open = ConcurrentHashMap.newKeySet();
+  private final Set<SocketConnection> scheduled = ConcurrentHashMap.newKeySet();
+  private final ExecutorService readers;
+  private final Thread ticker;
+  private volatile boolean closed;
 
-    BackgroundReader() {
-        AtomicInteger count = new AtomicInteger();
-        ThreadFactory daemons = runnable -> {
-            Thread thread = new Thread(runnable, "iq-client-reader-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
+  BackgroundReader() {
+    AtomicInteger count = new AtomicInteger();
+    ThreadFactory daemons =
+        runnable -> {
+          Thread thread = new Thread(runnable, "iq-client-reader-" + count.incrementAndGet());
+          thread.setDaemon(true);
+          return thread;
         };
-        this.readers = Executors.newCachedThreadPool(daemons);
-        this.ticker = new Thread(this::tick, "iq-client-ticker");
-        ticker.setDaemon(true);
-        ticker.start();
-    }
+    this.readers = Executors.newCachedThreadPool(daemons);
+    this.ticker = new Thread(this::tick, "iq-client-ticker");
+    ticker.setDaemon(true);
+    ticker.start();
+  }
 
-    void opened(SocketConnection connection) {
-        open.add(connection);
-    }
+  void opened(SocketConnection connection) {
+    open.add(connection);
+  }
 
-    void closed(SocketConnection connection) {
-        open.remove(connection);
-    }
+  void closed(SocketConnection connection) {
+    open.remove(connection);
+  }
 
-    /** Reads the connection's replies on a background thread until none is in flight or another thread reads. */
-    void read(SocketConnection connection) {
-        if (closed || !scheduled.add(connection)) {
-            return;
-        }
-        try {
-            readers.execute(() -> {
-                scheduled.remove(connection);
-                connection.readUnattended();
-            });
-        } catch (RejectedExecutionException e) {
+  /** Reads the connection's replies on a background thread until none is in flight or another thread reads. */
+  void read(SocketConnection connection) {
+    if (closed || !scheduled.add(connection)) {
+      return;
+    }
+    try {
+      readers.execute(
+          () -> {
             scheduled.remove(connection);
-        }
+            connection.readUnattended();
+          });
+    } catch (RejectedExecutionException e) {
+      scheduled.remove(connection);
     }
+  }
 
-    private void tick() {
-        long tickNanos = TICK.toNanos();
-        while (!closed) {
-            LockSupport.parkNanos(this, tickNanos);
-            long now = System.nanoTime();
-            for (SocketConnection connection : open) {
-                if (connection.hasUnattendedRequestOlderThan(tickNanos, now)) {
-                    read(connection);
-                }
-            }
+  private void tick() {
+    long tickNanos = TICK.toNanos();
+    while (!closed) {
+      LockSupport.parkNanos(this, tickNanos);
+      long now = System.nanoTime();
+      for (SocketConnection connection : open) {
+        if (connection.hasUnattendedRequestOlderThan(tickNanos, now)) {
+          read(connection);
         }
+      }
     }
+  }
 
-    @Override
-    public void close() {
-        closed = true;
-        LockSupport.unpark(ticker);
-        readers.shutdown();
-        try {
-            readers.awaitTermination(1, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+  @Override
+  public void close() {
+    closed = true;
+    LockSupport.unpark(ticker);
+    readers.shutdown();
+    try {
+      readers.awaitTermination(1, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
+  }
 }

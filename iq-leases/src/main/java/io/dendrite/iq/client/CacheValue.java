@@ -13,14 +13,23 @@ import java.nio.charset.StandardCharsets;
  */
 public record CacheValue(String key, byte[] data, int flags, long cas, boolean pending) {
 
-    /** The value decoded as UTF-8, for text values. */
-    public String text() {
-        return new String(data, StandardCharsets.UTF_8);
-    }
+  /** The value decoded as UTF-8, for text values. */
+  public String text() {
+    return new String(data, StandardCharsets.UTF_8);
+  }
 
-    @Override
-    public String toString() {
-        return "CacheValue[" + key + "=" + (data.length <= 64 ? text() : data.length + " bytes")
-                + ", flags=" + flags + ", cas=" + cas + ", pending=" + pending + "]";
-    }
+  @Override
+  public String toString() {
+    return "CacheValue["
+        + key
+        + "="
+        + (data.length <= 64 ? text() : data.length + " bytes")
+        + ", flags="
+        + flags
+        + ", cas="
+        + cas
+        + ", pending="
+        + pending
+        + "]";
+  }
 }

@@ -1,7 +1,6 @@
 package io.dendrite.iq.client;
 
 import io.dendrite.iq.protocol.Reply;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,7 +9,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -52,788 +50,849 @@ import java.util.function.Supplier;
  */
 public final class IqClient implements AutoCloseable {
 
-    /** Keys per {@code gets} line: long multi-gets are split so no server line limit is hit. */
-    private static final int KEYS_PER_GET = 100;
+  /** Keys per {@code gets} line: long multi-gets are split so no server line limit is hit. */
+  private static final int KEYS_PER_GET = 100;
 
-    private final IqClientConfig config;
-    private final BackgroundReader background = new BackgroundReader();
-    private final Map<ServerAddress, ServerConnection> connections = new LinkedHashMap<>();
-    private final HashRing ring;
-    private final ReplicaPlacement placement;
-    private final Map<ServerAddress, Long> downSeenAt = new ConcurrentHashMap<>();
-    /** When a server was last put back into replica placement ({@link #includeInReplicas}); guarded by placement. */
-    private long lastIncludedNanos = System.nanoTime();
-    // Per sending thread, so that a caller sharing the client across threads can attribute round trips to its own
-    // operations (a benchmark binding counts cache round trips per operation type this way).
-    private final ThreadLocal<ThreadTrips> tripsOfThread = ThreadLocal.withInitial(ThreadTrips::new);
+  private final IqClientConfig config;
+  private final BackgroundReader background = new BackgroundReader();
+  private final Map<ServerAddress, ServerConnection> connections = new LinkedHashMap<>();
+  private final HashRing ring;
+  private final ReplicaPlacement placement;
+  private final Map<ServerAddress, Long> downSeenAt = new ConcurrentHashMap<>();
 
-    private IqClient(IqClientConfig config) {
-        this.config = config;
-        for (ServerAddress server : config.servers()) {
-            connections.put(server, new ServerConnection(server, config.connectionsPerServer(), config.connectTimeout(),
-                    config.requestTimeout(), background, tripsOfThread));
+  /** When a server was last put back into replica placement ({@link #includeInReplicas}); guarded by placement. */
+  private long lastIncludedNanos = System.nanoTime();
+
+  // Per sending thread, so that a caller sharing the client across threads can attribute round
+  // trips to its own
+  // operations (a benchmark binding counts cache round trips per operation type this way).
+  private final ThreadLocal<ThreadTrips> tripsOfThread = ThreadLocal.withInitial(ThreadTrips::new);
+
+  private IqClient(IqClientConfig config) {
+    this.config = config;
+    for (ServerAddress server : config.servers()) {
+      connections.put(
+          server,
+          new ServerConnection(
+              server,
+              config.connectionsPerServer(),
+              config.connectTimeout(),
+              config.requestTimeout(),
+              background,
+              tripsOfThread));
+    }
+    this.ring = new HashRing(config.servers(), config.pointsPerServer());
+    this.placement = new ReplicaPlacement(ring, config.servers().size());
+  }
+
+  /** Starts configuring a client. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Opens a client with a finished configuration. Connections are made lazily, on first use. */
+  public static IqClient open(IqClientConfig config) {
+    return new IqClient(config);
+  }
+
+  /** The configuration this client runs with. */
+  public IqClientConfig config() {
+    return config;
+  }
+
+  /**
+   * How many requests the calling thread has sent to the servers through this client so far, each one round trip
+   * (a multi-get counts once per server it asks; a retried read once per attempt). The difference across a call
+   * is that call's round trips, even while other threads use the same client.
+   */
+  public long requestsOfCurrentThread() {
+    return tripsOfThread.get().requests;
+  }
+
+  /**
+   * How many round trips the calling thread has awaited through this client so far: requests it sent together,
+   * before waiting for any reply, count as one; a request sent after it had to wait for a reply starts the next.
+   * The difference across a call is the length of that call's chain of dependent requests, which is what its
+   * latency is made of, however many requests each step sends at once.
+   */
+  public long roundTripsOfCurrentThread() {
+    return tripsOfThread.get().roundTrips;
+  }
+
+  /**
+   * How many writes to a connection the calling thread has made through this client so far: one per request it
+   * sent, except that the requests a {@link Flight} held go out in one write per connection.
+   */
+  public long writesOfCurrentThread() {
+    return tripsOfThread.get().writes;
+  }
+
+  /**
+   * Opens a flight for the calling thread: the requests it sends (through any client) until the flight closes are
+   * written together, one write per connection, when the thread first waits for a reply or the flight closes. See
+   * {@link Flight} for what the thread must not do meanwhile.
+   */
+  public Flight flight() {
+    return Flight.open();
+  }
+
+  // ---------------------------------------------------------------- plain memcached commands
+
+  /** Reads a key ({@code gets}, so the value carries its CAS unique). */
+  public Optional<CacheValue> get(String key) {
+    return ServerConnection.await(getAsync(key));
+  }
+
+  /** Async {@link #get}. */
+  public CompletableFuture<Optional<CacheValue>> getAsync(String key) {
+    return getFrom(connectionFor(key), key);
+  }
+
+  /**
+   * Reads many keys: one pipelined {@code gets} per server (split every {@value #KEYS_PER_GET}
+   * keys), all in flight at once.
+   *
+   * @return the hits; missing keys are absent from the map
+   */
+  public Map<String, CacheValue> getAll(Collection<String> keys) {
+    return hitsOf(sendGetsByServer(keys));
+  }
+
+  /** Async {@link #getAll}. */
+  public CompletableFuture<Map<String, CacheValue>> getAllAsync(Collection<String> keys) {
+    List<CompletableFuture<Reply>> replies = sendGetsByServer(keys);
+    return ReplyFuture.allOf(replies)
+        .thenApply(
+            done -> {
+              Map<String, CacheValue> hits = new HashMap<>();
+              replies.forEach(reply -> addHits(ServerConnection.completed(reply), hits));
+              return hits;
+            });
+  }
+
+  private List<CompletableFuture<Reply>> sendGetsByServer(Collection<String> keys) {
+    Map<ServerConnection, List<String>> byServer = new HashMap<>();
+    for (String key : keys) {
+      byServer.computeIfAbsent(connectionFor(key), s -> new ArrayList<>()).add(key);
+    }
+    List<CompletableFuture<Reply>> replies = new ArrayList<>();
+    byServer.forEach((server, serverKeys) -> replies.addAll(sendGets(server, serverKeys)));
+    return replies;
+  }
+
+  private static Map<String, CacheValue> hitsOf(List<CompletableFuture<Reply>> replies) {
+    Map<String, CacheValue> hits = new HashMap<>();
+    replies.forEach(reply -> addHits(ServerConnection.await(reply), hits));
+    return hits;
+  }
+
+  /** Stores a value unconditionally with default options. */
+  public Outcome set(String key, byte[] value) {
+    return set(key, value, WriteOptions.DEFAULT);
+  }
+
+  /** Stores a value unconditionally ({@code set}). Note: plain writes neither respect nor void leases. */
+  public Outcome set(String key, byte[] value, WriteOptions options) {
+    return ServerConnection.await(setAsync(key, value, options));
+  }
+
+  /** Async {@link #set(String, byte[], WriteOptions)}. */
+  public CompletableFuture<Outcome> setAsync(String key, byte[] value, WriteOptions options) {
+    return store("set", key, value, options);
+  }
+
+  /** Stores a pinned value: the server will not evict it. {@link Outcome#PINNED_MEMORY_FULL} if over quota. */
+  public Outcome setPinned(String key, byte[] value) {
+    return set(key, value, WriteOptions.PINNED);
+  }
+
+  /** Stores only if the key is absent ({@code add}); {@link Outcome#NOT_STORED} otherwise. */
+  public Outcome add(String key, byte[] value, WriteOptions options) {
+    return ServerConnection.await(store("add", key, value, options));
+  }
+
+  /** Appends to an existing value ({@code append}); {@link Outcome#NOT_STORED} if absent. */
+  public Outcome append(String key, byte[] value) {
+    return ServerConnection.await(store("append", key, value, WriteOptions.DEFAULT));
+  }
+
+  /**
+   * Appends several values to one key in one request ({@code mappend}, Dendrite's server only),
+   * creating the key if it is absent.
+   *
+   * @param pinned whether the resulting value is pinned
+   */
+  public Outcome appendAll(String key, List<byte[]> values, boolean pinned) {
+    if (values.isEmpty()) {
+      throw new IllegalArgumentException("nothing to append");
+    }
+    return ServerConnection.await(
+        connectionFor(key)
+            .send(OutgoingRequest.mappend(key, pinned, values))
+            .thenApply(Outcome::of));
+  }
+
+  /**
+   * Appends several values to a key on one given server only (a pinned {@code mappend}, creating it where absent):
+   * for restoring one replica of a replicated log (see {@link #getAllOnEachReplica}).
+   *
+   * @return the outcome on that server
+   */
+  public Outcome appendOn(ServerAddress server, String key, List<byte[]> values) {
+    if (values.isEmpty()) {
+      throw new IllegalArgumentException("nothing to append");
+    }
+    return Outcome.of(connection(server).call(OutgoingRequest.mappend(key, true, values)));
+  }
+
+  /**
+   * The {@code stats} of one server, by name: {@code run_id} (Dendrite's server) or {@code pid} with {@code time}
+   * minus {@code uptime} tell one run of it from the next.
+   *
+   * @throws IqConnectionException when the server is down or does not answer in time
+   */
+  public Map<String, String> stats(ServerAddress server) {
+    Map<String, String> stats = new LinkedHashMap<>();
+    for (Reply.Entry entry : entries(connection(server).call(OutgoingRequest.stats()))) {
+      if (entry instanceof Reply.Stat stat) {
+        stats.put(stat.name(), stat.value());
+      }
+    }
+    return stats;
+  }
+
+  /**
+   * Stores only if nobody wrote since {@code cas} was read.
+   *
+   * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
+   */
+  public Outcome cas(String key, byte[] value, long cas, WriteOptions options) {
+    return ServerConnection.await(
+        connectionFor(key)
+            .send(OutgoingRequest.cas(key, value, options, cas))
+            .thenApply(Outcome::of));
+  }
+
+  /** Deletes a key; on IQ servers this also voids its leases. {@link Outcome#NOT_FOUND} if absent. */
+  public Outcome delete(String key) {
+    return Outcome.of(connectionFor(key).call(OutgoingRequest.delete(key)));
+  }
+
+  /** Unpins a key (Dendrite's server only) so that it may be evicted again. */
+  public Outcome unpin(String key) {
+    return Outcome.of(connectionFor(key).call(OutgoingRequest.unpin(key)));
+  }
+
+  /**
+   * Adds to a decimal counter ({@code incr}).
+   *
+   * @return the new value, or empty if the key is absent
+   */
+  public OptionalLong incr(String key, long delta) {
+    Reply reply = connectionFor(key).call(OutgoingRequest.incr(key, delta));
+    if (reply instanceof Reply.Status status
+        && !status.line().isEmpty()
+        && Character.isDigit(status.line().charAt(0))) {
+      return OptionalLong.of(Long.parseUnsignedLong(status.line()));
+    }
+    Outcome outcome = Outcome.of(reply);
+    if (outcome == Outcome.NOT_FOUND) {
+      return OptionalLong.empty();
+    }
+    throw new IqException("unexpected incr reply " + reply);
+  }
+
+  // ---------------------------------------------------------------- replication
+
+  /**
+   * The {@code replicas} distinct servers a replicated key lives on: its owner on the ring, then
+   * the next distinct servers clockwise, skipping those {@linkplain #excludeFromReplicas taken out} (fewer when
+   * fewer servers are left in placement).
+   */
+  public List<ServerAddress> serversFor(String key, int replicas) {
+    return placement.serversFor(key, replicas);
+  }
+
+  /**
+   * Takes {@code server} out of replica placement, e.g. one that has been down too long: every replicated key that
+   * had a copy there gets the next server clockwise instead (see {@link #serversFor}), which the caller must fill
+   * with a copy to have R copies again. Plain (unreplicated) keys stay where they are. Placement is this client's
+   * own: clients that disagree about it still meet on the key's live servers, because taking a down server out
+   * only appends the next server to a key's placement.
+   *
+   * @return whether it was in placement (false also when it is the last server left in)
+   */
+  public boolean excludeFromReplicas(ServerAddress server) {
+    requireKnown(server);
+    return placement.exclude(server);
+  }
+
+  /**
+   * Puts {@code server} back into replica placement, e.g. once it answers again as a new, empty run; the caller
+   * must restore its copies. The copies its substitutes hold meanwhile are left outside placement; {@link
+   * #deleteStrayReplicas} deletes them once no holder can still be writing them.
+   *
+   * @return whether it was out
+   */
+  public boolean includeInReplicas(ServerAddress server) {
+    requireKnown(server);
+    synchronized (placement.changes) {
+      boolean included = placement.include(server);
+      if (included) {
+        lastIncludedNanos = System.nanoTime();
+      }
+      return included;
+    }
+  }
+
+  /** The servers {@linkplain #excludeFromReplicas taken out} of replica placement. */
+  public Set<ServerAddress> excludedFromReplicas() {
+    return placement.excluded();
+  }
+
+  /** Counts every change of replica placement: copies must be restored after each. */
+  public long replicaPlacementVersion() {
+    return placement.version();
+  }
+
+  /**
+   * Deletes the copies that servers hold for keys they substituted for while another server was out of placement,
+   * and that are outside the keys' placement now that it is back: a stale copy there would be read if the same
+   * server substituted for the key again. Deletes only once every holder that may still write such a copy is
+   * fenced: the server's lease lifetime ({@code stats lease_ms}) and twice the request timeout after the last
+   * {@link #includeInReplicas}. A server that cannot be reached keeps its strays for the next call.
+   *
+   * @return how many copies were deleted
+   */
+  public int deleteStrayReplicas() {
+    int deleted = 0;
+    synchronized (placement.changes) {
+      for (ServerAddress server : placement.substitutes()) {
+        List<String> strays = placement.strays(server);
+        if (strays.isEmpty()) {
+          continue;
         }
-        this.ring = new HashRing(config.servers(), config.pointsPerServer());
-        this.placement = new ReplicaPlacement(ring, config.servers().size());
-    }
-
-    /** Starts configuring a client. */
-    public static Builder builder() {
-        return new Builder();
-    }
-
-    /** Opens a client with a finished configuration. Connections are made lazily, on first use. */
-    public static IqClient open(IqClientConfig config) {
-        return new IqClient(config);
-    }
-
-    /** The configuration this client runs with. */
-    public IqClientConfig config() {
-        return config;
-    }
-
-    /**
-     * How many requests the calling thread has sent to the servers through this client so far, each one round trip
-     * (a multi-get counts once per server it asks; a retried read once per attempt). The difference across a call
-     * is that call's round trips, even while other threads use the same client.
-     */
-    public long requestsOfCurrentThread() {
-        return tripsOfThread.get().requests;
-    }
-
-    /**
-     * How many round trips the calling thread has awaited through this client so far: requests it sent together,
-     * before waiting for any reply, count as one; a request sent after it had to wait for a reply starts the next.
-     * The difference across a call is the length of that call's chain of dependent requests, which is what its
-     * latency is made of, however many requests each step sends at once.
-     */
-    public long roundTripsOfCurrentThread() {
-        return tripsOfThread.get().roundTrips;
-    }
-
-    /**
-     * How many writes to a connection the calling thread has made through this client so far: one per request it
-     * sent, except that the requests a {@link Flight} held go out in one write per connection.
-     */
-    public long writesOfCurrentThread() {
-        return tripsOfThread.get().writes;
-    }
-
-    /**
-     * Opens a flight for the calling thread: the requests it sends (through any client) until the flight closes are
-     * written together, one write per connection, when the thread first waits for a reply or the flight closes. See
-     * {@link Flight} for what the thread must not do meanwhile.
-     */
-    public Flight flight() {
-        return Flight.open();
-    }
-
-    // ---------------------------------------------------------------- plain memcached commands
-
-    /** Reads a key ({@code gets}, so the value carries its CAS unique). */
-    public Optional<CacheValue> get(String key) {
-        return ServerConnection.await(getAsync(key));
-    }
-
-    /** Async {@link #get}. */
-    public CompletableFuture<Optional<CacheValue>> getAsync(String key) {
-        return getFrom(connectionFor(key), key);
-    }
-
-    /**
-     * Reads many keys: one pipelined {@code gets} per server (split every {@value #KEYS_PER_GET}
-     * keys), all in flight at once.
-     *
-     * @return the hits; missing keys are absent from the map
-     */
-    public Map<String, CacheValue> getAll(Collection<String> keys) {
-        return hitsOf(sendGetsByServer(keys));
-    }
-
-    /** Async {@link #getAll}. */
-    public CompletableFuture<Map<String, CacheValue>> getAllAsync(Collection<String> keys) {
-        List<CompletableFuture<Reply>> replies = sendGetsByServer(keys);
-        return ReplyFuture.allOf(replies).thenApply(done -> {
-            Map<String, CacheValue> hits = new HashMap<>();
-            replies.forEach(reply -> addHits(ServerConnection.completed(reply), hits));
-            return hits;
-        });
-    }
-
-    private List<CompletableFuture<Reply>> sendGetsByServer(Collection<String> keys) {
-        Map<ServerConnection, List<String>> byServer = new HashMap<>();
-        for (String key : keys) {
-            byServer.computeIfAbsent(connectionFor(key), s -> new ArrayList<>()).add(key);
-        }
-        List<CompletableFuture<Reply>> replies = new ArrayList<>();
-        byServer.forEach((server, serverKeys) -> replies.addAll(sendGets(server, serverKeys)));
-        return replies;
-    }
-
-    private static Map<String, CacheValue> hitsOf(List<CompletableFuture<Reply>> replies) {
-        Map<String, CacheValue> hits = new HashMap<>();
-        replies.forEach(reply -> addHits(ServerConnection.await(reply), hits));
-        return hits;
-    }
-
-    /** Stores a value unconditionally with default options. */
-    public Outcome set(String key, byte[] value) {
-        return set(key, value, WriteOptions.DEFAULT);
-    }
-
-    /** Stores a value unconditionally ({@code set}). Note: plain writes neither respect nor void leases. */
-    public Outcome set(String key, byte[] value, WriteOptions options) {
-        return ServerConnection.await(setAsync(key, value, options));
-    }
-
-    /** Async {@link #set(String, byte[], WriteOptions)}. */
-    public CompletableFuture<Outcome> setAsync(String key, byte[] value, WriteOptions options) {
-        return store("set", key, value, options);
-    }
-
-    /** Stores a pinned value: the server will not evict it. {@link Outcome#PINNED_MEMORY_FULL} if over quota. */
-    public Outcome setPinned(String key, byte[] value) {
-        return set(key, value, WriteOptions.PINNED);
-    }
-
-    /** Stores only if the key is absent ({@code add}); {@link Outcome#NOT_STORED} otherwise. */
-    public Outcome add(String key, byte[] value, WriteOptions options) {
-        return ServerConnection.await(store("add", key, value, options));
-    }
-
-    /** Appends to an existing value ({@code append}); {@link Outcome#NOT_STORED} if absent. */
-    public Outcome append(String key, byte[] value) {
-        return ServerConnection.await(store("append", key, value, WriteOptions.DEFAULT));
-    }
-
-    /**
-     * Appends several values to one key in one request ({@code mappend}, Dendrite's server only),
-     * creating the key if it is absent.
-     *
-     * @param pinned whether the resulting value is pinned
-     */
-    public Outcome appendAll(String key, List<byte[]> values, boolean pinned) {
-        if (values.isEmpty()) {
-            throw new IllegalArgumentException("nothing to append");
-        }
-        return ServerConnection.await(connectionFor(key).send(OutgoingRequest.mappend(key, pinned, values)).thenApply(Outcome::of));
-    }
-
-    /**
-     * Appends several values to a key on one given server only (a pinned {@code mappend}, creating it where absent):
-     * for restoring one replica of a replicated log (see {@link #getAllOnEachReplica}).
-     *
-     * @return the outcome on that server
-     */
-    public Outcome appendOn(ServerAddress server, String key, List<byte[]> values) {
-        if (values.isEmpty()) {
-            throw new IllegalArgumentException("nothing to append");
-        }
-        return Outcome.of(connection(server).call(OutgoingRequest.mappend(key, true, values)));
-    }
-
-    /**
-     * The {@code stats} of one server, by name: {@code run_id} (Dendrite's server) or {@code pid} with {@code time}
-     * minus {@code uptime} tell one run of it from the next.
-     *
-     * @throws IqConnectionException when the server is down or does not answer in time
-     */
-    public Map<String, String> stats(ServerAddress server) {
-        Map<String, String> stats = new LinkedHashMap<>();
-        for (Reply.Entry entry : entries(connection(server).call(OutgoingRequest.stats()))) {
-            if (entry instanceof Reply.Stat stat) {
-                stats.put(stat.name(), stat.value());
-            }
-        }
-        return stats;
-    }
-
-    /**
-     * Stores only if nobody wrote since {@code cas} was read.
-     *
-     * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
-     */
-    public Outcome cas(String key, byte[] value, long cas, WriteOptions options) {
-        return ServerConnection.await(connectionFor(key).send(OutgoingRequest.cas(key, value, options, cas)).thenApply(Outcome::of));
-    }
-
-    /** Deletes a key; on IQ servers this also voids its leases. {@link Outcome#NOT_FOUND} if absent. */
-    public Outcome delete(String key) {
-        return Outcome.of(connectionFor(key).call(OutgoingRequest.delete(key)));
-    }
-
-    /** Unpins a key (Dendrite's server only) so that it may be evicted again. */
-    public Outcome unpin(String key) {
-        return Outcome.of(connectionFor(key).call(OutgoingRequest.unpin(key)));
-    }
-
-    /**
-     * Adds to a decimal counter ({@code incr}).
-     *
-     * @return the new value, or empty if the key is absent
-     */
-    public OptionalLong incr(String key, long delta) {
-        Reply reply = connectionFor(key).call(OutgoingRequest.incr(key, delta));
-        if (reply instanceof Reply.Status status && !status.line().isEmpty()
-                && Character.isDigit(status.line().charAt(0))) {
-            return OptionalLong.of(Long.parseUnsignedLong(status.line()));
-        }
-        Outcome outcome = Outcome.of(reply);
-        if (outcome == Outcome.NOT_FOUND) {
-            return OptionalLong.empty();
-        }
-        throw new IqException("unexpected incr reply " + reply);
-    }
-
-    // ---------------------------------------------------------------- replication
-
-    /**
-     * The {@code replicas} distinct servers a replicated key lives on: its owner on the ring, then
-     * the next distinct servers clockwise, skipping those {@linkplain #excludeFromReplicas taken out} (fewer when
-     * fewer servers are left in placement).
-     */
-    public List<ServerAddress> serversFor(String key, int replicas) {
-        return placement.serversFor(key, replicas);
-    }
-
-    /**
-     * Takes {@code server} out of replica placement, e.g. one that has been down too long: every replicated key that
-     * had a copy there gets the next server clockwise instead (see {@link #serversFor}), which the caller must fill
-     * with a copy to have R copies again. Plain (unreplicated) keys stay where they are. Placement is this client's
-     * own: clients that disagree about it still meet on the key's live servers, because taking a down server out
-     * only appends the next server to a key's placement.
-     *
-     * @return whether it was in placement (false also when it is the last server left in)
-     */
-    public boolean excludeFromReplicas(ServerAddress server) {
-        requireKnown(server);
-        return placement.exclude(server);
-    }
-
-    /**
-     * Puts {@code server} back into replica placement, e.g. once it answers again as a new, empty run; the caller
-     * must restore its copies. The copies its substitutes hold meanwhile are left outside placement; {@link
-     * #deleteStrayReplicas} deletes them once no holder can still be writing them.
-     *
-     * @return whether it was out
-     */
-    public boolean includeInReplicas(ServerAddress server) {
-        requireKnown(server);
-        synchronized (placement.changes) {
-            boolean included = placement.include(server);
-            if (included) {
-                lastIncludedNanos = System.nanoTime();
-            }
-            return included;
-        }
-    }
-
-    /** The servers {@linkplain #excludeFromReplicas taken out} of replica placement. */
-    public Set<ServerAddress> excludedFromReplicas() {
-        return placement.excluded();
-    }
-
-    /** Counts every change of replica placement: copies must be restored after each. */
-    public long replicaPlacementVersion() {
-        return placement.version();
-    }
-
-    /**
-     * Deletes the copies that servers hold for keys they substituted for while another server was out of placement,
-     * and that are outside the keys' placement now that it is back: a stale copy there would be read if the same
-     * server substituted for the key again. Deletes only once every holder that may still write such a copy is
-     * fenced: the server's lease lifetime ({@code stats lease_ms}) and twice the request timeout after the last
-     * {@link #includeInReplicas}. A server that cannot be reached keeps its strays for the next call.
-     *
-     * @return how many copies were deleted
-     */
-    public int deleteStrayReplicas() {
-        int deleted = 0;
-        synchronized (placement.changes) {
-            for (ServerAddress server : placement.substitutes()) {
-                List<String> strays = placement.strays(server);
-                if (strays.isEmpty()) {
-                    continue;
-                }
-                try {
-                    long leaseMillis = Long.parseLong(stats(server).getOrDefault("lease_ms", "0"));
-                    long fencedAt = lastIncludedNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis)
-                            + 2 * config.requestTimeout().toNanos();
-                    if (System.nanoTime() - fencedAt < 0) {
-                        continue;
-                    }
-                    ServerConnection connection = connections.get(server);
-                    List<CompletableFuture<Outcome>> sent = strays.stream()
-                            .map(key -> connection.send(OutgoingRequest.delete(key)).thenApply(Outcome::of)).toList();
-                    for (int i = 0; i < strays.size(); i++) {
-                        Outcome outcome = ServerConnection.await(sent.get(i));
-                        if (outcome == Outcome.OK || outcome == Outcome.NOT_FOUND) {
-                            placement.deleted(server, strays.get(i));
-                            deleted += outcome == Outcome.OK ? 1 : 0;
-                        }
-                    }
-                } catch (IqConnectionException unreachable) {
-                    // kept for the next call
-                }
-            }
-        }
-        return deleted;
-    }
-
-    private void requireKnown(ServerAddress server) {
-        if (!connections.containsKey(server)) {
-            throw new IllegalArgumentException(server + " is not one of this client's servers " + config.servers());
-        }
-    }
-
-    /**
-     * Stores a pinned copy of the value on {@code replicas} distinct servers (see
-     * {@link #serversFor}), all at once; for buffered writes that must survive one server's loss.
-     *
-     * @return the worst outcome over the replicas
-     */
-    public Outcome setReplicated(String key, byte[] value, int replicas) {
-        return onReplicas(key, replicas, () -> OutgoingRequest.store("set", key, value, WriteOptions.PINNED)).stream()
-                .reduce(Outcome.OK, Outcome::worst);
-    }
-
-    /**
-     * Async {@link #setReplicated}: sends the stores and returns at once, so that they are in flight together with
-     * other requests. Completes with the worst outcome once every replica answered, or with the first replica's
-     * failure (only after the others answered or timed out).
-     */
-    public CompletableFuture<Outcome> setReplicatedAsync(String key, byte[] value, int replicas) {
-        return onReplicasAsync(key, replicas, () -> OutgoingRequest.store("set", key, value, WriteOptions.PINNED))
-                .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
-    }
-
-    /** Reads a replicated key from the first of its servers that has it. */
-    public Optional<CacheValue> getReplicated(String key, int replicas) {
-        for (ServerAddress address : placement.serversFor(key, replicas)) {
-            Optional<CacheValue> found;
-            try {
-                found = ServerConnection.await(getFrom(connections.get(address), key));
-            } catch (IqConnectionException unreachable) {
-                continue;
-            }
-            if (found.isPresent()) {
-                return found;
-            }
-        }
-        return Optional.empty();
-    }
-
-    /**
-     * Appends several values to a key on each of its {@code replicas} servers (a pinned {@code mappend},
-     * Dendrite's server only), creating it where absent; for logs that must survive one server's loss.
-     * Replicas may hold the appended values in different orders.
-     *
-     * @return the worst outcome over the replicas
-     */
-    public Outcome appendReplicated(String key, List<byte[]> values, int replicas) {
-        if (values.isEmpty()) {
-            throw new IllegalArgumentException("nothing to append");
-        }
-        return onReplicas(key, replicas, () -> OutgoingRequest.mappend(key, true, values)).stream()
-                .reduce(Outcome.OK, Outcome::worst);
-    }
-
-    /**
-     * Async {@link #appendReplicated}: sends the appends and returns at once, so that they are in flight together
-     * with other requests. Completes with the worst outcome once every replica answered, or with the first
-     * replica's failure (only after the others answered or timed out).
-     */
-    public CompletableFuture<Outcome> appendReplicatedAsync(String key, List<byte[]> values, int replicas) {
-        if (values.isEmpty()) {
-            throw new IllegalArgumentException("nothing to append");
-        }
-        return onReplicasAsync(key, replicas, () -> OutgoingRequest.mappend(key, true, values))
-                .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
-    }
-
-    /**
-     * Reads a replicated key from each of its servers, for values that must be merged rather than taken
-     * from one replica (an appended log whose replica on a restarted server holds only recent appends).
-     *
-     * @return the values found, in the order of {@link #serversFor}; unreachable servers and misses left out
-     */
-    public List<CacheValue> getEachReplica(String key, int replicas) {
-        List<CacheValue> found = new ArrayList<>();
-        for (ServerAddress address : placement.serversFor(key, replicas)) {
-            try {
-                ServerConnection.await(getFrom(connections.get(address), key)).ifPresent(found::add);
-            } catch (IqConnectionException unreachable) {
-                // that replica is lost; the others hold what was acknowledged
-            }
-        }
-        return found;
-    }
-
-    /**
-     * Reads many replicated keys at once: every server that holds a replica of some key gets one pipelined
-     * {@code gets} (split every {@value #KEYS_PER_GET} keys), all in flight together, and each key's value is taken
-     * from the first of its servers, in {@link #serversFor} order, that has it, as {@link #getReplicated} would.
-     *
-     * @return the hits; a key that no reachable replica holds is absent, also when none of its servers is
-     *     reachable (as with {@link #getReplicated}: a lost server is taken to have lost its values)
-     */
-    public Map<String, CacheValue> getAllReplicated(Collection<String> keys, int replicas) {
-        Map<String, CacheValue> values = new HashMap<>();
-        getAllOnEachReplica(keys, replicas).forEach((key, found) ->
-                found.values().stream().findFirst().ifPresent(value -> values.put(key, value)));
-        return values;
-    }
-
-    /**
-     * Reads many replicated keys from every one of their servers at once (one pipelined {@code gets} per server, as
-     * {@link #getAllReplicated}), for values that must be merged rather than taken from one replica.
-     *
-     * @return per key that some reachable replica holds, its values by server in {@link #serversFor} order;
-     *     unreachable servers and misses left out
-     */
-    public Map<String, Map<ServerAddress, CacheValue>> getAllOnEachReplica(Collection<String> keys, int replicas) {
-        return ServerConnection.await(getAllOnEachReplicaAsync(keys, replicas));
-    }
-
-    /**
-     * Async {@link #getAllOnEachReplica}: sends the reads and returns at once, so that they are in flight together
-     * with other requests; completes once every server answered or failed.
-     */
-    public CompletableFuture<Map<String, Map<ServerAddress, CacheValue>>> getAllOnEachReplicaAsync(
-            Collection<String> keys, int replicas) {
-        Map<String, List<ServerAddress>> serversOf = new LinkedHashMap<>();
-        Map<ServerAddress, List<String>> byServer = new LinkedHashMap<>();
-        for (String key : keys) {
-            List<ServerAddress> servers = placement.serversFor(key, replicas);
-            serversOf.put(key, servers);
-            servers.forEach(address -> byServer.computeIfAbsent(address, a -> new ArrayList<>()).add(key));
-        }
-        Map<ServerAddress, List<CompletableFuture<Reply>>> sent = new LinkedHashMap<>();
-        byServer.forEach((address, serverKeys) -> sent.put(address, sendGets(connections.get(address), serverKeys)));
-        List<CompletableFuture<Reply>> all = sent.values().stream().flatMap(List::stream).toList();
-        return ReplyFuture.allOf(all).handle((done, failed) -> copiesByKey(serversOf, sent));
-    }
-
-    /** The replies of {@link #getAllOnEachReplicaAsync}, all in, as copies by key and server. */
-    private static Map<String, Map<ServerAddress, CacheValue>> copiesByKey(Map<String, List<ServerAddress>> serversOf,
-            Map<ServerAddress, List<CompletableFuture<Reply>>> sent) {
-        Map<ServerAddress, Map<String, CacheValue>> found = new HashMap<>();
-        for (Map.Entry<ServerAddress, List<CompletableFuture<Reply>>> server : sent.entrySet()) {
-            Map<String, CacheValue> hits = new HashMap<>();
-            try {
-                server.getValue().forEach(reply -> addHits(ServerConnection.completed(reply), hits));
-                found.put(server.getKey(), hits);
-            } catch (IqConnectionException lost) {
-                // that server's replicas are lost; the others hold what was acknowledged
-            }
-        }
-        Map<String, Map<ServerAddress, CacheValue>> values = new LinkedHashMap<>();
-        for (Map.Entry<String, List<ServerAddress>> key : serversOf.entrySet()) {
-            Map<ServerAddress, CacheValue> copies = new LinkedHashMap<>();
-            for (ServerAddress address : key.getValue()) {
-                CacheValue value = found.getOrDefault(address, Map.of()).get(key.getKey());
-                if (value != null) {
-                    copies.put(address, value);
-                }
-            }
-            if (!copies.isEmpty()) {
-                values.put(key.getKey(), copies);
-            }
-        }
-        return values;
-    }
-
-    /**
-     * Stores on one given server only if nobody wrote the key there since {@code cas} was read from it: for
-     * rewriting one replica of a replicated value (see {@link #getAllOnEachReplica}).
-     *
-     * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
-     */
-    public Outcome casOn(ServerAddress server, String key, byte[] value, long cas, WriteOptions options) {
-        return Outcome.of(connection(server).call(OutgoingRequest.cas(OutgoingRequest.checkKey(key), value, options, cas)));
-    }
-
-    /**
-     * Whether {@code address} is down: a fresh request to it is refused or dropped. A server that does not answer in
-     * time is <em>not</em> down (see {@link IqConnectionException#timedOut()}): it may still hold its values.
-     */
-    public boolean isDown(ServerAddress address) {
         try {
-            ServerConnection.await(connection(address).send(OutgoingRequest.stats()));
-            return false;
-        } catch (IqConnectionException failed) {
-            if (failed.timedOut()) {
-                return false;
+          long leaseMillis = Long.parseLong(stats(server).getOrDefault("lease_ms", "0"));
+          long fencedAt =
+              lastIncludedNanos
+                  + TimeUnit.MILLISECONDS.toNanos(leaseMillis)
+                  + 2 * config.requestTimeout().toNanos();
+          if (System.nanoTime() - fencedAt < 0) {
+            continue;
+          }
+          ServerConnection connection = connections.get(server);
+          List<CompletableFuture<Outcome>> sent =
+              strays.stream()
+                  .map(key -> connection.send(OutgoingRequest.delete(key)).thenApply(Outcome::of))
+                  .toList();
+          for (int i = 0; i < strays.size(); i++) {
+            Outcome outcome = ServerConnection.await(sent.get(i));
+            if (outcome == Outcome.OK || outcome == Outcome.NOT_FOUND) {
+              placement.deleted(server, strays.get(i));
+              deleted += outcome == Outcome.OK ? 1 : 0;
             }
-            downSeenAt.put(address, System.nanoTime());
-            return true;
+          }
+        } catch (IqConnectionException unreachable) {
+          // kept for the next call
         }
+      }
     }
+    return deleted;
+  }
 
-    /**
-     * When {@link #isDown} last found {@code server} down ({@link System#nanoTime()}), if ever: a caller that then
-     * left the server's replicas out of a change needs it to know that the server may hold older copies if it
-     * answers again as the same run.
-     */
-    public OptionalLong downSeenAt(ServerAddress server) {
-        Long at = downSeenAt.get(server);
-        return at == null ? OptionalLong.empty() : OptionalLong.of(at);
+  private void requireKnown(ServerAddress server) {
+    if (!connections.containsKey(server)) {
+      throw new IllegalArgumentException(
+          server + " is not one of this client's servers " + config.servers());
     }
+  }
 
-    /**
-     * Takes the exclusive Q-refresh lease of every key on every one of its {@code replicas} servers, waiting with
-     * backoff while another holder keeps one, for values kept on several servers and changed only together; see
-     * {@link ReplicatedTransaction}.
-     *
-     * @param timeout how long to keep trying while a lease is held elsewhere or a replica's server does not answer
-     * @throws IqException when the leases could not be taken within {@code timeout}
-     */
-    public ReplicatedTransaction lockReplicated(Collection<String> keys, int replicas, Duration timeout) {
-        return ReplicatedTransaction.lock(this, keys, replicas, timeout);
+  /**
+   * Stores a pinned copy of the value on {@code replicas} distinct servers (see
+   * {@link #serversFor}), all at once; for buffered writes that must survive one server's loss.
+   *
+   * @return the worst outcome over the replicas
+   */
+  public Outcome setReplicated(String key, byte[] value, int replicas) {
+    return onReplicas(
+            key, replicas, () -> OutgoingRequest.store("set", key, value, WriteOptions.PINNED))
+        .stream()
+        .reduce(Outcome.OK, Outcome::worst);
+  }
+
+  /**
+   * Async {@link #setReplicated}: sends the stores and returns at once, so that they are in flight together with
+   * other requests. Completes with the worst outcome once every replica answered, or with the first replica's
+   * failure (only after the others answered or timed out).
+   */
+  public CompletableFuture<Outcome> setReplicatedAsync(String key, byte[] value, int replicas) {
+    return onReplicasAsync(
+            key, replicas, () -> OutgoingRequest.store("set", key, value, WriteOptions.PINNED))
+        .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
+  }
+
+  /** Reads a replicated key from the first of its servers that has it. */
+  public Optional<CacheValue> getReplicated(String key, int replicas) {
+    for (ServerAddress address : placement.serversFor(key, replicas)) {
+      Optional<CacheValue> found;
+      try {
+        found = ServerConnection.await(getFrom(connections.get(address), key));
+      } catch (IqConnectionException unreachable) {
+        continue;
+      }
+      if (found.isPresent()) {
+        return found;
+      }
     }
+    return Optional.empty();
+  }
 
-    /**
-     * Async {@link #deleteReplicated}: sends the deletes and returns at once, so that the deletes of many keys are
-     * in flight together.
-     */
-    public CompletableFuture<Outcome> deleteReplicatedAsync(String key, int replicas) {
-        return onReplicasAsync(key, replicas, () -> OutgoingRequest.delete(key)).thenApply(IqClient::deleteOutcome);
+  /**
+   * Appends several values to a key on each of its {@code replicas} servers (a pinned {@code mappend},
+   * Dendrite's server only), creating it where absent; for logs that must survive one server's loss.
+   * Replicas may hold the appended values in different orders.
+   *
+   * @return the worst outcome over the replicas
+   */
+  public Outcome appendReplicated(String key, List<byte[]> values, int replicas) {
+    if (values.isEmpty()) {
+      throw new IllegalArgumentException("nothing to append");
     }
+    return onReplicas(key, replicas, () -> OutgoingRequest.mappend(key, true, values)).stream()
+        .reduce(Outcome.OK, Outcome::worst);
+  }
 
-    /** Deletes every replica of a key; {@link Outcome#OK} if at least one was deleted and none failed. */
-    public Outcome deleteReplicated(String key, int replicas) {
-        return deleteOutcome(onReplicas(key, replicas, () -> OutgoingRequest.delete(key)));
+  /**
+   * Async {@link #appendReplicated}: sends the appends and returns at once, so that they are in flight together
+   * with other requests. Completes with the worst outcome once every replica answered, or with the first
+   * replica's failure (only after the others answered or timed out).
+   */
+  public CompletableFuture<Outcome> appendReplicatedAsync(
+      String key, List<byte[]> values, int replicas) {
+    if (values.isEmpty()) {
+      throw new IllegalArgumentException("nothing to append");
     }
+    return onReplicasAsync(key, replicas, () -> OutgoingRequest.mappend(key, true, values))
+        .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
+  }
 
-    private static Outcome deleteOutcome(List<Outcome> outcomes) {
-        Outcome worst = outcomes.stream().filter(outcome -> outcome != Outcome.NOT_FOUND)
-                .reduce(Outcome.OK, Outcome::worst);
-        return worst != Outcome.OK || outcomes.contains(Outcome.OK) ? worst : Outcome.NOT_FOUND;
+  /**
+   * Reads a replicated key from each of its servers, for values that must be merged rather than taken
+   * from one replica (an appended log whose replica on a restarted server holds only recent appends).
+   *
+   * @return the values found, in the order of {@link #serversFor}; unreachable servers and misses left out
+   */
+  public List<CacheValue> getEachReplica(String key, int replicas) {
+    List<CacheValue> found = new ArrayList<>();
+    for (ServerAddress address : placement.serversFor(key, replicas)) {
+      try {
+        ServerConnection.await(getFrom(connections.get(address), key)).ifPresent(found::add);
+      } catch (IqConnectionException unreachable) {
+        // that replica is lost; the others hold what was acknowledged
+      }
     }
+    return found;
+  }
 
-    /** Sends a fresh command to every replica at once, then collects their outcomes. */
-    private List<Outcome> onReplicas(String key, int replicas, Supplier<OutgoingRequest> command) {
-        return awaitEvery(sendToReplicas(key, replicas, command));
+  /**
+   * Reads many replicated keys at once: every server that holds a replica of some key gets one pipelined
+   * {@code gets} (split every {@value #KEYS_PER_GET} keys), all in flight together, and each key's value is taken
+   * from the first of its servers, in {@link #serversFor} order, that has it, as {@link #getReplicated} would.
+   *
+   * @return the hits; a key that no reachable replica holds is absent, also when none of its servers is
+   *     reachable (as with {@link #getReplicated}: a lost server is taken to have lost its values)
+   */
+  public Map<String, CacheValue> getAllReplicated(Collection<String> keys, int replicas) {
+    Map<String, CacheValue> values = new HashMap<>();
+    getAllOnEachReplica(keys, replicas)
+        .forEach(
+            (key, found) ->
+                found.values().stream().findFirst().ifPresent(value -> values.put(key, value)));
+    return values;
+  }
+
+  /**
+   * Reads many replicated keys from every one of their servers at once (one pipelined {@code gets} per server, as
+   * {@link #getAllReplicated}), for values that must be merged rather than taken from one replica.
+   *
+   * @return per key that some reachable replica holds, its values by server in {@link #serversFor} order;
+   *     unreachable servers and misses left out
+   */
+  public Map<String, Map<ServerAddress, CacheValue>> getAllOnEachReplica(
+      Collection<String> keys, int replicas) {
+    return ServerConnection.await(getAllOnEachReplicaAsync(keys, replicas));
+  }
+
+  /**
+   * Async {@link #getAllOnEachReplica}: sends the reads and returns at once, so that they are in flight together
+   * with other requests; completes once every server answered or failed.
+   */
+  public CompletableFuture<Map<String, Map<ServerAddress, CacheValue>>> getAllOnEachReplicaAsync(
+      Collection<String> keys, int replicas) {
+    Map<String, List<ServerAddress>> serversOf = new LinkedHashMap<>();
+    Map<ServerAddress, List<String>> byServer = new LinkedHashMap<>();
+    for (String key : keys) {
+      List<ServerAddress> servers = placement.serversFor(key, replicas);
+      serversOf.put(key, servers);
+      servers.forEach(
+          address -> byServer.computeIfAbsent(address, a -> new ArrayList<>()).add(key));
     }
+    Map<ServerAddress, List<CompletableFuture<Reply>>> sent = new LinkedHashMap<>();
+    byServer.forEach(
+        (address, serverKeys) -> sent.put(address, sendGets(connections.get(address), serverKeys)));
+    List<CompletableFuture<Reply>> all = sent.values().stream().flatMap(List::stream).toList();
+    return ReplyFuture.allOf(all).handle((done, failed) -> copiesByKey(serversOf, sent));
+  }
 
-    /**
-     * Sends a fresh command to every replica at once; completes with their outcomes, or with the first replica's
-     * failure, only once every replica answered or timed out: a caller that looks at the replicas after a failure
-     * must not overtake requests still in flight to the others.
-     */
-    private CompletableFuture<List<Outcome>> onReplicasAsync(String key, int replicas, Supplier<OutgoingRequest> command) {
-        List<CompletableFuture<Outcome>> pending = sendToReplicas(key, replicas, command);
-        return ReplyFuture.allOf(pending).handle((done, failed) -> every(pending, ServerConnection::completed));
+  /** The replies of {@link #getAllOnEachReplicaAsync}, all in, as copies by key and server. */
+  private static Map<String, Map<ServerAddress, CacheValue>> copiesByKey(
+      Map<String, List<ServerAddress>> serversOf,
+      Map<ServerAddress, List<CompletableFuture<Reply>>> sent) {
+    Map<ServerAddress, Map<String, CacheValue>> found = new HashMap<>();
+    for (Map.Entry<ServerAddress, List<CompletableFuture<Reply>>> server : sent.entrySet()) {
+      Map<String, CacheValue> hits = new HashMap<>();
+      try {
+        server.getValue().forEach(reply -> addHits(ServerConnection.completed(reply), hits));
+        found.put(server.getKey(), hits);
+      } catch (IqConnectionException lost) {
+        // that server's replicas are lost; the others hold what was acknowledged
+      }
     }
-
-    private List<CompletableFuture<Outcome>> sendToReplicas(String key, int replicas, Supplier<OutgoingRequest> command) {
-        return placement.serversFor(key, replicas).stream()
-                .map(address -> connections.get(address).send(command.get()).thenApply(Outcome::of))
-                .toList();
-    }
-
-    /** Every outcome, or the first failure once every future is done (each read in this thread). */
-    private static List<Outcome> awaitEvery(List<CompletableFuture<Outcome>> pending) {
-        return every(pending, ServerConnection::await);
-    }
-
-    /** Every outcome read by {@code read}, or the first failure once all were read. */
-    private static List<Outcome> every(List<CompletableFuture<Outcome>> pending,
-            Function<CompletableFuture<Outcome>, Outcome> read) {
-        List<Outcome> outcomes = new ArrayList<>(pending.size());
-        RuntimeException first = null;
-        for (CompletableFuture<Outcome> outcome : pending) {
-            try {
-                outcomes.add(read.apply(outcome));
-            } catch (RuntimeException failure) {
-                first = first == null ? failure : first;
-            }
+    Map<String, Map<ServerAddress, CacheValue>> values = new LinkedHashMap<>();
+    for (Map.Entry<String, List<ServerAddress>> key : serversOf.entrySet()) {
+      Map<ServerAddress, CacheValue> copies = new LinkedHashMap<>();
+      for (ServerAddress address : key.getValue()) {
+        CacheValue value = found.getOrDefault(address, Map.of()).get(key.getKey());
+        if (value != null) {
+          copies.put(address, value);
         }
-        if (first != null) {
-            throw first;
-        }
-        return outcomes;
+      }
+      if (!copies.isEmpty()) {
+        values.put(key.getKey(), copies);
+      }
     }
+    return values;
+  }
 
-    /** One {@code gets} per {@value #KEYS_PER_GET} keys to one server, all sent at once. */
-    private static List<CompletableFuture<Reply>> sendGets(ServerConnection server, List<String> keys) {
-        List<CompletableFuture<Reply>> replies = new ArrayList<>();
-        for (int from = 0; from < keys.size(); from += KEYS_PER_GET) {
-            replies.add(server.send(OutgoingRequest.gets(keys.subList(from, Math.min(keys.size(), from + KEYS_PER_GET)))));
-        }
-        return replies;
+  /**
+   * Stores on one given server only if nobody wrote the key there since {@code cas} was read from it: for
+   * rewriting one replica of a replicated value (see {@link #getAllOnEachReplica}).
+   *
+   * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
+   */
+  public Outcome casOn(
+      ServerAddress server, String key, byte[] value, long cas, WriteOptions options) {
+    return Outcome.of(
+        connection(server)
+            .call(OutgoingRequest.cas(OutgoingRequest.checkKey(key), value, options, cas)));
+  }
+
+  /**
+   * Whether {@code address} is down: a fresh request to it is refused or dropped. A server that does not answer in
+   * time is <em>not</em> down (see {@link IqConnectionException#timedOut()}): it may still hold its values.
+   */
+  public boolean isDown(ServerAddress address) {
+    try {
+      ServerConnection.await(connection(address).send(OutgoingRequest.stats()));
+      return false;
+    } catch (IqConnectionException failed) {
+      if (failed.timedOut()) {
+        return false;
+      }
+      downSeenAt.put(address, System.nanoTime());
+      return true;
     }
+  }
 
-    /** Adds the values a {@code gets} reply carries to {@code hits}, by key. */
-    private static void addHits(Reply reply, Map<String, CacheValue> hits) {
-        for (Reply.Entry entry : entries(reply)) {
+  /**
+   * When {@link #isDown} last found {@code server} down ({@link System#nanoTime()}), if ever: a caller that then
+   * left the server's replicas out of a change needs it to know that the server may hold older copies if it
+   * answers again as the same run.
+   */
+  public OptionalLong downSeenAt(ServerAddress server) {
+    Long at = downSeenAt.get(server);
+    return at == null ? OptionalLong.empty() : OptionalLong.of(at);
+  }
+
+  /**
+   * Takes the exclusive Q-refresh lease of every key on every one of its {@code replicas} servers, waiting with
+   * backoff while another holder keeps one, for values kept on several servers and changed only together; see
+   * {@link ReplicatedTransaction}.
+   *
+   * @param timeout how long to keep trying while a lease is held elsewhere or a replica's server does not answer
+   * @throws IqException when the leases could not be taken within {@code timeout}
+   */
+  public ReplicatedTransaction lockReplicated(
+      Collection<String> keys, int replicas, Duration timeout) {
+    return ReplicatedTransaction.lock(this, keys, replicas, timeout);
+  }
+
+  /**
+   * Async {@link #deleteReplicated}: sends the deletes and returns at once, so that the deletes of many keys are
+   * in flight together.
+   */
+  public CompletableFuture<Outcome> deleteReplicatedAsync(String key, int replicas) {
+    return onReplicasAsync(key, replicas, () -> OutgoingRequest.delete(key))
+        .thenApply(IqClient::deleteOutcome);
+  }
+
+  /** Deletes every replica of a key; {@link Outcome#OK} if at least one was deleted and none failed. */
+  public Outcome deleteReplicated(String key, int replicas) {
+    return deleteOutcome(onReplicas(key, replicas, () -> OutgoingRequest.delete(key)));
+  }
+
+  private static Outcome deleteOutcome(List<Outcome> outcomes) {
+    Outcome worst =
+        outcomes.stream()
+            .filter(outcome -> outcome != Outcome.NOT_FOUND)
+            .reduce(Outcome.OK, Outcome::worst);
+    return worst != Outcome.OK || outcomes.contains(Outcome.OK) ? worst : Outcome.NOT_FOUND;
+  }
+
+  /** Sends a fresh command to every replica at once, then collects their outcomes. */
+  private List<Outcome> onReplicas(String key, int replicas, Supplier<OutgoingRequest> command) {
+    return awaitEvery(sendToReplicas(key, replicas, command));
+  }
+
+  /**
+   * Sends a fresh command to every replica at once; completes with their outcomes, or with the first replica's
+   * failure, only once every replica answered or timed out: a caller that looks at the replicas after a failure
+   * must not overtake requests still in flight to the others.
+   */
+  private CompletableFuture<List<Outcome>> onReplicasAsync(
+      String key, int replicas, Supplier<OutgoingRequest> command) {
+    List<CompletableFuture<Outcome>> pending = sendToReplicas(key, replicas, command);
+    return ReplyFuture.allOf(pending)
+        .handle((done, failed) -> every(pending, ServerConnection::completed));
+  }
+
+  private List<CompletableFuture<Outcome>> sendToReplicas(
+      String key, int replicas, Supplier<OutgoingRequest> command) {
+    return placement.serversFor(key, replicas).stream()
+        .map(address -> connections.get(address).send(command.get()).thenApply(Outcome::of))
+        .toList();
+  }
+
+  /** Every outcome, or the first failure once every future is done (each read in this thread). */
+  private static List<Outcome> awaitEvery(List<CompletableFuture<Outcome>> pending) {
+    return every(pending, ServerConnection::await);
+  }
+
+  /** Every outcome read by {@code read}, or the first failure once all were read. */
+  private static List<Outcome> every(
+      List<CompletableFuture<Outcome>> pending,
+      Function<CompletableFuture<Outcome>, Outcome> read) {
+    List<Outcome> outcomes = new ArrayList<>(pending.size());
+    RuntimeException first = null;
+    for (CompletableFuture<Outcome> outcome : pending) {
+      try {
+        outcomes.add(read.apply(outcome));
+      } catch (RuntimeException failure) {
+        first = first == null ? failure : first;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+    return outcomes;
+  }
+
+  /** One {@code gets} per {@value #KEYS_PER_GET} keys to one server, all sent at once. */
+  private static List<CompletableFuture<Reply>> sendGets(
+      ServerConnection server, List<String> keys) {
+    List<CompletableFuture<Reply>> replies = new ArrayList<>();
+    for (int from = 0; from < keys.size(); from += KEYS_PER_GET) {
+      replies.add(
+          server.send(
+              OutgoingRequest.gets(
+                  keys.subList(from, Math.min(keys.size(), from + KEYS_PER_GET)))));
+    }
+    return replies;
+  }
+
+  /** Adds the values a {@code gets} reply carries to {@code hits}, by key. */
+  private static void addHits(Reply reply, Map<String, CacheValue> hits) {
+    for (Reply.Entry entry : entries(reply)) {
+      if (entry instanceof Reply.Value value) {
+        hits.put(value.key(), cacheValue(value.key(), value));
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- leases
+
+  /**
+   * Lease-aware read ({@code iqget}). On a miss the caller gets the key's I lease; on a hot miss
+   * (somebody else holds it) the read is retried with the configured {@link Backoff} and gives
+   * {@link ReadResult.Busy} if the deadline passes.
+   */
+  public ReadResult read(String key) {
+    return leaseRead(key, null, config.backoff());
+  }
+
+  /**
+   * Like {@link #read}, but one attempt: a hot miss gives {@link ReadResult.Busy} at once. For
+   * callers that have something better to do than wait for another holder's fill.
+   */
+  public ReadResult tryRead(String key) {
+    return leaseRead(key, null, Backoff.ONCE);
+  }
+
+  /** Starts a write transaction: Q leases whose records live under one tid on every server touched. */
+  public Transaction beginTransaction() {
+    return new Transaction(this, UUID.randomUUID().toString());
+  }
+
+  /** Starts a session: C/O leases whose records live under one sid on every server touched. */
+  public Session beginSession() {
+    return new Session(this, UUID.randomUUID().toString());
+  }
+
+  /** Closes all connections; outstanding requests fail. */
+  @Override
+  public void close() {
+    connections.values().forEach(ServerConnection::close);
+    background.close();
+  }
+
+  // ---------------------------------------------------------------- package internals
+
+  ServerConnection connectionFor(String key) {
+    return connections.get(ring.serverFor(OutgoingRequest.checkKey(key)));
+  }
+
+  ServerConnection connection(ServerAddress address) {
+    ServerConnection connection = connections.get(address);
+    if (connection == null) {
+      throw new IllegalArgumentException(address + " is not one of this client's servers");
+    }
+    return connection;
+  }
+
+  Backoff backoff() {
+    return config.backoff();
+  }
+
+  /** {@code iqget}, retried through hot misses. */
+  ReadResult leaseRead(String key, String tid, Backoff backoff) {
+    ServerConnection server = connectionFor(key);
+    return backoff.retry(
+        () -> {
+          long epoch = server.epoch();
+          Reply reply = server.call(OutgoingRequest.iqget(key, 0, tid));
+          for (Reply.Entry entry : entries(reply)) {
             if (entry instanceof Reply.Value value) {
-                hits.put(value.key(), cacheValue(value.key(), value));
+              return new ReadResult.Hit(cacheValue(key, value));
             }
-        }
+            if (entry instanceof Reply.Lease lease) {
+              return lease.refused()
+                  ? new ReadResult.Busy(Duration.ZERO)
+                  : new ReadResult.Leased(new LeaseHandle(server, key, lease.token(), epoch));
+            }
+          }
+          return new ReadResult.NoValue();
+        },
+        ReadResult.Busy.class::isInstance,
+        ReadResult.Busy::new);
+  }
+
+  static List<Reply.Entry> entries(Reply reply) {
+    if (reply instanceof Reply.Entries entries) {
+      return entries.entries();
+    }
+    throw new IqException("server answered: " + ((Reply.Status) reply).line());
+  }
+
+  static CacheValue cacheValue(String key, Reply.Value value) {
+    return new CacheValue(key, value.data(), value.flags(), value.cas(), value.pending());
+  }
+
+  private static CompletableFuture<Optional<CacheValue>> getFrom(
+      ServerConnection server, String key) {
+    return server
+        .send(OutgoingRequest.gets(List.of(key)))
+        .thenApply(
+            reply ->
+                entries(reply).stream()
+                    .filter(Reply.Value.class::isInstance)
+                    .map(Reply.Value.class::cast)
+                    .findFirst()
+                    .map(value -> cacheValue(key, value)));
+  }
+
+  private CompletableFuture<Outcome> store(
+      String verb, String key, byte[] value, WriteOptions options) {
+    return connectionFor(key)
+        .send(OutgoingRequest.store(verb, key, value, options))
+        .thenApply(Outcome::of);
+  }
+
+  /** Builds an {@link IqClient}; every setting has a sensible default except the server list. */
+  public static final class Builder {
+    private List<ServerAddress> servers = List.of();
+    private int connectionsPerServer = 1;
+    private Duration connectTimeout = Duration.ofSeconds(2);
+    private Duration requestTimeout = Duration.ofSeconds(5);
+    private Backoff backoff = Backoff.DEFAULT;
+    private int pointsPerServer = 160;
+
+    private Builder() {}
+
+    /** The servers, as {@code host:port}. */
+    public Builder servers(String... addresses) {
+      return servers(Arrays.stream(addresses).map(ServerAddress::parse).toList());
     }
 
-    // ---------------------------------------------------------------- leases
+    /** The servers. */
+    public Builder servers(List<ServerAddress> addresses) {
+      this.servers = List.copyOf(addresses);
+      return this;
+    }
 
     /**
-     * Lease-aware read ({@code iqget}). On a miss the caller gets the key's I lease; on a hot miss
-     * (somebody else holds it) the read is retried with the configured {@link Backoff} and gives
-     * {@link ReadResult.Busy} if the deadline passes.
+     * Pipelined connections per server (default 1). Each thread sends on one of them (threads spread evenly);
+     * with one per thread that sends concurrently, no caller waits for another's reply to be read first.
+     * Transactions use the first connection, so that their commands arrive in the order sent.
      */
-    public ReadResult read(String key) {
-        return leaseRead(key, null, config.backoff());
+    public Builder connectionsPerServer(int count) {
+      this.connectionsPerServer = count;
+      return this;
     }
 
-    /**
-     * Like {@link #read}, but one attempt: a hot miss gives {@link ReadResult.Busy} at once. For
-     * callers that have something better to do than wait for another holder's fill.
-     */
-    public ReadResult tryRead(String key) {
-        return leaseRead(key, null, Backoff.ONCE);
+    /** Limit on connecting (default 2 s). */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = timeout;
+      return this;
     }
 
-    /** Starts a write transaction: Q leases whose records live under one tid on every server touched. */
-    public Transaction beginTransaction() {
-        return new Transaction(this, UUID.randomUUID().toString());
+    /** Limit on any single reply (default 5 s). */
+    public Builder requestTimeout(Duration timeout) {
+      this.requestTimeout = timeout;
+      return this;
     }
 
-    /** Starts a session: C/O leases whose records live under one sid on every server touched. */
-    public Session beginSession() {
-        return new Session(this, UUID.randomUUID().toString());
+    /** Hot-miss retry policy (default {@link Backoff#DEFAULT}). */
+    public Builder backoff(Backoff policy) {
+      this.backoff = policy;
+      return this;
     }
 
-    /** Closes all connections; outstanding requests fail. */
-    @Override
-    public void close() {
-        connections.values().forEach(ServerConnection::close);
-        background.close();
+    /** Points per server on the hash ring (default 160, as ketama). */
+    public Builder pointsPerServer(int points) {
+      this.pointsPerServer = points;
+      return this;
     }
 
-    // ---------------------------------------------------------------- package internals
-
-    ServerConnection connectionFor(String key) {
-        return connections.get(ring.serverFor(OutgoingRequest.checkKey(key)));
+    /** The configuration as set so far, validated. */
+    public IqClientConfig config() {
+      return new IqClientConfig(
+          servers, connectionsPerServer, connectTimeout, requestTimeout, backoff, pointsPerServer);
     }
 
-    ServerConnection connection(ServerAddress address) {
-        ServerConnection connection = connections.get(address);
-        if (connection == null) {
-            throw new IllegalArgumentException(address + " is not one of this client's servers");
-        }
-        return connection;
+    /** Opens the client. */
+    public IqClient build() {
+      return open(config());
     }
-
-    Backoff backoff() {
-        return config.backoff();
-    }
-
-    /** {@code iqget}, retried through hot misses. */
-    ReadResult leaseRead(String key, String tid, Backoff backoff) {
-        ServerConnection server = connectionFor(key);
-        return backoff.retry(() -> {
-            long epoch = server.epoch();
-            Reply reply = server.call(OutgoingRequest.iqget(key, 0, tid));
-            for (Reply.Entry entry : entries(reply)) {
-                if (entry instanceof Reply.Value value) {
-                    return new ReadResult.Hit(cacheValue(key, value));
-                }
-                if (entry instanceof Reply.Lease lease) {
-                    return lease.refused() ? new ReadResult.Busy(Duration.ZERO)
-                            : new ReadResult.Leased(new LeaseHandle(server, key, lease.token(), epoch));
-                }
-            }
-            return new ReadResult.NoValue();
-        }, ReadResult.Busy.class::isInstance, ReadResult.Busy::new);
-    }
-
-    static List<Reply.Entry> entries(Reply reply) {
-        if (reply instanceof Reply.Entries entries) {
-            return entries.entries();
-        }
-        throw new IqException("server answered: " + ((Reply.Status) reply).line());
-    }
-
-    static CacheValue cacheValue(String key, Reply.Value value) {
-        return new CacheValue(key, value.data(), value.flags(), value.cas(), value.pending());
-    }
-
-    private static CompletableFuture<Optional<CacheValue>> getFrom(ServerConnection server, String key) {
-        return server.send(OutgoingRequest.gets(List.of(key)))
-                .thenApply(reply -> entries(reply).stream()
-                        .filter(Reply.Value.class::isInstance).map(Reply.Value.class::cast)
-                        .findFirst().map(value -> cacheValue(key, value)));
-    }
-
-    private CompletableFuture<Outcome> store(String verb, String key, byte[] value, WriteOptions options) {
-        return connectionFor(key).send(OutgoingRequest.store(verb, key, value, options)).thenApply(Outcome::of);
-    }
-
-    /** Builds an {@link IqClient}; every setting has a sensible default except the server list. */
-    public static final class Builder {
-        private List<ServerAddress> servers = List.of();
-        private int connectionsPerServer = 1;
-        private Duration connectTimeout = Duration.ofSeconds(2);
-        private Duration requestTimeout = Duration.ofSeconds(5);
-        private Backoff backoff = Backoff.DEFAULT;
-        private int pointsPerServer = 160;
-
-        private Builder() {
-        }
-
-        /** The servers, as {@code host:port}. */
-        public Builder servers(String... addresses) {
-            return servers(Arrays.stream(addresses).map(ServerAddress::parse).toList());
-        }
-
-        /** The servers. */
-        public Builder servers(List<ServerAddress> addresses) {
-            this.servers = List.copyOf(addresses);
-            return this;
-        }
-
-        /**
-         * Pipelined connections per server (default 1). Each thread sends on one of them (threads spread evenly);
-         * with one per thread that sends concurrently, no caller waits for another's reply to be read first.
-         * Transactions use the first connection, so that their commands arrive in the order sent.
-         */
-        public Builder connectionsPerServer(int count) {
-            this.connectionsPerServer = count;
-            return this;
-        }
-
-        /** Limit on connecting (default 2 s). */
-        public Builder connectTimeout(Duration timeout) {
-            this.connectTimeout = timeout;
-            return this;
-        }
-
-        /** Limit on any single reply (default 5 s). */
-        public Builder requestTimeout(Duration timeout) {
-            this.requestTimeout = timeout;
-            return this;
-        }
-
-        /** Hot-miss retry policy (default {@link Backoff#DEFAULT}). */
-        public Builder backoff(Backoff policy) {
-            this.backoff = policy;
-            return this;
-        }
-
-        /** Points per server on the hash ring (default 160, as ketama). */
-        public Builder pointsPerServer(int points) {
-            this.pointsPerServer = points;
-            return this;
-        }
-
-        /** The configuration as set so far, validated. */
-        public IqClientConfig config() {
-            return new IqClientConfig(servers, connectionsPerServer, connectTimeout, requestTimeout,
-                    backoff, pointsPerServer);
-        }
-
-        /** Opens the client. */
-        public IqClient build() {
-            return open(config());
-        }
-    }
+  }
 }

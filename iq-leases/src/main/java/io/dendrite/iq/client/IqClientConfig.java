@@ -14,23 +14,28 @@ import java.util.Objects;
  * @param backoff              retry policy for hot misses
  * @param pointsPerServer      points each server gets on the hash ring (ketama uses 160)
  */
-public record IqClientConfig(List<ServerAddress> servers, int connectionsPerServer,
-                             Duration connectTimeout, Duration requestTimeout, Backoff backoff,
-                             int pointsPerServer) {
+public record IqClientConfig(
+    List<ServerAddress> servers,
+    int connectionsPerServer,
+    Duration connectTimeout,
+    Duration requestTimeout,
+    Backoff backoff,
+    int pointsPerServer) {
 
-    public IqClientConfig {
-        servers = List.copyOf(servers);
-        if (servers.isEmpty()) {
-            throw new IllegalArgumentException("at least one server is needed");
-        }
-        if (servers.stream().distinct().count() != servers.size()) {
-            throw new IllegalArgumentException("servers listed twice: " + servers);
-        }
-        if (connectionsPerServer < 1 || pointsPerServer < 1) {
-            throw new IllegalArgumentException("connectionsPerServer and pointsPerServer must be positive");
-        }
-        Objects.requireNonNull(connectTimeout, "connectTimeout");
-        Objects.requireNonNull(requestTimeout, "requestTimeout");
-        Objects.requireNonNull(backoff, "backoff");
+  public IqClientConfig {
+    servers = List.copyOf(servers);
+    if (servers.isEmpty()) {
+      throw new IllegalArgumentException("at least one server is needed");
     }
+    if (servers.stream().distinct().count() != servers.size()) {
+      throw new IllegalArgumentException("servers listed twice: " + servers);
+    }
+    if (connectionsPerServer < 1 || pointsPerServer < 1) {
+      throw new IllegalArgumentException(
+          "connectionsPerServer and pointsPerServer must be positive");
+    }
+    Objects.requireNonNull(connectTimeout, "connectTimeout");
+    Objects.requireNonNull(requestTimeout, "requestTimeout");
+    Objects.requireNonNull(backoff, "backoff");
+  }
 }

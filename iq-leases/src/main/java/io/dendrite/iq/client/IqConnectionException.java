@@ -13,25 +13,25 @@ import java.util.concurrent.TimeoutException;
  * holding its values and leases, and may yet execute what was sent to it.
  */
 public final class IqConnectionException extends IqException {
-    /**
-     * @param message what failed
-     * @param cause   the underlying failure, may be null
-     */
-    public IqConnectionException(String message, Throwable cause) {
-        super(message, cause);
-    }
+  /**
+   * @param message what failed
+   * @param cause   the underlying failure, may be null
+   */
+  public IqConnectionException(String message, Throwable cause) {
+    super(message, cause);
+  }
 
-    /**
-     * Whether the server did not answer (or accept the connection) within the configured time, as
-     * opposed to refusing or dropping the connection: such a server may be alive, stalled by a pause
-     * or overload, and its state must not be taken for lost.
-     */
-    public boolean timedOut() {
-        for (Throwable cause = getCause(); cause != null; cause = cause.getCause()) {
-            if (cause instanceof TimeoutException || cause instanceof SocketTimeoutException) {
-                return true;
-            }
-        }
-        return false;
+  /**
+   * Whether the server did not answer (or accept the connection) within the configured time, as
+   * opposed to refusing or dropping the connection: such a server may be alive, stalled by a pause
+   * or overload, and its state must not be taken for lost.
+   */
+  public boolean timedOut() {
+    for (Throwable cause = getCause(); cause != null; cause = cause.getCause()) {
+      if (cause instanceof TimeoutException || cause instanceof SocketTimeoutException) {
+        return true;
+      }
     }
+    return false;
+  }
 }

@@ -2,7 +2,6 @@ package io.dendrite.iq.client;
 
 import io.dendrite.iq.protocol.Reply;
 import io.dendrite.iq.protocol.ReplyFormat;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;
@@ -13,231 +12,275 @@ import java.util.List;
  */
 final class OutgoingRequest {
 
-    private static final int MAX_KEY_BYTES = 250;
+  private static final int MAX_KEY_BYTES = 250;
 
-    final byte[] bytes;
-    final ReplyFormat format;
-    final ReplyFuture<Reply> reply = new ReplyFuture<>(this);
-    /** The connection it was sent on; null until sent. */
-    volatile SocketConnection connection;
-    /** When it was written; read by the reader and the background reader's check for unread requests. */
-    volatile long sentAtNanos;
-    /** A thread parked until the reply is in, to be woken when it is or when it must read for itself. */
-    volatile Thread waiter;
-    /**
-     * Set when a reader took the reply (or the failure) off the connection: the future completes, and the waiter is
-     * woken, once that reader has given up its role. A waiter parks meanwhile instead of taking the reader role.
-     */
-    volatile boolean replyTaken;
-    /** The sending thread's counts, told when that thread waits on this reply; null until sent. */
-    ThreadTrips sender;
-    /** The thread that sent it: another thread waiting on the reply (a callback joining it) is not its chain. */
-    Thread senderThread;
+  final byte[] bytes;
+  final ReplyFormat format;
+  final ReplyFuture<Reply> reply = new ReplyFuture<>(this);
 
-    private OutgoingRequest(byte[] bytes, ReplyFormat format) {
-        this.bytes = bytes;
-        this.format = format;
+  /** The connection it was sent on; null until sent. */
+  volatile SocketConnection connection;
+
+  /** When it was written; read by the reader and the background reader's check for unread requests. */
+  volatile long sentAtNanos;
+
+  /** A thread parked until the reply is in, to be woken when it is or when it must read for itself. */
+  volatile Thread waiter;
+
+  /**
+   * Set when a reader took the reply (or the failure) off the connection: the future completes, and the waiter is
+   * woken, once that reader has given up its role. A waiter parks meanwhile instead of taking the reader role.
+   */
+  volatile boolean replyTaken;
+
+  /** The sending thread's counts, told when that thread waits on this reply; null until sent. */
+  ThreadTrips sender;
+
+  /** The thread that sent it: another thread waiting on the reply (a callback joining it) is not its chain. */
+  Thread senderThread;
+
+  private OutgoingRequest(byte[] bytes, ReplyFormat format) {
+    this.bytes = bytes;
+    this.format = format;
+  }
+
+  /** Reads the reply in the calling thread (or waits for the thread reading it), if the command was sent. */
+  void awaitReply() {
+    ThreadTrips trips = sender;
+    if (trips != null && Thread.currentThread() == senderThread) {
+      // Counted whether or not the reply is in already (another thread may have read it): what the
+      // count
+      // measures is the chain of dependent requests, not how long this thread happened to block.
+      trips.waited();
     }
-
-    /** Reads the reply in the calling thread (or waits for the thread reading it), if the command was sent. */
-    void awaitReply() {
-        ThreadTrips trips = sender;
-        if (trips != null && Thread.currentThread() == senderThread) {
-            // Counted whether or not the reply is in already (another thread may have read it): what the count
-            // measures is the chain of dependent requests, not how long this thread happened to block.
-            trips.waited();
-        }
-        SocketConnection sentOn = connection;
-        if (sentOn != null && !reply.isDone()) {
-            sentOn.await(this);
-        }
+    SocketConnection sentOn = connection;
+    if (sentOn != null && !reply.isDone()) {
+      sentOn.await(this);
     }
+  }
 
-    // --- standard memcached ---
+  // --- standard memcached ---
 
-    static OutgoingRequest gets(Collection<String> keys) {
-        StringBuilder line = new StringBuilder("gets");
-        keys.forEach(key -> line.append(' ').append(checkKey(key)));
-        return of(ReplyFormat.VALUES, line.toString());
+  static OutgoingRequest gets(Collection<String> keys) {
+    StringBuilder line = new StringBuilder("gets");
+    keys.forEach(key -> line.append(' ').append(checkKey(key)));
+    return of(ReplyFormat.VALUES, line.toString());
+  }
+
+  /**
+   * set/add/replace/append/prepend, always with the pinning field: IQ-Twemcached requires it,
+   * Dendrite's server accepts it, and stock memcached ignores a sixth word that is not
+   * {@code noreply}.
+   */
+  static OutgoingRequest store(String verb, String key, byte[] value, WriteOptions options) {
+    return of(
+        ReplyFormat.LINE,
+        verb
+            + ' '
+            + checkKey(key)
+            + ' '
+            + flagsTtlLength(options, value)
+            + (options.pinned() ? " 1" : " 0"),
+        value);
+  }
+
+  /** The pinning field only when pinned: stock memcached would read it as the CAS unique. */
+  static OutgoingRequest cas(String key, byte[] value, WriteOptions options, long cas) {
+    return of(
+        ReplyFormat.LINE,
+        "cas "
+            + checkKey(key)
+            + ' '
+            + flagsTtlLength(options, value)
+            + (options.pinned() ? " 1 " : " ")
+            + Long.toUnsignedString(cas),
+        value);
+  }
+
+  static OutgoingRequest delete(String key) {
+    return of(ReplyFormat.LINE, "delete " + checkKey(key));
+  }
+
+  static OutgoingRequest incr(String key, long delta) {
+    return of(ReplyFormat.LINE, "incr " + checkKey(key) + ' ' + Long.toUnsignedString(delta));
+  }
+
+  static OutgoingRequest stats() {
+    return of(ReplyFormat.VALUES, "stats");
+  }
+
+  // --- extensions of Dendrite's server ---
+
+  static OutgoingRequest unpin(String key) {
+    return of(ReplyFormat.LINE, "unpin " + checkKey(key));
+  }
+
+  static OutgoingRequest mappend(String key, boolean pinned, List<byte[]> values) {
+    StringBuilder line =
+        new StringBuilder("mappend ").append(checkKey(key)).append(pinned ? " 1" : " 0");
+    values.forEach(value -> line.append(' ').append(value.length));
+    return of(ReplyFormat.LINE, line.toString(), values.toArray(new byte[0][]));
+  }
+
+  // --- I and Q leases ---
+
+  static OutgoingRequest iqget(String key, long token, String tid) {
+    return of(
+        ReplyFormat.IQ_ENTRIES,
+        "iqget " + checkKey(key) + ' ' + token + (tid == null ? "" : ' ' + tid));
+  }
+
+  static OutgoingRequest iqset(String key, byte[] value, WriteOptions options, long token) {
+    return of(
+        ReplyFormat.LINE,
+        "iqset " + checkKey(key) + ' ' + flagsTtlLength(options, value) + ' ' + token,
+        value);
+  }
+
+  static OutgoingRequest unlease(String key, long token) {
+    return of(ReplyFormat.LINE, "unlease " + checkKey(key) + ' ' + token);
+  }
+
+  static OutgoingRequest qareg(String key, String tid) {
+    return of(ReplyFormat.LINE, "qareg " + checkKey(key) + ' ' + tid);
+  }
+
+  static OutgoingRequest dar(String tid) {
+    return of(ReplyFormat.LINE, "dar " + tid);
+  }
+
+  static OutgoingRequest qaread(String key, String tid) {
+    return of(ReplyFormat.IQ_ENTRIES, "qaread " + checkKey(key) + " 0 " + tid);
+  }
+
+  static OutgoingRequest swap(String key, byte[] value, WriteOptions options, long token) {
+    return of(
+        ReplyFormat.LINE,
+        "swap "
+            + checkKey(key)
+            + ' '
+            + flagsTtlLength(options, value)
+            + ' '
+            + token
+            + (options.pinned() ? " 1" : " 0"),
+        value);
+  }
+
+  static OutgoingRequest commit(String tid, boolean pending) {
+    return of(ReplyFormat.LINE, "commit " + tid + (pending ? " 1" : " 0"));
+  }
+
+  static OutgoingRequest release(String tid) {
+    return of(ReplyFormat.LINE, "release " + tid);
+  }
+
+  /** iqappend/iqprepend. */
+  static OutgoingRequest iqDelta(String verb, String key, byte[] delta, String tid) {
+    return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + delta.length + ' ' + tid, delta);
+  }
+
+  /** iqincr/iqdecr. */
+  static OutgoingRequest iqArithmetic(String verb, String key, long delta, String tid) {
+    return of(
+        ReplyFormat.LINE,
+        verb + ' ' + checkKey(key) + ' ' + Long.toUnsignedString(delta) + ' ' + tid);
+  }
+
+  // --- sessions ---
+
+  static OutgoingRequest ciget(String sid, String key) {
+    return of(ReplyFormat.SESSION_ENTRIES, "ciget " + sid + ' ' + checkKey(key) + " 0");
+  }
+
+  static OutgoingRequest oqread(String sid, String key) {
+    return of(ReplyFormat.SESSION_ENTRIES, "oqread " + sid + ' ' + checkKey(key));
+  }
+
+  /** oqswap/oqwrite/oqadd: staged writes under a session's O lease. */
+  static OutgoingRequest sessionStore(
+      String verb, String sid, String key, byte[] value, WriteOptions options) {
+    return of(
+        ReplyFormat.LINE,
+        verb + ' ' + sid + ' ' + checkKey(key) + ' ' + flagsTtlLength(options, value),
+        value);
+  }
+
+  static OutgoingRequest oqappend(String sid, String key, byte[] delta) {
+    return of(
+        ReplyFormat.LINE, "oqappend " + sid + ' ' + checkKey(key) + ' ' + delta.length, delta);
+  }
+
+  static OutgoingRequest oqreg(String sid, String key) {
+    return of(ReplyFormat.LINE, "oqreg " + sid + ' ' + checkKey(key));
+  }
+
+  /** validate/dcommit/dabort. */
+  static OutgoingRequest sessionEnd(String verb, String sid) {
+    return of(ReplyFormat.LINE, verb + ' ' + sid);
+  }
+
+  // --- encoding ---
+
+  private static String flagsTtlLength(WriteOptions options, byte[] value) {
+    return Integer.toUnsignedString(options.flags()) + ' ' + options.exptime() + ' ' + value.length;
+  }
+
+  private static OutgoingRequest of(ReplyFormat format, String line, byte[]... blocks) {
+    byte[] head = line.getBytes(StandardCharsets.UTF_8);
+    byte[] bytes = new byte[head.length + 2 + blockBytes(blocks)];
+    int at = put(head, bytes, 0);
+    for (byte[] block : blocks) {
+      at = put(block, bytes, at);
     }
+    return new OutgoingRequest(bytes, format);
+  }
 
-    /**
-     * set/add/replace/append/prepend, always with the pinning field: IQ-Twemcached requires it,
-     * Dendrite's server accepts it, and stock memcached ignores a sixth word that is not
-     * {@code noreply}.
-     */
-    static OutgoingRequest store(String verb, String key, byte[] value, WriteOptions options) {
-        return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + flagsTtlLength(options, value)
-                + (options.pinned() ? " 1" : " 0"), value);
+  /** Copies {@code part} and CRLF into {@code bytes} at {@code at}; returns where the next part goes. */
+  private static int put(byte[] part, byte[] bytes, int at) {
+    System.arraycopy(part, 0, bytes, at, part.length);
+    bytes[at + part.length] = '\r';
+    bytes[at + part.length + 1] = '\n';
+    return at + part.length + 2;
+  }
+
+  private static int blockBytes(byte[][] blocks) {
+    int total = 0;
+    for (byte[] block : blocks) {
+      total += block.length + 2;
     }
+    return total;
+  }
 
-    /** The pinning field only when pinned: stock memcached would read it as the CAS unique. */
-    static OutgoingRequest cas(String key, byte[] value, WriteOptions options, long cas) {
-        return of(ReplyFormat.LINE, "cas " + checkKey(key) + ' ' + flagsTtlLength(options, value)
-                + (options.pinned() ? " 1 " : " ") + Long.toUnsignedString(cas), value);
+  /** Keys are at most 250 bytes with no spaces or control characters; anything else would desynchronise the connection. */
+  static String checkKey(String key) {
+    if (isPrintableAscii(key)) {
+      return key; // the common case, checked without encoding the key
     }
-
-    static OutgoingRequest delete(String key) {
-        return of(ReplyFormat.LINE, "delete " + checkKey(key));
+    byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length == 0 || bytes.length > MAX_KEY_BYTES) {
+      throw new IllegalArgumentException(
+          "key must be 1.." + MAX_KEY_BYTES + " bytes: '" + key + "'");
     }
-
-    static OutgoingRequest incr(String key, long delta) {
-        return of(ReplyFormat.LINE, "incr " + checkKey(key) + ' ' + Long.toUnsignedString(delta));
+    for (byte b : bytes) {
+      if (b == ' ' || (b >= 0 && b < 0x20) || b == 0x7F) {
+        throw new IllegalArgumentException(
+            "key contains a space or control character: '" + key + "'");
+      }
     }
+    return key;
+  }
 
-    static OutgoingRequest stats() {
-        return of(ReplyFormat.VALUES, "stats");
+  private static boolean isPrintableAscii(String key) {
+    int length = key.length();
+    if (length == 0 || length > MAX_KEY_BYTES) {
+      return false;
     }
-
-    // --- extensions of Dendrite's server ---
-
-    static OutgoingRequest unpin(String key) {
-        return of(ReplyFormat.LINE, "unpin " + checkKey(key));
+    for (int i = 0; i < length; i++) {
+      char c = key.charAt(i);
+      if (c <= ' ' || c >= 0x7F) {
+        return false;
+      }
     }
-
-    static OutgoingRequest mappend(String key, boolean pinned, List<byte[]> values) {
-        StringBuilder line = new StringBuilder("mappend ").append(checkKey(key)).append(pinned ? " 1" : " 0");
-        values.forEach(value -> line.append(' ').append(value.length));
-        return of(ReplyFormat.LINE, line.toString(), values.toArray(new byte[0][]));
-    }
-
-    // --- I and Q leases ---
-
-    static OutgoingRequest iqget(String key, long token, String tid) {
-        return of(ReplyFormat.IQ_ENTRIES, "iqget " + checkKey(key) + ' ' + token + (tid == null ? "" : ' ' + tid));
-    }
-
-    static OutgoingRequest iqset(String key, byte[] value, WriteOptions options, long token) {
-        return of(ReplyFormat.LINE, "iqset " + checkKey(key) + ' ' + flagsTtlLength(options, value) + ' ' + token, value);
-    }
-
-    static OutgoingRequest unlease(String key, long token) {
-        return of(ReplyFormat.LINE, "unlease " + checkKey(key) + ' ' + token);
-    }
-
-    static OutgoingRequest qareg(String key, String tid) {
-        return of(ReplyFormat.LINE, "qareg " + checkKey(key) + ' ' + tid);
-    }
-
-    static OutgoingRequest dar(String tid) {
-        return of(ReplyFormat.LINE, "dar " + tid);
-    }
-
-    static OutgoingRequest qaread(String key, String tid) {
-        return of(ReplyFormat.IQ_ENTRIES, "qaread " + checkKey(key) + " 0 " + tid);
-    }
-
-    static OutgoingRequest swap(String key, byte[] value, WriteOptions options, long token) {
-        return of(ReplyFormat.LINE, "swap " + checkKey(key) + ' ' + flagsTtlLength(options, value) + ' ' + token
-                + (options.pinned() ? " 1" : " 0"), value);
-    }
-
-    static OutgoingRequest commit(String tid, boolean pending) {
-        return of(ReplyFormat.LINE, "commit " + tid + (pending ? " 1" : " 0"));
-    }
-
-    static OutgoingRequest release(String tid) {
-        return of(ReplyFormat.LINE, "release " + tid);
-    }
-
-    /** iqappend/iqprepend. */
-    static OutgoingRequest iqDelta(String verb, String key, byte[] delta, String tid) {
-        return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + delta.length + ' ' + tid, delta);
-    }
-
-    /** iqincr/iqdecr. */
-    static OutgoingRequest iqArithmetic(String verb, String key, long delta, String tid) {
-        return of(ReplyFormat.LINE, verb + ' ' + checkKey(key) + ' ' + Long.toUnsignedString(delta) + ' ' + tid);
-    }
-
-    // --- sessions ---
-
-    static OutgoingRequest ciget(String sid, String key) {
-        return of(ReplyFormat.SESSION_ENTRIES, "ciget " + sid + ' ' + checkKey(key) + " 0");
-    }
-
-    static OutgoingRequest oqread(String sid, String key) {
-        return of(ReplyFormat.SESSION_ENTRIES, "oqread " + sid + ' ' + checkKey(key));
-    }
-
-    /** oqswap/oqwrite/oqadd: staged writes under a session's O lease. */
-    static OutgoingRequest sessionStore(String verb, String sid, String key, byte[] value, WriteOptions options) {
-        return of(ReplyFormat.LINE, verb + ' ' + sid + ' ' + checkKey(key) + ' ' + flagsTtlLength(options, value), value);
-    }
-
-    static OutgoingRequest oqappend(String sid, String key, byte[] delta) {
-        return of(ReplyFormat.LINE, "oqappend " + sid + ' ' + checkKey(key) + ' ' + delta.length, delta);
-    }
-
-    static OutgoingRequest oqreg(String sid, String key) {
-        return of(ReplyFormat.LINE, "oqreg " + sid + ' ' + checkKey(key));
-    }
-
-    /** validate/dcommit/dabort. */
-    static OutgoingRequest sessionEnd(String verb, String sid) {
-        return of(ReplyFormat.LINE, verb + ' ' + sid);
-    }
-
-    // --- encoding ---
-
-    private static String flagsTtlLength(WriteOptions options, byte[] value) {
-        return Integer.toUnsignedString(options.flags()) + ' ' + options.exptime() + ' ' + value.length;
-    }
-
-    private static OutgoingRequest of(ReplyFormat format, String line, byte[]... blocks) {
-        byte[] head = line.getBytes(StandardCharsets.UTF_8);
-        byte[] bytes = new byte[head.length + 2 + blockBytes(blocks)];
-        int at = put(head, bytes, 0);
-        for (byte[] block : blocks) {
-            at = put(block, bytes, at);
-        }
-        return new OutgoingRequest(bytes, format);
-    }
-
-    /** Copies {@code part} and CRLF into {@code bytes} at {@code at}; returns where the next part goes. */
-    private static int put(byte[] part, byte[] bytes, int at) {
-        System.arraycopy(part, 0, bytes, at, part.length);
-        bytes[at + part.length] = '\r';
-        bytes[at + part.length + 1] = '\n';
-        return at + part.length + 2;
-    }
-
-    private static int blockBytes(byte[][] blocks) {
-        int total = 0;
-        for (byte[] block : blocks) {
-            total += block.length + 2;
-        }
-        return total;
-    }
-
-    /** Keys are at most 250 bytes with no spaces or control characters; anything else would desynchronise the connection. */
-    static String checkKey(String key) {
-        if (isPrintableAscii(key)) {
-            return key; // the common case, checked without encoding the key
-        }
-        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
-        if (bytes.length == 0 || bytes.length > MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("key must be 1.." + MAX_KEY_BYTES + " bytes: '" + key + "'");
-        }
-        for (byte b : bytes) {
-            if (b == ' ' || (b >= 0 && b < 0x20) || b == 0x7F) {
-                throw new IllegalArgumentException("key contains a space or control character: '" + key + "'");
-            }
-        }
-        return key;
-    }
-
-    private static boolean isPrintableAscii(String key) {
-        int length = key.length();
-        if (length == 0 || length > MAX_KEY_BYTES) {
-            return false;
-        }
-        for (int i = 0; i < length; i++) {
-            char c = key.charAt(i);
-            if (c <= ' ' || c >= 0x7F) {
-                return false;
-            }
-        }
-        return true;
-    }
+    return true;
+  }
 }

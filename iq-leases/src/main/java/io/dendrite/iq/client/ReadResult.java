@@ -13,38 +13,37 @@ import java.time.Duration;
  *   <li>{@link Aborted}: (sessions only) a conflicting writer aborted this session.</li>
  * </ul>
  */
-public sealed interface ReadResult permits ReadResult.Hit, ReadResult.Leased, ReadResult.NoValue,
-        ReadResult.Busy, ReadResult.Aborted {
+public sealed interface ReadResult
+    permits ReadResult.Hit,
+        ReadResult.Leased,
+        ReadResult.NoValue,
+        ReadResult.Busy,
+        ReadResult.Aborted {
 
-    /**
-     * The value was cached.
-     *
-     * @param value the value; {@link CacheValue#pending()} carries the TARDIS pending bit
-     */
-    record Hit(CacheValue value) implements ReadResult {
-    }
+  /**
+   * The value was cached.
+   *
+   * @param value the value; {@link CacheValue#pending()} carries the TARDIS pending bit
+   */
+  record Hit(CacheValue value) implements ReadResult {}
 
-    /**
-     * A miss with the I lease granted to this caller.
-     *
-     * @param lease the lease; close it if you do not fill
-     */
-    record Leased(LeaseHandle lease) implements ReadResult {
-    }
+  /**
+   * A miss with the I lease granted to this caller.
+   *
+   * @param lease the lease; close it if you do not fill
+   */
+  record Leased(LeaseHandle lease) implements ReadResult {}
 
-    /** A miss where the server says "go to the data store, do not fill". */
-    record NoValue() implements ReadResult {
-    }
+  /** A miss where the server says "go to the data store, do not fill". */
+  record NoValue() implements ReadResult {}
 
-    /**
-     * Hot misses until the backoff deadline: somebody else holds the key's lease.
-     *
-     * @param waited how long this caller kept retrying
-     */
-    record Busy(Duration waited) implements ReadResult, RefreshResult {
-    }
+  /**
+   * Hot misses until the backoff deadline: somebody else holds the key's lease.
+   *
+   * @param waited how long this caller kept retrying
+   */
+  record Busy(Duration waited) implements ReadResult, RefreshResult {}
 
-    /** The session was aborted by a conflicting writer; end it and start over. */
-    record Aborted() implements ReadResult {
-    }
+  /** The session was aborted by a conflicting writer; end it and start over. */
+  record Aborted() implements ReadResult {}
 }

@@ -10,71 +10,73 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class RefreshLease {
 
-    private final ServerConnection server;
-    private final String key;
-    private final long token;
-    private final long epoch;
-    private final CacheValue current;
+  private final ServerConnection server;
+  private final String key;
+  private final long token;
+  private final long epoch;
+  private final CacheValue current;
 
-    RefreshLease(ServerConnection server, String key, long token, long epoch, CacheValue current) {
-        this.server = server;
-        this.key = key;
-        this.token = token;
-        this.epoch = epoch;
-        this.current = current;
-    }
+  RefreshLease(ServerConnection server, String key, long token, long epoch, CacheValue current) {
+    this.server = server;
+    this.key = key;
+    this.token = token;
+    this.epoch = epoch;
+    this.current = current;
+  }
 
-    /** The key this lease is on. */
-    public String key() {
-        return key;
-    }
+  /** The key this lease is on. */
+  public String key() {
+    return key;
+  }
 
-    /** The server that granted it. */
-    public ServerAddress server() {
-        return server.address();
-    }
+  /** The server that granted it. */
+  public ServerAddress server() {
+    return server.address();
+  }
 
-    /** The lease token the server granted. */
-    public long token() {
-        return token;
-    }
+  /** The lease token the server granted. */
+  public long token() {
+    return token;
+  }
 
-    /** The value cached when the lease was granted, if any. */
-    public Optional<CacheValue> current() {
-        return Optional.ofNullable(current);
-    }
+  /** The value cached when the lease was granted, if any. */
+  public Optional<CacheValue> current() {
+    return Optional.ofNullable(current);
+  }
 
-    /** Stages {@code value} with default options; see {@link #swap(byte[], WriteOptions)}. */
-    public Outcome swap(byte[] value) {
-        return swap(value, WriteOptions.DEFAULT);
-    }
+  /** Stages {@code value} with default options; see {@link #swap(byte[], WriteOptions)}. */
+  public Outcome swap(byte[] value) {
+    return swap(value, WriteOptions.DEFAULT);
+  }
 
-    /**
-     * Stages the new value ({@code swap}); the lease is kept until commit or release. May be called
-     * again to replace the staged value.
-     *
-     * @param value   the new value; empty stages a delete (the commit removes the key)
-     * @param options flags, TTL and pinning of the value once committed
-     * @return {@link Outcome#OK}; {@link Outcome#INVALID} if the lease was lost to a writer or expired;
-     *         {@link Outcome#PINNED_MEMORY_FULL}; {@link Outcome#STATE_LOST} if the server restarted
-     */
-    public Outcome swap(byte[] value, WriteOptions options) {
-        return ServerConnection.await(swapAsync(value, options));
-    }
+  /**
+   * Stages the new value ({@code swap}); the lease is kept until commit or release. May be called
+   * again to replace the staged value.
+   *
+   * @param value   the new value; empty stages a delete (the commit removes the key)
+   * @param options flags, TTL and pinning of the value once committed
+   * @return {@link Outcome#OK}; {@link Outcome#INVALID} if the lease was lost to a writer or expired;
+   *         {@link Outcome#PINNED_MEMORY_FULL}; {@link Outcome#STATE_LOST} if the server restarted
+   */
+  public Outcome swap(byte[] value, WriteOptions options) {
+    return ServerConnection.await(swapAsync(value, options));
+  }
 
-    /**
-     * {@link #swap(byte[], WriteOptions)} without waiting for the reply, so that many swaps are in flight together;
-     * sent on the transaction's ordered connection, so a commit sent right after it applies it.
-     */
-    public CompletableFuture<Outcome> swapAsync(byte[] value, WriteOptions options) {
-        if (server.epoch() != epoch) {
-            return CompletableFuture.completedFuture(Outcome.STATE_LOST);
-        }
-        return server.sendInOrder(OutgoingRequest.swap(key, value, options, token)).thenApply(Outcome::of);
+  /**
+   * {@link #swap(byte[], WriteOptions)} without waiting for the reply, so that many swaps are in flight together;
+   * sent on the transaction's ordered connection, so a commit sent right after it applies it.
+   */
+  public CompletableFuture<Outcome> swapAsync(byte[] value, WriteOptions options) {
+    if (server.epoch() != epoch) {
+      return CompletableFuture.completedFuture(Outcome.STATE_LOST);
     }
+    return server
+        .sendInOrder(OutgoingRequest.swap(key, value, options, token))
+        .thenApply(Outcome::of);
+  }
 
-    @Override
-    public String toString() {
-        return "RefreshLease[" + key + "@" + server.address() + ", token=" + token + "]";
-    }
+  @Override
+  public String toString() {
+    return "RefreshLease[" + key + "@" + server.address() + ", token=" + token + "]";
+  }
 }

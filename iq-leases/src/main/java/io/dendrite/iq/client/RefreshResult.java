@@ -6,11 +6,10 @@ package io.dendrite.iq.client;
  */
 public sealed interface RefreshResult permits RefreshResult.Granted, ReadResult.Busy {
 
-    /**
-     * The lease was granted.
-     *
-     * @param lease the lease, carrying the current value if there is one
-     */
-    record Granted(RefreshLease lease) implements RefreshResult {
-    }
+  /**
+   * The lease was granted.
+   *
+   * @param lease the lease, carrying the current value if there is one
+   */
+  record Granted(RefreshLease lease) implements RefreshResult {}
 }

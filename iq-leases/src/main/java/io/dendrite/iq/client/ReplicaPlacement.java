@@ -24,118 +24,123 @@ import java.util.concurrent.ConcurrentHashMap;
  * Thread-safe; changes of placement and stray deletions are serialized by the caller on {@link #changes}.
  */
 final class ReplicaPlacement {
-    private final HashRing ring;
-    private final int serverCount;
-    private volatile Set<ServerAddress> excluded = Set.of();
-    private volatile long version;
-    /** Per server, the keys (with their replica count) it was a substitute for, until deleted there. */
-    private final Map<ServerAddress, Map<String, Integer>> substitutedFor = new ConcurrentHashMap<>();
-    /** Serializes {@link #exclude}, {@link #include} and stray deletions. */
-    final Object changes = new Object();
+  private final HashRing ring;
+  private final int serverCount;
+  private volatile Set<ServerAddress> excluded = Set.of();
+  private volatile long version;
 
-    ReplicaPlacement(HashRing ring, int serverCount) {
-        this.ring = ring;
-        this.serverCount = serverCount;
+  /** Per server, the keys (with their replica count) it was a substitute for, until deleted there. */
+  private final Map<ServerAddress, Map<String, Integer>> substitutedFor = new ConcurrentHashMap<>();
+
+  /** Serializes {@link #exclude}, {@link #include} and stray deletions. */
+  final Object changes = new Object();
+
+  ReplicaPlacement(HashRing ring, int serverCount) {
+    this.ring = ring;
+    this.serverCount = serverCount;
+  }
+
+  /**
+   * The servers of {@code key}'s {@code replicas} copies, in the order reads prefer them: fewer when fewer servers
+   * are in placement.
+   */
+  List<ServerAddress> serversFor(String key, int replicas) {
+    Set<ServerAddress> out = excluded;
+    return out.isEmpty() ? ring.serversFor(key, replicas) : choose(key, replicas, out, true);
+  }
+
+  /** The first {@code replicas} servers clockwise from {@code key} that are not {@code out}; notes substitutes. */
+  private List<ServerAddress> choose(
+      String key, int replicas, Set<ServerAddress> out, boolean noteSubstitutes) {
+    List<ServerAddress> walk = ring.serversFor(key, Math.min(serverCount, replicas + out.size()));
+    List<ServerAddress> chosen = new ArrayList<>(replicas);
+    for (int i = 0; i < walk.size() && chosen.size() < replicas; i++) {
+      ServerAddress server = walk.get(i);
+      if (out.contains(server)) {
+        continue;
+      }
+      chosen.add(server);
+      if (noteSubstitutes && i >= replicas) { // not one of the key's own R servers: a substitute
+        substitutedFor.computeIfAbsent(server, s -> new ConcurrentHashMap<>()).put(key, replicas);
+      }
     }
+    return chosen;
+  }
 
-    /**
-     * The servers of {@code key}'s {@code replicas} copies, in the order reads prefer them: fewer when fewer servers
-     * are in placement.
-     */
-    List<ServerAddress> serversFor(String key, int replicas) {
-        Set<ServerAddress> out = excluded;
-        return out.isEmpty() ? ring.serversFor(key, replicas) : choose(key, replicas, out, true);
+  /** Takes {@code server} out; returns false if it was out already or is the last one in. */
+  boolean exclude(ServerAddress server) {
+    synchronized (changes) {
+      if (excluded.contains(server) || excluded.size() + 1 >= serverCount) {
+        return false;
+      }
+      Set<ServerAddress> next = new LinkedHashSet<>(excluded);
+      next.add(server);
+      excluded = Set.copyOf(next);
+      version++;
+      return true;
     }
+  }
 
-    /** The first {@code replicas} servers clockwise from {@code key} that are not {@code out}; notes substitutes. */
-    private List<ServerAddress> choose(String key, int replicas, Set<ServerAddress> out, boolean noteSubstitutes) {
-        List<ServerAddress> walk = ring.serversFor(key, Math.min(serverCount, replicas + out.size()));
-        List<ServerAddress> chosen = new ArrayList<>(replicas);
-        for (int i = 0; i < walk.size() && chosen.size() < replicas; i++) {
-            ServerAddress server = walk.get(i);
-            if (out.contains(server)) {
-                continue;
-            }
-            chosen.add(server);
-            if (noteSubstitutes && i >= replicas) { // not one of the key's own R servers: a substitute
-                substitutedFor.computeIfAbsent(server, s -> new ConcurrentHashMap<>()).put(key, replicas);
-            }
-        }
-        return chosen;
+  /** Puts {@code server} back; returns false if it was not out. */
+  boolean include(ServerAddress server) {
+    synchronized (changes) {
+      if (!excluded.contains(server)) {
+        return false;
+      }
+      Set<ServerAddress> next = new LinkedHashSet<>(excluded);
+      next.remove(server);
+      excluded = Set.copyOf(next);
+      version++;
+      return true;
     }
+  }
 
-    /** Takes {@code server} out; returns false if it was out already or is the last one in. */
-    boolean exclude(ServerAddress server) {
-        synchronized (changes) {
-            if (excluded.contains(server) || excluded.size() + 1 >= serverCount) {
-                return false;
-            }
-            Set<ServerAddress> next = new LinkedHashSet<>(excluded);
-            next.add(server);
-            excluded = Set.copyOf(next);
-            version++;
-            return true;
-        }
+  Set<ServerAddress> excluded() {
+    return excluded;
+  }
+
+  /** Counts the changes of placement, so that a watcher can tell that copies must be restored. */
+  long version() {
+    return version;
+  }
+
+  /**
+   * The keys that {@code server} holds, or may hold, a copy of although it is not in their placement now (it is
+   * in placement itself): candidates for deletion there. Call under {@link #changes}.
+   */
+  List<String> strays(ServerAddress server) {
+    Map<String, Integer> keys = substitutedFor.get(server);
+    if (keys == null || excluded.contains(server)) {
+      return List.of();
     }
-
-    /** Puts {@code server} back; returns false if it was not out. */
-    boolean include(ServerAddress server) {
-        synchronized (changes) {
-            if (!excluded.contains(server)) {
-                return false;
-            }
-            Set<ServerAddress> next = new LinkedHashSet<>(excluded);
-            next.remove(server);
-            excluded = Set.copyOf(next);
-            version++;
-            return true;
-        }
-    }
-
-    Set<ServerAddress> excluded() {
-        return excluded;
-    }
-
-    /** Counts the changes of placement, so that a watcher can tell that copies must be restored. */
-    long version() {
-        return version;
-    }
-
-    /**
-     * The keys that {@code server} holds, or may hold, a copy of although it is not in their placement now (it is
-     * in placement itself): candidates for deletion there. Call under {@link #changes}.
-     */
-    List<String> strays(ServerAddress server) {
-        Map<String, Integer> keys = substitutedFor.get(server);
-        if (keys == null || excluded.contains(server)) {
-            return List.of();
-        }
-        List<String> strays = new ArrayList<>();
-        Set<ServerAddress> out = excluded;
-        keys.forEach((key, replicas) -> {
-            if (!choose(key, replicas, out, false).contains(server)) {
-                strays.add(key);
-            }
+    List<String> strays = new ArrayList<>();
+    Set<ServerAddress> out = excluded;
+    keys.forEach(
+        (key, replicas) -> {
+          if (!choose(key, replicas, out, false).contains(server)) {
+            strays.add(key);
+          }
         });
-        return strays;
-    }
+    return strays;
+  }
 
-    /** Forgets that {@code server} may hold {@code key}: deleted there. Call under {@link #changes}. */
-    void deleted(ServerAddress server, String key) {
-        Map<String, Integer> keys = substitutedFor.get(server);
-        if (keys != null) {
-            keys.remove(key);
-        }
+  /** Forgets that {@code server} may hold {@code key}: deleted there. Call under {@link #changes}. */
+  void deleted(ServerAddress server, String key) {
+    Map<String, Integer> keys = substitutedFor.get(server);
+    if (keys != null) {
+      keys.remove(key);
     }
+  }
 
-    /** The servers that were a substitute for some key and may still hold a copy there. */
-    Set<ServerAddress> substitutes() {
-        Set<ServerAddress> servers = new LinkedHashSet<>();
-        substitutedFor.forEach((server, keys) -> {
-            if (!keys.isEmpty()) {
-                servers.add(server);
-            }
+  /** The servers that were a substitute for some key and may still hold a copy there. */
+  Set<ServerAddress> substitutes() {
+    Set<ServerAddress> servers = new LinkedHashSet<>();
+    substitutedFor.forEach(
+        (server, keys) -> {
+          if (!keys.isEmpty()) {
+            servers.add(server);
+          }
         });
-        return servers;
-    }
+    return servers;
+  }
 }

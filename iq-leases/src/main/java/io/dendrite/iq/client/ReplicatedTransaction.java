@@ -31,201 +31,231 @@ import java.util.concurrent.TimeUnit;
  * every commit writes the value to all of them again. Not thread-safe; close it when done.
  */
 public final class ReplicatedTransaction implements AutoCloseable {
-    private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    private final IqClient client;
-    private final Transaction transaction;
-    private final Map<String, List<RefreshLease>> leases;
-    private final Map<String, byte[]> values;
-    private final Map<String, byte[]> staged = new LinkedHashMap<>();
-    private boolean ended;
+  private final IqClient client;
+  private final Transaction transaction;
+  private final Map<String, List<RefreshLease>> leases;
+  private final Map<String, byte[]> values;
+  private final Map<String, byte[]> staged = new LinkedHashMap<>();
+  private boolean ended;
 
-    private ReplicatedTransaction(IqClient client, Transaction transaction, Map<String, List<RefreshLease>> leases) {
-        this.client = client;
-        this.transaction = transaction;
-        this.leases = leases;
-        this.values = new HashMap<>();
-        leases.forEach((key, granted) -> granted.stream().map(RefreshLease::current).flatMap(Optional::stream)
-                .findFirst().ifPresent(value -> values.put(key, value.data())));
-    }
+  private ReplicatedTransaction(
+      IqClient client, Transaction transaction, Map<String, List<RefreshLease>> leases) {
+    this.client = client;
+    this.transaction = transaction;
+    this.leases = leases;
+    this.values = new HashMap<>();
+    leases.forEach(
+        (key, granted) ->
+            granted.stream()
+                .map(RefreshLease::current)
+                .flatMap(Optional::stream)
+                .findFirst()
+                .ifPresent(value -> values.put(key, value.data())));
+  }
 
-    static ReplicatedTransaction lock(IqClient client, Collection<String> keys, int replicas, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long pause = FIRST_PAUSE_NANOS;
-        List<String> distinct = keys.stream().distinct().toList();
-        while (true) {
-            Transaction transaction = client.beginTransaction();
-            Map<String, Map<ServerAddress, CompletableFuture<RefreshResult>>> asked = new LinkedHashMap<>();
-            for (String key : distinct) {
-                Map<ServerAddress, CompletableFuture<RefreshResult>> replies = new LinkedHashMap<>();
-                client.serversFor(key, replicas)
-                        .forEach(server -> replies.put(server, transaction.readForUpdateOnce(key, server)));
-                asked.put(key, replies);
+  static ReplicatedTransaction lock(
+      IqClient client, Collection<String> keys, int replicas, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long pause = FIRST_PAUSE_NANOS;
+    List<String> distinct = keys.stream().distinct().toList();
+    while (true) {
+      Transaction transaction = client.beginTransaction();
+      Map<String, Map<ServerAddress, CompletableFuture<RefreshResult>>> asked =
+          new LinkedHashMap<>();
+      for (String key : distinct) {
+        Map<ServerAddress, CompletableFuture<RefreshResult>> replies = new LinkedHashMap<>();
+        client
+            .serversFor(key, replicas)
+            .forEach(server -> replies.put(server, transaction.readForUpdateOnce(key, server)));
+        asked.put(key, replies);
+      }
+      Map<String, List<RefreshLease>> granted = new LinkedHashMap<>();
+      String waitingFor = null;
+      for (Map.Entry<String, Map<ServerAddress, CompletableFuture<RefreshResult>>> key :
+          asked.entrySet()) {
+        List<RefreshLease> leases = new ArrayList<>();
+        for (Map.Entry<ServerAddress, CompletableFuture<RefreshResult>> reply :
+            key.getValue().entrySet()) {
+          try {
+            RefreshResult result = ServerConnection.await(reply.getValue());
+            if (result instanceof RefreshResult.Granted lease) {
+              leases.add(lease.lease());
+            } else {
+              waitingFor = key.getKey() + " (held by another)";
             }
-            Map<String, List<RefreshLease>> granted = new LinkedHashMap<>();
-            String waitingFor = null;
-            for (Map.Entry<String, Map<ServerAddress, CompletableFuture<RefreshResult>>> key : asked.entrySet()) {
-                List<RefreshLease> leases = new ArrayList<>();
-                for (Map.Entry<ServerAddress, CompletableFuture<RefreshResult>> reply : key.getValue().entrySet()) {
-                    try {
-                        RefreshResult result = ServerConnection.await(reply.getValue());
-                        if (result instanceof RefreshResult.Granted lease) {
-                            leases.add(lease.lease());
-                        } else {
-                            waitingFor = key.getKey() + " (held by another)";
-                        }
-                    } catch (IqConnectionException failed) {
-                        if (failed.timedOut()) {
-                            waitingFor = key.getKey() + " (a replica's server does not answer: " + failed.getMessage()
-                                    + ")";
-                        } else if (!client.isDown(reply.getKey())) {
-                            // A connection left over from before the server restarted failed; a fresh one answers.
-                            // Taking the server for down would leave its (empty) replica out of every change.
-                            waitingFor = key.getKey() + " (the connection to " + reply.getKey() + " dropped)";
-                        }
-                        // Otherwise the server is down: its replica and any lease on it are gone.
-                    }
-                }
-                // A key whose every server is down is locked with no lease: it has no value (it was lost with its
-                // servers), and staging a value for it fails at commit.
-                granted.put(key.getKey(), leases);
+          } catch (IqConnectionException failed) {
+            if (failed.timedOut()) {
+              waitingFor =
+                  key.getKey()
+                      + " (a replica's server does not answer: "
+                      + failed.getMessage()
+                      + ")";
+            } else if (!client.isDown(reply.getKey())) {
+              // A connection left over from before the server restarted failed; a fresh one
+              // answers.
+              // Taking the server for down would leave its (empty) replica out of every change.
+              waitingFor = key.getKey() + " (the connection to " + reply.getKey() + " dropped)";
             }
-            if (waitingFor == null) {
-                return new ReplicatedTransaction(client, transaction, granted);
-            }
-            release(transaction);
-            if (System.nanoTime() + pause > deadline) {
-                throw new IqException("could not lock " + waitingFor + " within " + timeout);
-            }
-            sleep(ThreadLocalRandom.current().nextLong(pause / 2, pause + 1));
-            pause = Math.min(LONGEST_PAUSE_NANOS, pause * 2);
+            // Otherwise the server is down: its replica and any lease on it are gone.
+          }
         }
+        // A key whose every server is down is locked with no lease: it has no value (it was lost
+        // with its
+        // servers), and staging a value for it fails at commit.
+        granted.put(key.getKey(), leases);
+      }
+      if (waitingFor == null) {
+        return new ReplicatedTransaction(client, transaction, granted);
+      }
+      release(transaction);
+      if (System.nanoTime() + pause > deadline) {
+        throw new IqException("could not lock " + waitingFor + " within " + timeout);
+      }
+      sleep(ThreadLocalRandom.current().nextLong(pause / 2, pause + 1));
+      pause = Math.min(LONGEST_PAUSE_NANOS, pause * 2);
     }
+  }
 
-    /** The values of the locked keys that have one (see the class comment on which replica's). */
-    public Map<String, byte[]> values() {
-        return values;
+  /** The values of the locked keys that have one (see the class comment on which replica's). */
+  public Map<String, byte[]> values() {
+    return values;
+  }
+
+  /** Stages {@code value} (pinned) for {@code key}, which must be locked; {@code null} stages a delete. */
+  public void stage(String key, byte[] value) {
+    if (!leases.containsKey(key)) {
+      throw new IllegalArgumentException(key + " is not locked by this transaction");
     }
+    staged.put(key, value);
+  }
 
-    /** Stages {@code value} (pinned) for {@code key}, which must be locked; {@code null} stages a delete. */
-    public void stage(String key, byte[] value) {
-        if (!leases.containsKey(key)) {
-            throw new IllegalArgumentException(key + " is not locked by this transaction");
-        }
-        staged.put(key, value);
+  /**
+   * Applies the staged changes on every replica and releases the leases. Locked keys without a staged change keep
+   * the value {@link #values()} gave them, written again to all their replicas.
+   *
+   * @return {@link Outcome#OK} when every replica whose server is not down applied them; {@link
+   *     Outcome#PINNED_MEMORY_FULL} when a server refused to pin a staged value, or {@link Outcome#INVALID} when a
+   *     lease was lost (expired, or its server restarted) before the commit, or the transaction lapsed on every
+   *     server between its swaps and its commit: nothing was applied then
+   * @throws IqConnectionException when a value is staged for a key whose every server is down
+   * @throws IqException when a live server's outcome is unknown (it did not answer, or refused at commit): the
+   *     changes may be applied on some replicas and not on others, so they must be taken as not done
+   */
+  public Outcome commit() {
+    ensureOpen();
+    for (Map.Entry<String, byte[]> change : staged.entrySet()) {
+      if (change.getValue() != null && leases.get(change.getKey()).isEmpty()) {
+        close();
+        throw new IqConnectionException(
+            "every server holding " + change.getKey() + " is down", null);
+      }
     }
-
-    /**
-     * Applies the staged changes on every replica and releases the leases. Locked keys without a staged change keep
-     * the value {@link #values()} gave them, written again to all their replicas.
-     *
-     * @return {@link Outcome#OK} when every replica whose server is not down applied them; {@link
-     *     Outcome#PINNED_MEMORY_FULL} when a server refused to pin a staged value, or {@link Outcome#INVALID} when a
-     *     lease was lost (expired, or its server restarted) before the commit, or the transaction lapsed on every
-     *     server between its swaps and its commit: nothing was applied then
-     * @throws IqConnectionException when a value is staged for a key whose every server is down
-     * @throws IqException when a live server's outcome is unknown (it did not answer, or refused at commit): the
-     *     changes may be applied on some replicas and not on others, so they must be taken as not done
-     */
-    public Outcome commit() {
-        ensureOpen();
-        for (Map.Entry<String, byte[]> change : staged.entrySet()) {
-            if (change.getValue() != null && leases.get(change.getKey()).isEmpty()) {
-                close();
-                throw new IqConnectionException("every server holding " + change.getKey() + " is down", null);
-            }
-        }
-        Map<RefreshLease, CompletableFuture<Outcome>> swaps = new LinkedHashMap<>();
-        leases.forEach((key, granted) -> {
-            byte[] value = staged.containsKey(key) ? staged.get(key) : values.get(key);
-            byte[] body = value == null ? new byte[0] : value;
-            granted.forEach(lease -> swaps.put(lease, lease.swapAsync(body, WriteOptions.PINNED)));
+    Map<RefreshLease, CompletableFuture<Outcome>> swaps = new LinkedHashMap<>();
+    leases.forEach(
+        (key, granted) -> {
+          byte[] value = staged.containsKey(key) ? staged.get(key) : values.get(key);
+          byte[] body = value == null ? new byte[0] : value;
+          granted.forEach(lease -> swaps.put(lease, lease.swapAsync(body, WriteOptions.PINNED)));
         });
-        Outcome worstSwap = Outcome.OK;
-        for (Map.Entry<RefreshLease, CompletableFuture<Outcome>> swap : swaps.entrySet()) {
-            worstSwap = worstSwap.worst(swapOutcome(swap.getKey(), swap.getValue()));
-        }
-        if (worstSwap == Outcome.PINNED_MEMORY_FULL || worstSwap == Outcome.INVALID) {
-            close();
-            return worstSwap;
-        }
-        if (worstSwap != Outcome.OK) {
-            close();
-            throw new IqException("could not stage the changes of " + leases.keySet() + ": " + worstSwap);
-        }
-        ended = true;
-        Map<ServerAddress, Outcome> outcomes = transaction.commitOnEach(false);
-        boolean appliedSomewhere = false;
-        List<ServerAddress> lapsed = new ArrayList<>();
-        for (Map.Entry<ServerAddress, Outcome> answered : outcomes.entrySet()) {
-            ServerAddress server = answered.getKey();
-            Outcome outcome = answered.getValue();
-            if (outcome == Outcome.OK) {
-                appliedSomewhere = true;
-            } else if (outcome == Outcome.EXPIRED) {
-                // The server no longer knew the transaction (its record lapsed with the leases between the swaps and
-                // the commit): it applied nothing.
-                lapsed.add(server);
-            } else if (!(outcome == Outcome.STATE_LOST && client.isDown(server))) {
-                throw new IqException("commit of " + leases.keySet() + " on " + server + " answered " + outcome
-                        + ": it may or may not be applied there");
-            }
-        }
-        if (!lapsed.isEmpty()) {
-            if (appliedSomewhere) {
-                throw new IqException("commit of " + leases.keySet() + " was applied on some replicas and lapsed on "
-                        + lapsed + ": the replicas differ until the next commit");
-            }
-            return Outcome.INVALID; // lapsed everywhere: nothing was applied, as when a swap finds its lease gone
-        }
-        return Outcome.OK;
+    Outcome worstSwap = Outcome.OK;
+    for (Map.Entry<RefreshLease, CompletableFuture<Outcome>> swap : swaps.entrySet()) {
+      worstSwap = worstSwap.worst(swapOutcome(swap.getKey(), swap.getValue()));
     }
+    if (worstSwap == Outcome.PINNED_MEMORY_FULL || worstSwap == Outcome.INVALID) {
+      close();
+      return worstSwap;
+    }
+    if (worstSwap != Outcome.OK) {
+      close();
+      throw new IqException("could not stage the changes of " + leases.keySet() + ": " + worstSwap);
+    }
+    ended = true;
+    Map<ServerAddress, Outcome> outcomes = transaction.commitOnEach(false);
+    boolean appliedSomewhere = false;
+    List<ServerAddress> lapsed = new ArrayList<>();
+    for (Map.Entry<ServerAddress, Outcome> answered : outcomes.entrySet()) {
+      ServerAddress server = answered.getKey();
+      Outcome outcome = answered.getValue();
+      if (outcome == Outcome.OK) {
+        appliedSomewhere = true;
+      } else if (outcome == Outcome.EXPIRED) {
+        // The server no longer knew the transaction (its record lapsed with the leases between the
+        // swaps and
+        // the commit): it applied nothing.
+        lapsed.add(server);
+      } else if (!(outcome == Outcome.STATE_LOST && client.isDown(server))) {
+        throw new IqException(
+            "commit of "
+                + leases.keySet()
+                + " on "
+                + server
+                + " answered "
+                + outcome
+                + ": it may or may not be applied there");
+      }
+    }
+    if (!lapsed.isEmpty()) {
+      if (appliedSomewhere) {
+        throw new IqException(
+            "commit of "
+                + leases.keySet()
+                + " was applied on some replicas and lapsed on "
+                + lapsed
+                + ": the replicas differ until the next commit");
+      }
+      return Outcome
+          .INVALID; // lapsed everywhere: nothing was applied, as when a swap finds its lease gone
+    }
+    return Outcome.OK;
+  }
 
-    /** Releases the leases without changing anything, unless already committed. */
-    @Override
-    public void close() {
-        if (!ended) {
-            ended = true;
-            release(transaction);
-        }
+  /** Releases the leases without changing anything, unless already committed. */
+  @Override
+  public void close() {
+    if (!ended) {
+      ended = true;
+      release(transaction);
     }
+  }
 
-    /**
-     * A swap's outcome, where a server that is down counts as done: the lease and the replica went with it, and the
-     * other replicas decide. One that did not answer in time, or whose connection dropped while it stays up, leaves
-     * the outcome unknown.
-     */
-    private Outcome swapOutcome(RefreshLease lease, CompletableFuture<Outcome> swap) {
-        Outcome outcome;
-        try {
-            outcome = swap.join();
-        } catch (CompletionException failed) {
-            outcome = Outcome.STATE_LOST;
-        }
-        return outcome == Outcome.STATE_LOST && client.isDown(lease.server()) ? Outcome.OK : outcome;
+  /**
+   * A swap's outcome, where a server that is down counts as done: the lease and the replica went with it, and the
+   * other replicas decide. One that did not answer in time, or whose connection dropped while it stays up, leaves
+   * the outcome unknown.
+   */
+  private Outcome swapOutcome(RefreshLease lease, CompletableFuture<Outcome> swap) {
+    Outcome outcome;
+    try {
+      outcome = swap.join();
+    } catch (CompletionException failed) {
+      outcome = Outcome.STATE_LOST;
     }
+    return outcome == Outcome.STATE_LOST && client.isDown(lease.server()) ? Outcome.OK : outcome;
+  }
 
-    private void ensureOpen() {
-        if (ended) {
-            throw new IllegalStateException("transaction already ended");
-        }
+  private void ensureOpen() {
+    if (ended) {
+      throw new IllegalStateException("transaction already ended");
     }
+  }
 
-    private static void release(Transaction transaction) {
-        try {
-            transaction.release();
-        } catch (IqException unreachable) {
-            // A lease on a server that cannot be reached ends with that server or expires on its own.
-        }
+  private static void release(Transaction transaction) {
+    try {
+      transaction.release();
+    } catch (IqException unreachable) {
+      // A lease on a server that cannot be reached ends with that server or expires on its own.
     }
+  }
 
-    private static void sleep(long nanos) {
-        try {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            throw new IqException("interrupted while waiting for a lease", interrupted);
-        }
+  private static void sleep(long nanos) {
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw new IqException("interrupted while waiting for a lease", interrupted);
     }
+  }
 }

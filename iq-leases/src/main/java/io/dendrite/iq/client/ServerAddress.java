@@ -11,34 +11,35 @@ import java.util.Objects;
  */
 public record ServerAddress(String host, int port) {
 
-    public ServerAddress {
-        Objects.requireNonNull(host, "host");
-        if (host.isBlank() || port <= 0 || port > 65_535) {
-            throw new IllegalArgumentException("bad server address " + host + ":" + port);
-        }
+  public ServerAddress {
+    Objects.requireNonNull(host, "host");
+    if (host.isBlank() || port <= 0 || port > 65_535) {
+      throw new IllegalArgumentException("bad server address " + host + ":" + port);
     }
+  }
 
-    /**
-     * Parses {@code host:port}.
-     *
-     * @param text the address, e.g. {@code "127.0.0.1:11211"}
-     * @return the address
-     * @throws IllegalArgumentException if the text is not {@code host:port}
-     */
-    public static ServerAddress parse(String text) {
-        int colon = text.lastIndexOf(':');
-        if (colon <= 0 || colon == text.length() - 1) {
-            throw new IllegalArgumentException("expected host:port, got '" + text + "'");
-        }
-        try {
-            return new ServerAddress(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("expected host:port, got '" + text + "'", e);
-        }
+  /**
+   * Parses {@code host:port}.
+   *
+   * @param text the address, e.g. {@code "127.0.0.1:11211"}
+   * @return the address
+   * @throws IllegalArgumentException if the text is not {@code host:port}
+   */
+  public static ServerAddress parse(String text) {
+    int colon = text.lastIndexOf(':');
+    if (colon <= 0 || colon == text.length() - 1) {
+      throw new IllegalArgumentException("expected host:port, got '" + text + "'");
     }
+    try {
+      return new ServerAddress(
+          text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("expected host:port, got '" + text + "'", e);
+    }
+  }
 
-    @Override
-    public String toString() {
-        return host + ":" + port;
-    }
+  @Override
+  public String toString() {
+    return host + ":" + port;
+  }
 }

@@ -8,26 +8,28 @@ package io.dendrite.iq.client;
  * another thread's request (a callback joining it) counts for neither.
  */
 final class ThreadTrips {
-    long requests;
-    long roundTrips;
-    /** Writes to a connection: one per request, or one per connection for the requests of a {@link Flight}. */
-    long writes;
-    /** Whether the thread waited for a reply since its last send; true at first, so the first send counts. */
-    boolean waitedSinceSend = true;
+  long requests;
+  long roundTrips;
 
-    void sent() {
-        requests++;
-        if (waitedSinceSend) {
-            roundTrips++;
-            waitedSinceSend = false;
-        }
-    }
+  /** Writes to a connection: one per request, or one per connection for the requests of a {@link Flight}. */
+  long writes;
 
-    void wrote() {
-        writes++;
-    }
+  /** Whether the thread waited for a reply since its last send; true at first, so the first send counts. */
+  boolean waitedSinceSend = true;
 
-    void waited() {
-        waitedSinceSend = true;
+  void sent() {
+    requests++;
+    if (waitedSinceSend) {
+      roundTrips++;
+      waitedSinceSend = false;
     }
+  }
+
+  void wrote() {
+    writes++;
+  }
+
+  void waited() {
+    waitedSinceSend = true;
+  }
 }

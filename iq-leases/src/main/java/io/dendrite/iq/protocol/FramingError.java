@@ -8,5 +8,4 @@ package io.dendrite.iq.protocol;
  *
  * @param reason a short human-readable cause, sent after {@code CLIENT_ERROR}
  */
-public record FramingError(String reason) {
-}
+public record FramingError(String reason) {}

@@ -5,10 +5,10 @@ package io.dendrite.iq.protocol;
  * to pair replies with requests and must be closed.
  */
 public final class MalformedReplyException extends RuntimeException {
-    /**
-     * @param message what was wrong, quoting the offending line
-     */
-    public MalformedReplyException(String message) {
-        super(message);
-    }
+  /**
+   * @param message what was wrong, quoting the offending line
+   */
+  public MalformedReplyException(String message) {
+    super(message);
+  }
 }

@@ -6,9 +6,9 @@ package io.dendrite.iq.protocol;
  */
 public final class MalformedRequestException extends RuntimeException {
 
-    private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 1L;
 
-    public MalformedRequestException(String reason) {
-        super(reason, null, false, false);
-    }
+  public MalformedRequestException(String reason) {
+    super(reason, null, false, false);
+  }
 }

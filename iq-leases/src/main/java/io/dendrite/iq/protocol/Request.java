@@ -15,8 +15,8 @@ import java.util.List;
  */
 public record Request(String command, List<String> args, List<byte[]> blocks) {
 
-    public Request {
-        args = List.copyOf(args);
-        blocks = List.copyOf(blocks);
-    }
+  public Request {
+    args = List.copyOf(args);
+    blocks = List.copyOf(blocks);
+  }
 }

@@ -18,158 +18,166 @@ import java.util.List;
  */
 public final class RequestDecoder extends ByteToMessageDecoder {
 
-    private enum State { LINE, BLOCKS, SKIP_LINE, SKIP_BYTES }
+  private enum State {
+    LINE,
+    BLOCKS,
+    SKIP_LINE,
+    SKIP_BYTES
+  }
 
-    private final int maxLineBytes;
-    private final int maxItemSize;
-    private final long maxRequestDataBytes;
+  private final int maxLineBytes;
+  private final int maxItemSize;
+  private final long maxRequestDataBytes;
 
-    private State state = State.LINE;
-    private long bytesToSkip;
-    private String command;
-    private List<String> args;
-    private int[] blockLengths;
-    private List<byte[]> blocks;
-    private boolean badChunk;
+  private State state = State.LINE;
+  private long bytesToSkip;
+  private String command;
+  private List<String> args;
+  private int[] blockLengths;
+  private List<byte[]> blocks;
+  private boolean badChunk;
 
-    /**
-     * @param maxLineBytes the longest request line accepted, terminator included
-     * @param maxItemSize the largest single data block accepted
-     */
-    public RequestDecoder(int maxLineBytes, int maxItemSize) {
-        this.maxLineBytes = maxLineBytes;
-        this.maxItemSize = maxItemSize;
-        // Batch commands carry several blocks; bound their sum so one request cannot pin
-        // an unbounded amount of memory while it is being assembled.
-        this.maxRequestDataBytes = 16L * maxItemSize;
+  /**
+   * @param maxLineBytes the longest request line accepted, terminator included
+   * @param maxItemSize the largest single data block accepted
+   */
+  public RequestDecoder(int maxLineBytes, int maxItemSize) {
+    this.maxLineBytes = maxLineBytes;
+    this.maxItemSize = maxItemSize;
+    // Batch commands carry several blocks; bound their sum so one request cannot pin
+    // an unbounded amount of memory while it is being assembled.
+    this.maxRequestDataBytes = 16L * maxItemSize;
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    while (in.isReadable()) {
+      boolean progressed =
+          switch (state) {
+            case LINE -> readLine(in, out);
+            case BLOCKS -> readBlock(in, out);
+            case SKIP_LINE -> skipLine(in);
+            case SKIP_BYTES -> skipBytes(in);
+          };
+      if (!progressed) {
+        return;
+      }
     }
+  }
 
-    @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        while (in.isReadable()) {
-            boolean progressed = switch (state) {
-                case LINE -> readLine(in, out);
-                case BLOCKS -> readBlock(in, out);
-                case SKIP_LINE -> skipLine(in);
-                case SKIP_BYTES -> skipBytes(in);
-            };
-            if (!progressed) {
-                return;
-            }
-        }
-    }
-
-    private boolean readLine(ByteBuf in, List<Object> out) {
-        int searchEnd = Math.min(in.writerIndex(), in.readerIndex() + maxLineBytes);
-        int newline = in.indexOf(in.readerIndex(), searchEnd, (byte) '\n');
-        if (newline < 0) {
-            if (in.readableBytes() >= maxLineBytes) {
-                out.add(new FramingError("line too long"));
-                state = State.SKIP_LINE;
-                return true;
-            }
-            return false;
-        }
-        int lineEnd = newline > in.readerIndex() && in.getByte(newline - 1) == '\r' ? newline - 1 : newline;
-        String line = in.toString(in.readerIndex(), lineEnd - in.readerIndex(), StandardCharsets.ISO_8859_1);
-        in.readerIndex(newline + 1);
-        List<String> words = splitWords(line);
-        if (words.isEmpty()) {
-            out.add(new Request("", List.of(), List.of()));
-            return true;
-        }
-        String cmd = words.get(0);
-        List<String> rest = words.subList(1, words.size());
-        int[] lengths;
-        try {
-            lengths = DataBlockLayout.blockLengths(cmd, rest);
-        } catch (MalformedRequestException e) {
-            out.add(new FramingError(e.getMessage()));
-            return true;
-        }
-        long total = 0;
-        boolean oversized = false;
-        for (int length : lengths) {
-            total += length + 2L;
-            oversized |= length > maxItemSize;
-        }
-        if (oversized || total > maxRequestDataBytes) {
-            out.add(new FramingError("object too large for cache"));
-            bytesToSkip = total;
-            state = State.SKIP_BYTES;
-            return true;
-        }
-        if (lengths.length == 0) {
-            out.add(new Request(cmd, rest, List.of()));
-            return true;
-        }
-        command = cmd;
-        args = new ArrayList<>(rest);
-        blockLengths = lengths;
-        blocks = new ArrayList<>(lengths.length);
-        badChunk = false;
-        state = State.BLOCKS;
+  private boolean readLine(ByteBuf in, List<Object> out) {
+    int searchEnd = Math.min(in.writerIndex(), in.readerIndex() + maxLineBytes);
+    int newline = in.indexOf(in.readerIndex(), searchEnd, (byte) '\n');
+    if (newline < 0) {
+      if (in.readableBytes() >= maxLineBytes) {
+        out.add(new FramingError("line too long"));
+        state = State.SKIP_LINE;
         return true;
+      }
+      return false;
     }
+    int lineEnd =
+        newline > in.readerIndex() && in.getByte(newline - 1) == '\r' ? newline - 1 : newline;
+    String line =
+        in.toString(in.readerIndex(), lineEnd - in.readerIndex(), StandardCharsets.ISO_8859_1);
+    in.readerIndex(newline + 1);
+    List<String> words = splitWords(line);
+    if (words.isEmpty()) {
+      out.add(new Request("", List.of(), List.of()));
+      return true;
+    }
+    String cmd = words.get(0);
+    List<String> rest = words.subList(1, words.size());
+    int[] lengths;
+    try {
+      lengths = DataBlockLayout.blockLengths(cmd, rest);
+    } catch (MalformedRequestException e) {
+      out.add(new FramingError(e.getMessage()));
+      return true;
+    }
+    long total = 0;
+    boolean oversized = false;
+    for (int length : lengths) {
+      total += length + 2L;
+      oversized |= length > maxItemSize;
+    }
+    if (oversized || total > maxRequestDataBytes) {
+      out.add(new FramingError("object too large for cache"));
+      bytesToSkip = total;
+      state = State.SKIP_BYTES;
+      return true;
+    }
+    if (lengths.length == 0) {
+      out.add(new Request(cmd, rest, List.of()));
+      return true;
+    }
+    command = cmd;
+    args = new ArrayList<>(rest);
+    blockLengths = lengths;
+    blocks = new ArrayList<>(lengths.length);
+    badChunk = false;
+    state = State.BLOCKS;
+    return true;
+  }
 
-    private boolean readBlock(ByteBuf in, List<Object> out) {
-        int length = blockLengths[blocks.size()];
-        if (in.readableBytes() < length + 2) {
-            return false;
-        }
-        byte[] data = new byte[length];
-        in.readBytes(data);
-        badChunk |= in.readByte() != '\r' | in.readByte() != '\n';
-        blocks.add(data);
-        if (blocks.size() == blockLengths.length) {
-            out.add(badChunk ? new FramingError("bad data chunk") : new Request(command, args, blocks));
-            command = null;
-            args = null;
-            blocks = null;
-            state = State.LINE;
-        }
-        return true;
+  private boolean readBlock(ByteBuf in, List<Object> out) {
+    int length = blockLengths[blocks.size()];
+    if (in.readableBytes() < length + 2) {
+      return false;
     }
+    byte[] data = new byte[length];
+    in.readBytes(data);
+    badChunk |= in.readByte() != '\r' | in.readByte() != '\n';
+    blocks.add(data);
+    if (blocks.size() == blockLengths.length) {
+      out.add(badChunk ? new FramingError("bad data chunk") : new Request(command, args, blocks));
+      command = null;
+      args = null;
+      blocks = null;
+      state = State.LINE;
+    }
+    return true;
+  }
 
-    private boolean skipLine(ByteBuf in) {
-        int newline = in.indexOf(in.readerIndex(), in.writerIndex(), (byte) '\n');
-        if (newline < 0) {
-            in.skipBytes(in.readableBytes());
-            return false;
-        }
-        in.readerIndex(newline + 1);
-        state = State.LINE;
-        return true;
+  private boolean skipLine(ByteBuf in) {
+    int newline = in.indexOf(in.readerIndex(), in.writerIndex(), (byte) '\n');
+    if (newline < 0) {
+      in.skipBytes(in.readableBytes());
+      return false;
     }
+    in.readerIndex(newline + 1);
+    state = State.LINE;
+    return true;
+  }
 
-    private boolean skipBytes(ByteBuf in) {
-        int n = (int) Math.min(bytesToSkip, in.readableBytes());
-        in.skipBytes(n);
-        bytesToSkip -= n;
-        if (bytesToSkip > 0) {
-            return false;
-        }
-        state = State.LINE;
-        return true;
+  private boolean skipBytes(ByteBuf in) {
+    int n = (int) Math.min(bytesToSkip, in.readableBytes());
+    in.skipBytes(n);
+    bytesToSkip -= n;
+    if (bytesToSkip > 0) {
+      return false;
     }
+    state = State.LINE;
+    return true;
+  }
 
-    /** Splits on runs of spaces, as memcached's tokenizer does. */
-    private static List<String> splitWords(String line) {
-        List<String> words = new ArrayList<>();
-        int i = 0;
-        int n = line.length();
-        while (i < n) {
-            while (i < n && line.charAt(i) == ' ') {
-                i++;
-            }
-            int start = i;
-            while (i < n && line.charAt(i) != ' ') {
-                i++;
-            }
-            if (i > start) {
-                words.add(line.substring(start, i));
-            }
-        }
-        return words;
+  /** Splits on runs of spaces, as memcached's tokenizer does. */
+  private static List<String> splitWords(String line) {
+    List<String> words = new ArrayList<>();
+    int i = 0;
+    int n = line.length();
+    while (i < n) {
+      while (i < n && line.charAt(i) == ' ') {
+        i++;
+      }
+      int start = i;
+      while (i < n && line.charAt(i) != ' ') {
+        i++;
+      }
+      if (i > start) {
+        words.add(line.substring(start, i));
+      }
     }
+    return words;
+  }
 }

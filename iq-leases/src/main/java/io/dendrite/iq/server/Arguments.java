@@ -11,127 +11,129 @@ import java.util.List;
  */
 final class Arguments {
 
-    /** Longest key, tid or sid accepted, as in memcached. */
-    static final int MAX_KEY_LENGTH = 250;
+  /** Longest key, tid or sid accepted, as in memcached. */
+  static final int MAX_KEY_LENGTH = 250;
 
-    private final List<String> words;
-    private final List<byte[]> blocks;
-    private final boolean noreply;
+  private final List<String> words;
+  private final List<byte[]> blocks;
+  private final boolean noreply;
 
-    private Arguments(List<String> words, List<byte[]> blocks, boolean noreply) {
-        this.words = words;
-        this.blocks = blocks;
-        this.noreply = noreply;
+  private Arguments(List<String> words, List<byte[]> blocks, boolean noreply) {
+    this.words = words;
+    this.blocks = blocks;
+    this.noreply = noreply;
+  }
+
+  /** Wraps a request; a trailing {@code noreply} becomes a flag when the command accepts one. */
+  static Arguments of(Request request, boolean acceptsNoreply) {
+    List<String> args = request.args();
+    boolean noreply =
+        acceptsNoreply && !args.isEmpty() && args.get(args.size() - 1).equals("noreply");
+    return new Arguments(
+        noreply ? args.subList(0, args.size() - 1) : args, request.blocks(), noreply);
+  }
+
+  int size() {
+    return words.size();
+  }
+
+  boolean noreply() {
+    return noreply;
+  }
+
+  String word(int index) {
+    if (index >= words.size()) {
+      throw new MalformedRequestException("bad command line format");
     }
+    return words.get(index);
+  }
 
-    /** Wraps a request; a trailing {@code noreply} becomes a flag when the command accepts one. */
-    static Arguments of(Request request, boolean acceptsNoreply) {
-        List<String> args = request.args();
-        boolean noreply = acceptsNoreply && !args.isEmpty() && args.get(args.size() - 1).equals("noreply");
-        return new Arguments(noreply ? args.subList(0, args.size() - 1) : args, request.blocks(), noreply);
-    }
+  List<String> words(int fromIndex) {
+    return words.subList(fromIndex, words.size());
+  }
 
-    int size() {
-        return words.size();
+  void requireCount(int min, int max) {
+    if (words.size() < min || words.size() > max) {
+      throw new MalformedRequestException("bad command line format");
     }
+  }
 
-    boolean noreply() {
-        return noreply;
+  /** A key, tid or sid: 1 to 250 bytes. */
+  String key(int index) {
+    String key = word(index);
+    if (key.length() > MAX_KEY_LENGTH) {
+      throw new MalformedRequestException("key too long");
     }
+    return key;
+  }
 
-    String word(int index) {
-        if (index >= words.size()) {
-            throw new MalformedRequestException("bad command line format");
-        }
-        return words.get(index);
+  /** Memcached flags: an unsigned 32-bit number. */
+  long flags(int index) {
+    long value = unsigned(index, "bad flags");
+    if (value > 0xFFFF_FFFFL) {
+      throw new MalformedRequestException("bad flags");
     }
+    return value;
+  }
 
-    List<String> words(int fromIndex) {
-        return words.subList(fromIndex, words.size());
+  /** An expiry time in memcached's encoding (may be negative: already expired). */
+  long exptime(int index) {
+    try {
+      return Long.parseLong(word(index));
+    } catch (NumberFormatException e) {
+      throw new MalformedRequestException("bad exptime");
     }
+  }
 
-    void requireCount(int min, int max) {
-        if (words.size() < min || words.size() > max) {
-            throw new MalformedRequestException("bad command line format");
-        }
-    }
+  /** A lease token, CAS unique or other non-negative 64-bit number. */
+  long number(int index) {
+    return unsigned(index, "bad command line format");
+  }
 
-    /** A key, tid or sid: 1 to 250 bytes. */
-    String key(int index) {
-        String key = word(index);
-        if (key.length() > MAX_KEY_LENGTH) {
-            throw new MalformedRequestException("key too long");
-        }
-        return key;
-    }
+  /** An incr/decr delta: unsigned 64-bit, returned as its two's-complement bits. */
+  long delta(int index) {
+    return unsigned(index, "invalid numeric delta argument");
+  }
 
-    /** Memcached flags: an unsigned 32-bit number. */
-    long flags(int index) {
-        long value = unsigned(index, "bad flags");
-        if (value > 0xFFFF_FFFFL) {
-            throw new MalformedRequestException("bad flags");
-        }
-        return value;
-    }
+  /** The pimem field: {@code 0} or {@code 1}. */
+  boolean pimem(int index) {
+    return bit(index, "pimem");
+  }
 
-    /** An expiry time in memcached's encoding (may be negative: already expired). */
-    long exptime(int index) {
-        try {
-            return Long.parseLong(word(index));
-        } catch (NumberFormatException e) {
-            throw new MalformedRequestException("bad exptime");
-        }
-    }
+  /** A 0/1 field such as {@code commit}'s pending bit. */
+  boolean bit(int index, String name) {
+    return switch (word(index)) {
+      case "0" -> false;
+      case "1" -> true;
+      default -> throw new MalformedRequestException("bad " + name + " field, expected 0 or 1");
+    };
+  }
 
-    /** A lease token, CAS unique or other non-negative 64-bit number. */
-    long number(int index) {
-        return unsigned(index, "bad command line format");
+  /** These arguments without the first {@code count} words, for commands that prefix a sid. */
+  Arguments drop(int count) {
+    if (count > words.size()) {
+      throw new MalformedRequestException("bad command line format");
     }
+    return new Arguments(words.subList(count, words.size()), blocks, noreply);
+  }
 
-    /** An incr/decr delta: unsigned 64-bit, returned as its two's-complement bits. */
-    long delta(int index) {
-        return unsigned(index, "invalid numeric delta argument");
-    }
+  byte[] block(int index) {
+    return blocks.get(index);
+  }
 
-    /** The pimem field: {@code 0} or {@code 1}. */
-    boolean pimem(int index) {
-        return bit(index, "pimem");
-    }
+  List<byte[]> blocks() {
+    return blocks;
+  }
 
-    /** A 0/1 field such as {@code commit}'s pending bit. */
-    boolean bit(int index, String name) {
-        return switch (word(index)) {
-            case "0" -> false;
-            case "1" -> true;
-            default -> throw new MalformedRequestException("bad " + name + " field, expected 0 or 1");
-        };
+  private long unsigned(int index, String reason) {
+    String word = word(index);
+    if (word.isEmpty() || word.length() > 20 || word.charAt(0) == '-' || word.charAt(0) == '+') {
+      throw new MalformedRequestException(reason);
     }
-
-    /** These arguments without the first {@code count} words, for commands that prefix a sid. */
-    Arguments drop(int count) {
-        if (count > words.size()) {
-            throw new MalformedRequestException("bad command line format");
-        }
-        return new Arguments(words.subList(count, words.size()), blocks, noreply);
+    try {
+      return Long.parseUnsignedLong(word);
+    } catch (NumberFormatException e) {
+      throw new MalformedRequestException(reason);
     }
-
-    byte[] block(int index) {
-        return blocks.get(index);
-    }
-
-    List<byte[]> blocks() {
-        return blocks;
-    }
-
-    private long unsigned(int index, String reason) {
-        String word = word(index);
-        if (word.isEmpty() || word.length() > 20 || word.charAt(0) == '-' || word.charAt(0) == '+') {
-            throw new MalformedRequestException(reason);
-        }
-        try {
-            return Long.parseUnsignedLong(word);
-        } catch (NumberFormatException e) {
-            throw new MalformedRequestException(reason);
-        }
-    }
+  }
 }

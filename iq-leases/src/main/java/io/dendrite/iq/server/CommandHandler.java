@@ -4,5 +4,5 @@ package io.dendrite.iq.server;
 @FunctionalInterface
 interface CommandHandler {
 
-    void execute(Arguments args, ReplyWriter out);
+  void execute(Arguments args, ReplyWriter out);
 }

@@ -11,29 +11,31 @@ import java.nio.charset.StandardCharsets;
 @ChannelHandler.Sharable
 final class ConnectionLimit extends ChannelInboundHandlerAdapter {
 
-    private final ServerStats stats;
-    private final int maxConnections;
+  private final ServerStats stats;
+  private final int maxConnections;
 
-    ConnectionLimit(ServerStats stats, int maxConnections) {
-        this.stats = stats;
-        this.maxConnections = maxConnections;
-    }
+  ConnectionLimit(ServerStats stats, int maxConnections) {
+    this.stats = stats;
+    this.maxConnections = maxConnections;
+  }
 
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        stats.totalConnections.increment();
-        if (stats.currentConnections.incrementAndGet() > maxConnections) {
-            stats.rejectedConnections.increment();
-            ctx.writeAndFlush(Unpooled.copiedBuffer("ERROR Too many open connections\r\n", StandardCharsets.US_ASCII))
-                    .addListener(ChannelFutureListener.CLOSE);
-            return;
-        }
-        ctx.fireChannelActive();
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    stats.totalConnections.increment();
+    if (stats.currentConnections.incrementAndGet() > maxConnections) {
+      stats.rejectedConnections.increment();
+      ctx.writeAndFlush(
+              Unpooled.copiedBuffer(
+                  "ERROR Too many open connections\r\n", StandardCharsets.US_ASCII))
+          .addListener(ChannelFutureListener.CLOSE);
+      return;
     }
+    ctx.fireChannelActive();
+  }
 
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        stats.currentConnections.decrementAndGet();
-        ctx.fireChannelInactive();
-    }
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    stats.currentConnections.decrementAndGet();
+    ctx.fireChannelInactive();
+  }
 }

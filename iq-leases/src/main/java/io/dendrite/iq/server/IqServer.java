@@ -31,111 +31,132 @@ import org.slf4j.LoggerFactory;
  */
 public final class IqServer implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(IqServer.class);
-    /** Longest request line; enough for a batch command naming a couple of hundred full-length keys. */
-    private static final int MAX_LINE_BYTES = 64 * 1024;
+  private static final Logger LOG = LoggerFactory.getLogger(IqServer.class);
 
-    private final EventLoopGroup acceptor;
-    private final EventLoopGroup workers;
-    private final Channel serverChannel;
-    private final int port;
-    private final ServerState state;
+  /** Longest request line; enough for a batch command naming a couple of hundred full-length keys. */
+  private static final int MAX_LINE_BYTES = 64 * 1024;
 
-    private IqServer(EventLoopGroup acceptor, EventLoopGroup workers, Channel serverChannel, ServerState state) {
-        this.acceptor = acceptor;
-        this.workers = workers;
-        this.serverChannel = serverChannel;
-        this.state = state;
-        this.port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+  private final EventLoopGroup acceptor;
+  private final EventLoopGroup workers;
+  private final Channel serverChannel;
+  private final int port;
+  private final ServerState state;
+
+  private IqServer(
+      EventLoopGroup acceptor, EventLoopGroup workers, Channel serverChannel, ServerState state) {
+    this.acceptor = acceptor;
+    this.workers = workers;
+    this.serverChannel = serverChannel;
+    this.state = state;
+    this.port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+  }
+
+  /**
+   * Binds and starts serving; returns once the listening socket is bound.
+   *
+   * @throws IllegalStateException if the address cannot be bound
+   */
+  public static IqServer start(IqServerConfig config) {
+    boolean epoll = config.epoll() && Epoll.isAvailable();
+    EventLoopGroup acceptor = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
+    EventLoopGroup workers =
+        epoll ? new EpollEventLoopGroup(config.threads()) : new NioEventLoopGroup(config.threads());
+    ServerState state = new ServerState(config, System::currentTimeMillis, workers);
+    CommandTable commands = new CommandTable(state.stats);
+    new StandardCommands(state).registerAll(commands);
+    new LeaseCommands(state).registerAll(commands);
+    new SessionCommands(state).registerAll(commands);
+    ConnectionLimit connectionLimit = new ConnectionLimit(state.stats, config.maxConnections());
+    try {
+      Channel channel =
+          new ServerBootstrap()
+              .group(acceptor, workers)
+              .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+              .option(ChannelOption.SO_BACKLOG, 1024)
+              // A restarted server takes its address back at once, connections of its last run in
+              // TIME_WAIT or not.
+              .option(ChannelOption.SO_REUSEADDR, true)
+              .childOption(ChannelOption.TCP_NODELAY, true)
+              .childHandler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      ch.pipeline()
+                          .addLast(
+                              connectionLimit,
+                              new RequestDecoder(MAX_LINE_BYTES, config.maxItemSize()),
+                              new RequestHandler(commands));
+                    }
+                  })
+              .bind(config.listenAddress(), config.port())
+              .syncUninterruptibly()
+              .channel();
+      long sweepMillis = Math.max(50, Math.min(1000, config.leaseMillis() / 4));
+      workers.scheduleAtFixedRate(state::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
+      IqServer server = new IqServer(acceptor, workers, channel, state);
+      LOG.info(
+          "IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B, {})",
+          config.listenAddress(),
+          server.port,
+          config.leaseMillis(),
+          config.memoryBytes(),
+          config.pinnedMemoryBytes(),
+          epoll ? "epoll" : "nio");
+      return server;
+    } catch (RuntimeException e) {
+      acceptor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      throw new IllegalStateException(
+          "cannot start IQ server on " + config.listenAddress() + ":" + config.port(), e);
     }
+  }
 
-    /**
-     * Binds and starts serving; returns once the listening socket is bound.
-     *
-     * @throws IllegalStateException if the address cannot be bound
-     */
-    public static IqServer start(IqServerConfig config) {
-        boolean epoll = config.epoll() && Epoll.isAvailable();
-        EventLoopGroup acceptor = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
-        EventLoopGroup workers = epoll ? new EpollEventLoopGroup(config.threads())
-                : new NioEventLoopGroup(config.threads());
-        ServerState state = new ServerState(config, System::currentTimeMillis, workers);
-        CommandTable commands = new CommandTable(state.stats);
-        new StandardCommands(state).registerAll(commands);
-        new LeaseCommands(state).registerAll(commands);
-        new SessionCommands(state).registerAll(commands);
-        ConnectionLimit connectionLimit = new ConnectionLimit(state.stats, config.maxConnections());
-        try {
-            Channel channel = new ServerBootstrap()
-                    .group(acceptor, workers)
-                    .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                    .option(ChannelOption.SO_BACKLOG, 1024)
-                    // A restarted server takes its address back at once, connections of its last run in TIME_WAIT or not.
-                    .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(connectionLimit,
-                                    new RequestDecoder(MAX_LINE_BYTES, config.maxItemSize()),
-                                    new RequestHandler(commands));
-                        }
-                    })
-                    .bind(config.listenAddress(), config.port())
-                    .syncUninterruptibly()
-                    .channel();
-            long sweepMillis = Math.max(50, Math.min(1000, config.leaseMillis() / 4));
-            workers.scheduleAtFixedRate(state::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
-            IqServer server = new IqServer(acceptor, workers, channel, state);
-            LOG.info("IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B, {})",
-                    config.listenAddress(), server.port, config.leaseMillis(), config.memoryBytes(),
-                    config.pinnedMemoryBytes(), epoll ? "epoll" : "nio");
-            return server;
-        } catch (RuntimeException e) {
-            acceptor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            throw new IllegalStateException("cannot start IQ server on " + config.listenAddress() + ":" + config.port(), e);
-        }
-    }
+  /** The bound port; the real one when the configuration asked for port 0. */
+  public int port() {
+    return port;
+  }
 
-    /** The bound port; the real one when the configuration asked for port 0. */
-    public int port() {
-        return port;
+  /**
+   * Hands over before a stop: announces that this server is leaving ({@code stats leaving 1}; no new Q lease on a
+   * pinned item) and keeps serving for {@code handover}, so that clients keeping other replicas of its pinned items
+   * take it out of replica placement and copy them to the next servers (write-back's replica repair looks every
+   * second), and the loss of one more server later is survived too. Returns at once when nothing is pinned here.
+   */
+  public void leave(Duration handover) throws InterruptedException {
+    long pinned = state.items.pinnedItemCount();
+    if (pinned == 0 || handover.isZero()) {
+      return;
     }
+    state.leaving = true;
+    LOG.info(
+        "IQ server on port {} is leaving: serving {} more so that clients copy its {} pinned items to other"
+            + " servers",
+        port,
+        handover,
+        pinned);
+    Thread.sleep(handover.toMillis());
+  }
 
-    /**
-     * Hands over before a stop: announces that this server is leaving ({@code stats leaving 1}; no new Q lease on a
-     * pinned item) and keeps serving for {@code handover}, so that clients keeping other replicas of its pinned items
-     * take it out of replica placement and copy them to the next servers (write-back's replica repair looks every
-     * second), and the loss of one more server later is survived too. Returns at once when nothing is pinned here.
-     */
-    public void leave(Duration handover) throws InterruptedException {
-        long pinned = state.items.pinnedItemCount();
-        if (pinned == 0 || handover.isZero()) {
-            return;
-        }
-        state.leaving = true;
-        LOG.info("IQ server on port {} is leaving: serving {} more so that clients copy its {} pinned items to other"
-                + " servers", port, handover, pinned);
-        Thread.sleep(handover.toMillis());
+  /**
+   * Stops accepting, lets in-flight replies drain briefly, then closes every connection. Says how many pinned
+   * items (buffered writes, their logs) went with it: they survive only where clients keep other replicas, and a
+   * client's replica repair writes them back once a server answers on this address again.
+   */
+  @Override
+  public void close() {
+    serverChannel.close().syncUninterruptibly();
+    acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    workers.shutdownGracefully(100, 2_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
+    long pinned = state.items.pinnedItemCount();
+    if (pinned > 0) {
+      LOG.warn(
+          "IQ server on port {} stopped holding {} pinned items ({} B): they are lost here; only the other"
+              + " replicas clients keep of them remain",
+          port,
+          pinned,
+          state.items.pinnedBytes());
+    } else {
+      LOG.info("IQ server on port {} stopped", port);
     }
-
-    /**
-     * Stops accepting, lets in-flight replies drain briefly, then closes every connection. Says how many pinned
-     * items (buffered writes, their logs) went with it: they survive only where clients keep other replicas, and a
-     * client's replica repair writes them back once a server answers on this address again.
-     */
-    @Override
-    public void close() {
-        serverChannel.close().syncUninterruptibly();
-        acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        workers.shutdownGracefully(100, 2_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
-        long pinned = state.items.pinnedItemCount();
-        if (pinned > 0) {
-            LOG.warn("IQ server on port {} stopped holding {} pinned items ({} B): they are lost here; only the other"
-                    + " replicas clients keep of them remain", port, pinned, state.items.pinnedBytes());
-        } else {
-            LOG.info("IQ server on port {} stopped", port);
-        }
-    }
+  }
 }

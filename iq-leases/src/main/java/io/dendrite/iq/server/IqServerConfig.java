@@ -16,107 +16,114 @@ package io.dendrite.iq.server;
  *     request than the JDK selector); {@code false}, or where it does not load, through NIO
  */
 public record IqServerConfig(
-        int port,
-        String listenAddress,
-        long leaseMillis,
-        long memoryBytes,
-        long pinnedMemoryBytes,
-        int maxItemSize,
-        int threads,
-        int maxConnections,
-        boolean epoll) {
+    int port,
+    String listenAddress,
+    long leaseMillis,
+    long memoryBytes,
+    long pinnedMemoryBytes,
+    int maxItemSize,
+    int threads,
+    int maxConnections,
+    boolean epoll) {
 
-    public IqServerConfig {
-        require(port >= 0 && port <= 65_535, "port must be in [0, 65535]");
-        require(listenAddress != null && !listenAddress.isBlank(), "listenAddress is required");
-        require(leaseMillis > 0, "leaseMillis must be positive");
-        require(memoryBytes > 0, "memoryBytes must be positive");
-        require(pinnedMemoryBytes >= 0, "pinnedMemoryBytes must not be negative");
-        require(maxItemSize > 0 && maxItemSize <= (1 << 30), "maxItemSize must be in (0, 1 GiB]");
-        require(threads > 0, "threads must be positive");
-        require(maxConnections > 0, "maxConnections must be positive");
+  public IqServerConfig {
+    require(port >= 0 && port <= 65_535, "port must be in [0, 65535]");
+    require(listenAddress != null && !listenAddress.isBlank(), "listenAddress is required");
+    require(leaseMillis > 0, "leaseMillis must be positive");
+    require(memoryBytes > 0, "memoryBytes must be positive");
+    require(pinnedMemoryBytes >= 0, "pinnedMemoryBytes must not be negative");
+    require(maxItemSize > 0 && maxItemSize <= (1 << 30), "maxItemSize must be in (0, 1 GiB]");
+    require(threads > 0, "threads must be positive");
+    require(maxConnections > 0, "maxConnections must be positive");
+  }
+
+  /** Port 11211 on 127.0.0.1, 10 s leases, 64 MiB data, 64 MiB pinned, 1 MiB items. */
+  public static IqServerConfig defaults() {
+    return builder().build();
+  }
+
+  /** A builder starting from the {@link #defaults()}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  private static void require(boolean condition, String message) {
+    if (!condition) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+
+  /** Mutable builder for {@link IqServerConfig}; validation happens in {@link #build()}. */
+  public static final class Builder {
+    private int port = 11211;
+    private String listenAddress = "127.0.0.1";
+    private long leaseMillis = 10_000;
+    private long memoryBytes = 64L << 20;
+    private long pinnedMemoryBytes = 64L << 20;
+    private int maxItemSize = 1 << 20;
+    private boolean epoll = true;
+    private int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
+    private int maxConnections = 1024;
+
+    private Builder() {}
+
+    public Builder port(int port) {
+      this.port = port;
+      return this;
     }
 
-    /** Port 11211 on 127.0.0.1, 10 s leases, 64 MiB data, 64 MiB pinned, 1 MiB items. */
-    public static IqServerConfig defaults() {
-        return builder().build();
+    public Builder listenAddress(String listenAddress) {
+      this.listenAddress = listenAddress;
+      return this;
     }
 
-    /** A builder starting from the {@link #defaults()}. */
-    public static Builder builder() {
-        return new Builder();
+    public Builder leaseMillis(long leaseMillis) {
+      this.leaseMillis = leaseMillis;
+      return this;
     }
 
-    private static void require(boolean condition, String message) {
-        if (!condition) {
-            throw new IllegalArgumentException(message);
-        }
+    public Builder memoryBytes(long memoryBytes) {
+      this.memoryBytes = memoryBytes;
+      return this;
     }
 
-    /** Mutable builder for {@link IqServerConfig}; validation happens in {@link #build()}. */
-    public static final class Builder {
-        private int port = 11211;
-        private String listenAddress = "127.0.0.1";
-        private long leaseMillis = 10_000;
-        private long memoryBytes = 64L << 20;
-        private long pinnedMemoryBytes = 64L << 20;
-        private int maxItemSize = 1 << 20;
-        private boolean epoll = true;
-        private int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
-        private int maxConnections = 1024;
-
-        private Builder() {
-        }
-
-        public Builder port(int port) {
-            this.port = port;
-            return this;
-        }
-
-        public Builder listenAddress(String listenAddress) {
-            this.listenAddress = listenAddress;
-            return this;
-        }
-
-        public Builder leaseMillis(long leaseMillis) {
-            this.leaseMillis = leaseMillis;
-            return this;
-        }
-
-        public Builder memoryBytes(long memoryBytes) {
-            this.memoryBytes = memoryBytes;
-            return this;
-        }
-
-        public Builder pinnedMemoryBytes(long pinnedMemoryBytes) {
-            this.pinnedMemoryBytes = pinnedMemoryBytes;
-            return this;
-        }
-
-        public Builder maxItemSize(int maxItemSize) {
-            this.maxItemSize = maxItemSize;
-            return this;
-        }
-
-        public Builder threads(int threads) {
-            this.threads = threads;
-            return this;
-        }
-
-        public Builder maxConnections(int maxConnections) {
-            this.maxConnections = maxConnections;
-            return this;
-        }
-
-        /** Whether to use epoll where it is available (default true); see {@link IqServerConfig#epoll()}. */
-        public Builder epoll(boolean epoll) {
-            this.epoll = epoll;
-            return this;
-        }
-
-        public IqServerConfig build() {
-            return new IqServerConfig(port, listenAddress, leaseMillis, memoryBytes, pinnedMemoryBytes,
-                    maxItemSize, threads, maxConnections, epoll);
-        }
+    public Builder pinnedMemoryBytes(long pinnedMemoryBytes) {
+      this.pinnedMemoryBytes = pinnedMemoryBytes;
+      return this;
     }
+
+    public Builder maxItemSize(int maxItemSize) {
+      this.maxItemSize = maxItemSize;
+      return this;
+    }
+
+    public Builder threads(int threads) {
+      this.threads = threads;
+      return this;
+    }
+
+    public Builder maxConnections(int maxConnections) {
+      this.maxConnections = maxConnections;
+      return this;
+    }
+
+    /** Whether to use epoll where it is available (default true); see {@link IqServerConfig#epoll()}. */
+    public Builder epoll(boolean epoll) {
+      this.epoll = epoll;
+      return this;
+    }
+
+    public IqServerConfig build() {
+      return new IqServerConfig(
+          port,
+          listenAddress,
+          leaseMillis,
+          memoryBytes,
+          pinnedMemoryBytes,
+          maxItemSize,
+          threads,
+          maxConnections,
+          epoll);
+    }
+  }
 }

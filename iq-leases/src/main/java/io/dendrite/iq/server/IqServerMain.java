@@ -13,9 +13,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class IqServerMain {
 
-    private static final Logger LOG = LoggerFactory.getLogger(IqServerMain.class);
+  private static final Logger LOG = LoggerFactory.getLogger(IqServerMain.class);
 
-    private static final String USAGE = """
+  private static final String USAGE =
+      """
             Usage: java -jar iq-server.jar [options]
               --listen <addr>          address to bind (default 127.0.0.1)
               --port <n>               TCP port (default 11211; 0 = ephemeral)
@@ -33,117 +34,123 @@ public final class IqServerMain {
             Sizes take an optional k, m or g suffix (powers of 1024).
             """;
 
-    private IqServerMain() {
-    }
+  private IqServerMain() {}
 
-    /** Parses the options, starts the server and blocks until the process is told to stop. */
-    public static void main(String[] argv) throws InterruptedException {
-        IqServerConfig config;
-        try {
-            config = parse(argv);
-        } catch (IllegalArgumentException e) {
-            System.err.println("iq-server: " + e.getMessage());
-            System.err.print(USAGE);
-            System.exit(2);
-            return;
-        }
-        if (config == null) {
-            System.out.print(USAGE);
-            return;
-        }
-        Duration handover = handover(argv);
-        IqServer server = IqServer.start(config);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.info("shutting down");
-            try {
-                server.leave(handover);
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt(); // stop now, without the rest of the handover
-            }
-            server.close();
-            stopped.countDown();
-        }, "iq-server-shutdown"));
-        stopped.await();
+  /** Parses the options, starts the server and blocks until the process is told to stop. */
+  public static void main(String[] argv) throws InterruptedException {
+    IqServerConfig config;
+    try {
+      config = parse(argv);
+    } catch (IllegalArgumentException e) {
+      System.err.println("iq-server: " + e.getMessage());
+      System.err.print(USAGE);
+      System.exit(2);
+      return;
     }
-
-    /** The {@code --handover-ms} of an argument list {@link #parse} accepted (default 10 s). */
-    static Duration handover(String[] argv) {
-        long millis = 10_000;
-        for (int i = 0; i + 1 < argv.length; i++) {
-            if (argv[i].equals("--handover-ms")) {
-                millis = handoverMillis(argv[i + 1]);
-            }
-        }
-        return Duration.ofMillis(millis);
+    if (config == null) {
+      System.out.print(USAGE);
+      return;
     }
+    Duration handover = handover(argv);
+    IqServer server = IqServer.start(config);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  LOG.info("shutting down");
+                  try {
+                    server.leave(handover);
+                  } catch (InterruptedException interrupted) {
+                    Thread.currentThread()
+                        .interrupt(); // stop now, without the rest of the handover
+                  }
+                  server.close();
+                  stopped.countDown();
+                },
+                "iq-server-shutdown"));
+    stopped.await();
+  }
 
-    private static boolean transport(String value) {
-        return switch (value) {
-            case "epoll" -> true;
-            case "nio" -> false;
-            default -> throw new IllegalArgumentException("--transport must be epoll or nio, got " + value);
+  /** The {@code --handover-ms} of an argument list {@link #parse} accepted (default 10 s). */
+  static Duration handover(String[] argv) {
+    long millis = 10_000;
+    for (int i = 0; i + 1 < argv.length; i++) {
+      if (argv[i].equals("--handover-ms")) {
+        millis = handoverMillis(argv[i + 1]);
+      }
+    }
+    return Duration.ofMillis(millis);
+  }
+
+  private static boolean transport(String value) {
+    return switch (value) {
+      case "epoll" -> true;
+      case "nio" -> false;
+      default ->
+          throw new IllegalArgumentException("--transport must be epoll or nio, got " + value);
+    };
+  }
+
+  private static long handoverMillis(String value) {
+    long millis = integer("--handover-ms", value);
+    if (millis < 0) {
+      throw new IllegalArgumentException("--handover-ms must not be negative, got " + value);
+    }
+    return millis;
+  }
+
+  /** Returns the configuration, or {@code null} when {@code --help} was asked for. */
+  static IqServerConfig parse(String[] argv) {
+    IqServerConfig.Builder builder = IqServerConfig.builder();
+    for (int i = 0; i < argv.length; i++) {
+      String option = argv[i];
+      if (option.equals("--help") || option.equals("-h")) {
+        return null;
+      }
+      if (i + 1 >= argv.length) {
+        throw new IllegalArgumentException("missing value for " + option);
+      }
+      String value = argv[++i];
+      switch (option) {
+        case "--handover-ms" -> handoverMillis(value);
+        case "--transport" -> builder.epoll(transport(value));
+        case "--listen" -> builder.listenAddress(value);
+        case "--port" -> builder.port(integer(option, value));
+        case "--threads" -> builder.threads(integer(option, value));
+        case "--max-conns" -> builder.maxConnections(integer(option, value));
+        case "--max-item-size" -> builder.maxItemSize(Math.toIntExact(size(option, value)));
+        case "--memory" -> builder.memoryBytes(size(option, value));
+        case "--pinned-memory" -> builder.pinnedMemoryBytes(size(option, value));
+        case "--lease-ms" -> builder.leaseMillis(integer(option, value));
+        default -> throw new IllegalArgumentException("unknown option " + option);
+      }
+    }
+    return builder.build();
+  }
+
+  private static int integer(String option, String value) {
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " needs a number, got " + value);
+    }
+  }
+
+  private static long size(String option, String value) {
+    String lower = value.toLowerCase(Locale.ROOT);
+    int shift =
+        switch (lower.isEmpty() ? ' ' : lower.charAt(lower.length() - 1)) {
+          case 'k' -> 10;
+          case 'm' -> 20;
+          case 'g' -> 30;
+          default -> 0;
         };
+    String digits = shift == 0 ? lower : lower.substring(0, lower.length() - 1);
+    try {
+      return Long.parseLong(digits) << shift;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " needs a size like 64m, got " + value);
     }
-
-    private static long handoverMillis(String value) {
-        long millis = integer("--handover-ms", value);
-        if (millis < 0) {
-            throw new IllegalArgumentException("--handover-ms must not be negative, got " + value);
-        }
-        return millis;
-    }
-
-    /** Returns the configuration, or {@code null} when {@code --help} was asked for. */
-    static IqServerConfig parse(String[] argv) {
-        IqServerConfig.Builder builder = IqServerConfig.builder();
-        for (int i = 0; i < argv.length; i++) {
-            String option = argv[i];
-            if (option.equals("--help") || option.equals("-h")) {
-                return null;
-            }
-            if (i + 1 >= argv.length) {
-                throw new IllegalArgumentException("missing value for " + option);
-            }
-            String value = argv[++i];
-            switch (option) {
-                case "--handover-ms" -> handoverMillis(value);
-                case "--transport" -> builder.epoll(transport(value));
-                case "--listen" -> builder.listenAddress(value);
-                case "--port" -> builder.port(integer(option, value));
-                case "--threads" -> builder.threads(integer(option, value));
-                case "--max-conns" -> builder.maxConnections(integer(option, value));
-                case "--max-item-size" -> builder.maxItemSize(Math.toIntExact(size(option, value)));
-                case "--memory" -> builder.memoryBytes(size(option, value));
-                case "--pinned-memory" -> builder.pinnedMemoryBytes(size(option, value));
-                case "--lease-ms" -> builder.leaseMillis(integer(option, value));
-                default -> throw new IllegalArgumentException("unknown option " + option);
-            }
-        }
-        return builder.build();
-    }
-
-    private static int integer(String option, String value) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " needs a number, got " + value);
-        }
-    }
-
-    private static long size(String option, String value) {
-        String lower = value.toLowerCase(Locale.ROOT);
-        int shift = switch (lower.isEmpty() ? ' ' : lower.charAt(lower.length() - 1)) {
-            case 'k' -> 10;
-            case 'm' -> 20;
-            case 'g' -> 30;
-            default -> 0;
-        };
-        String digits = shift == 0 ? lower : lower.substring(0, lower.length() - 1);
-        try {
-            return Long.parseLong(digits) << shift;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " needs a size like 64m, got " + value);
-        }
-    }
+  }
 }

@@ -21,166 +21,177 @@ import java.util.function.LongSupplier;
  */
 final class ItemStore {
 
-    /** Rough per-item bookkeeping cost, so that many tiny items still exhaust the budget. */
-    static final int ITEM_OVERHEAD_BYTES = 64;
+  /** Rough per-item bookkeeping cost, so that many tiny items still exhaust the budget. */
+  static final int ITEM_OVERHEAD_BYTES = 64;
 
-    /** Outcome of a store attempt. */
-    enum StoreResult { STORED, OUT_OF_PINNED_MEMORY }
+  /** Outcome of a store attempt. */
+  enum StoreResult {
+    STORED,
+    OUT_OF_PINNED_MEMORY
+  }
 
-    private final Cache<String, Item> unpinned;
-    private final Map<String, Item> pinned = new ConcurrentHashMap<>();
-    private final AtomicLong pinnedBytes = new AtomicLong();
-    private final long pinnedQuota;
-    private final AtomicLong casCounter = new AtomicLong();
-    private final LongAdder evictions = new LongAdder();
-    private final LongSupplier clock;
+  private final Cache<String, Item> unpinned;
+  private final Map<String, Item> pinned = new ConcurrentHashMap<>();
+  private final AtomicLong pinnedBytes = new AtomicLong();
+  private final long pinnedQuota;
+  private final AtomicLong casCounter = new AtomicLong();
+  private final LongAdder evictions = new LongAdder();
+  private final LongSupplier clock;
 
-    ItemStore(long memoryBytes, long pinnedQuota, LongSupplier clock) {
-        this.pinnedQuota = pinnedQuota;
-        this.clock = clock;
-        this.unpinned = Caffeine.newBuilder()
-                .maximumWeight(memoryBytes)
-                .weigher((String key, Item item) -> weight(key, item))
-                .expireAfter(new ItemExpiry())
-                // Run maintenance on the calling thread: eviction is then prompt and deterministic
-                // instead of depending on the common pool, which this process shares.
-                .executor(Runnable::run)
-                .evictionListener((String key, Item item, RemovalCause cause) -> {
-                    if (cause == RemovalCause.SIZE) {
-                        evictions.increment();
-                    }
+  ItemStore(long memoryBytes, long pinnedQuota, LongSupplier clock) {
+    this.pinnedQuota = pinnedQuota;
+    this.clock = clock;
+    this.unpinned =
+        Caffeine.newBuilder()
+            .maximumWeight(memoryBytes)
+            .weigher((String key, Item item) -> weight(key, item))
+            .expireAfter(new ItemExpiry())
+            // Run maintenance on the calling thread: eviction is then prompt and deterministic
+            // instead of depending on the common pool, which this process shares.
+            .executor(Runnable::run)
+            .evictionListener(
+                (String key, Item item, RemovalCause cause) -> {
+                  if (cause == RemovalCause.SIZE) {
+                    evictions.increment();
+                  }
                 })
-                .build();
-    }
+            .build();
+  }
 
-    static int weight(String key, Item item) {
-        return key.length() + item.value().length + ITEM_OVERHEAD_BYTES;
-    }
+  static int weight(String key, Item item) {
+    return key.length() + item.value().length + ITEM_OVERHEAD_BYTES;
+  }
 
-    /** The live item for {@code key}, or {@code null}; expired items are dropped on the way. */
-    Item get(String key) {
-        Item item = pinned.get(key);
-        if (item == null) {
-            item = unpinned.getIfPresent(key);
+  /** The live item for {@code key}, or {@code null}; expired items are dropped on the way. */
+  Item get(String key) {
+    Item item = pinned.get(key);
+    if (item == null) {
+      item = unpinned.getIfPresent(key);
+    }
+    if (item != null && item.isExpired(clock.getAsLong())) {
+      remove(key);
+      return null;
+    }
+    return item;
+  }
+
+  /**
+   * Stores {@code item} under {@code key}, assigning a fresh CAS unique. A pinned item that does
+   * not fit the pinned quota is refused and the previous item is left as it was.
+   */
+  StoreResult put(String key, Item item) {
+    Item stamped =
+        new Item(
+            item.value(),
+            item.flags(),
+            item.expiresAtMillis(),
+            casCounter.incrementAndGet(),
+            item.pinned(),
+            item.pending());
+    if (stamped.pinned()) {
+      if (!fitsPinnedQuota(key, stamped)) {
+        return StoreResult.OUT_OF_PINNED_MEMORY;
+      }
+      Item previous = pinned.get(key);
+      long delta = weight(key, stamped) - (previous == null ? 0 : weight(key, previous));
+      unpinned.invalidate(key);
+      pinned.put(key, stamped);
+      pinnedBytes.addAndGet(delta);
+    } else {
+      removePinned(key);
+      unpinned.put(key, stamped);
+    }
+    return StoreResult.STORED;
+  }
+
+  /** Whether {@code item} would fit the pinned quota if stored under {@code key} now. */
+  boolean fitsPinnedQuota(String key, Item item) {
+    Item previous = pinned.get(key);
+    long delta = weight(key, item) - (previous == null ? 0 : weight(key, previous));
+    return pinnedBytes.get() + delta <= pinnedQuota;
+  }
+
+  /** Removes the key; returns whether a live item was there. */
+  boolean remove(String key) {
+    Item wasPinned = removePinned(key);
+    Item wasUnpinned = unpinned.asMap().remove(key);
+    Item removed = wasPinned != null ? wasPinned : wasUnpinned;
+    return removed != null && !removed.isExpired(clock.getAsLong());
+  }
+
+  private Item removePinned(String key) {
+    Item previous = pinned.remove(key);
+    if (previous != null) {
+      pinnedBytes.addAndGet(-weight(key, previous));
+    }
+    return previous;
+  }
+
+  /** Drops every item. */
+  void clear(KeyLocks locks) {
+    for (String key : pinned.keySet()) {
+      try (KeyLocks.Held held = locks.lock(key)) {
+        removePinned(key);
+      }
+    }
+    unpinned.invalidateAll();
+  }
+
+  /** Drops expired pinned items; Caffeine reclaims expired unpinned ones itself. */
+  void purgeExpiredPinned(KeyLocks locks) {
+    long now = clock.getAsLong();
+    for (Map.Entry<String, Item> entry : pinned.entrySet()) {
+      if (entry.getValue().isExpired(now)) {
+        try (KeyLocks.Held held = locks.lock(entry.getKey())) {
+          Item current = pinned.get(entry.getKey());
+          if (current != null && current.isExpired(now)) {
+            removePinned(entry.getKey());
+          }
         }
-        if (item != null && item.isExpired(clock.getAsLong())) {
-            remove(key);
-            return null;
-        }
-        return item;
+      }
+    }
+    unpinned.cleanUp();
+  }
+
+  long itemCount() {
+    return unpinned.estimatedSize() + pinned.size();
+  }
+
+  long unpinnedBytes() {
+    return unpinned.policy().eviction().orElseThrow().weightedSize().orElse(0);
+  }
+
+  long pinnedItemCount() {
+    return pinned.size();
+  }
+
+  long pinnedBytes() {
+    return pinnedBytes.get();
+  }
+
+  long evictions() {
+    return evictions.sum();
+  }
+
+  /** Lets Caffeine reclaim memory of expired items; {@link #get} still checks expiry exactly. */
+  private final class ItemExpiry implements Expiry<String, Item> {
+    @Override
+    public long expireAfterCreate(String key, Item item, long currentTime) {
+      if (item.expiresAtMillis() == 0) {
+        return Long.MAX_VALUE;
+      }
+      long millis = Math.max(0, item.expiresAtMillis() - clock.getAsLong());
+      return TimeUnit.MILLISECONDS.toNanos(millis);
     }
 
-    /**
-     * Stores {@code item} under {@code key}, assigning a fresh CAS unique. A pinned item that does
-     * not fit the pinned quota is refused and the previous item is left as it was.
-     */
-    StoreResult put(String key, Item item) {
-        Item stamped = new Item(item.value(), item.flags(), item.expiresAtMillis(), casCounter.incrementAndGet(),
-                item.pinned(), item.pending());
-        if (stamped.pinned()) {
-            if (!fitsPinnedQuota(key, stamped)) {
-                return StoreResult.OUT_OF_PINNED_MEMORY;
-            }
-            Item previous = pinned.get(key);
-            long delta = weight(key, stamped) - (previous == null ? 0 : weight(key, previous));
-            unpinned.invalidate(key);
-            pinned.put(key, stamped);
-            pinnedBytes.addAndGet(delta);
-        } else {
-            removePinned(key);
-            unpinned.put(key, stamped);
-        }
-        return StoreResult.STORED;
+    @Override
+    public long expireAfterUpdate(String key, Item item, long currentTime, long currentDuration) {
+      return expireAfterCreate(key, item, currentTime);
     }
 
-    /** Whether {@code item} would fit the pinned quota if stored under {@code key} now. */
-    boolean fitsPinnedQuota(String key, Item item) {
-        Item previous = pinned.get(key);
-        long delta = weight(key, item) - (previous == null ? 0 : weight(key, previous));
-        return pinnedBytes.get() + delta <= pinnedQuota;
+    @Override
+    public long expireAfterRead(String key, Item item, long currentTime, long currentDuration) {
+      return currentDuration;
     }
-
-    /** Removes the key; returns whether a live item was there. */
-    boolean remove(String key) {
-        Item wasPinned = removePinned(key);
-        Item wasUnpinned = unpinned.asMap().remove(key);
-        Item removed = wasPinned != null ? wasPinned : wasUnpinned;
-        return removed != null && !removed.isExpired(clock.getAsLong());
-    }
-
-    private Item removePinned(String key) {
-        Item previous = pinned.remove(key);
-        if (previous != null) {
-            pinnedBytes.addAndGet(-weight(key, previous));
-        }
-        return previous;
-    }
-
-    /** Drops every item. */
-    void clear(KeyLocks locks) {
-        for (String key : pinned.keySet()) {
-            try (KeyLocks.Held held = locks.lock(key)) {
-                removePinned(key);
-            }
-        }
-        unpinned.invalidateAll();
-    }
-
-    /** Drops expired pinned items; Caffeine reclaims expired unpinned ones itself. */
-    void purgeExpiredPinned(KeyLocks locks) {
-        long now = clock.getAsLong();
-        for (Map.Entry<String, Item> entry : pinned.entrySet()) {
-            if (entry.getValue().isExpired(now)) {
-                try (KeyLocks.Held held = locks.lock(entry.getKey())) {
-                    Item current = pinned.get(entry.getKey());
-                    if (current != null && current.isExpired(now)) {
-                        removePinned(entry.getKey());
-                    }
-                }
-            }
-        }
-        unpinned.cleanUp();
-    }
-
-    long itemCount() {
-        return unpinned.estimatedSize() + pinned.size();
-    }
-
-    long unpinnedBytes() {
-        return unpinned.policy().eviction().orElseThrow().weightedSize().orElse(0);
-    }
-
-    long pinnedItemCount() {
-        return pinned.size();
-    }
-
-    long pinnedBytes() {
-        return pinnedBytes.get();
-    }
-
-    long evictions() {
-        return evictions.sum();
-    }
-
-    /** Lets Caffeine reclaim memory of expired items; {@link #get} still checks expiry exactly. */
-    private final class ItemExpiry implements Expiry<String, Item> {
-        @Override
-        public long expireAfterCreate(String key, Item item, long currentTime) {
-            if (item.expiresAtMillis() == 0) {
-                return Long.MAX_VALUE;
-            }
-            long millis = Math.max(0, item.expiresAtMillis() - clock.getAsLong());
-            return TimeUnit.MILLISECONDS.toNanos(millis);
-        }
-
-        @Override
-        public long expireAfterUpdate(String key, Item item, long currentTime, long currentDuration) {
-            return expireAfterCreate(key, item, currentTime);
-        }
-
-        @Override
-        public long expireAfterRead(String key, Item item, long currentTime, long currentDuration) {
-            return currentDuration;
-        }
-    }
+  }
 }

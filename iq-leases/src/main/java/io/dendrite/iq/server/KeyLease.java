@@ -11,74 +11,90 @@ import java.util.Set;
  */
 final class KeyLease {
 
-    /** The IQ-family lease kinds. */
-    enum Kind { NONE, I, Q_INV, Q_REF, Q_INC }
+  /** The IQ-family lease kinds. */
+  enum Kind {
+    NONE,
+    I,
+    Q_INV,
+    Q_REF,
+    Q_INC
+  }
 
-    Kind kind = Kind.NONE;
-    /** Token of an I, Q-ref or Q-inc lease. */
-    long token;
-    /** The tid of a Q-ref/Q-inc lease; {@code null} for a tid-less {@code qaread}. */
-    String ownerTid;
-    /** Tids sharing a Q-inv lease. */
-    final Set<String> invalidatingTids = new LinkedHashSet<>();
-    /** When the IQ-family lease lapses. */
-    long expiresAtMillis;
-    /** Whether a staged version exists; {@link #staged} {@code null} then means "delete on commit". */
-    boolean hasStaged;
-    Item staged;
+  Kind kind = Kind.NONE;
 
-    /** Sessions holding a shared C lease. */
-    final Set<String> readers = new LinkedHashSet<>();
-    /** The session holding the O lease, which also quarantines the key like a Q lease. */
-    String owner;
-    /** O-inv (from {@code oqreg}): the owner deletes the key at {@code dcommit}. */
-    boolean ownerInvalidates;
+  /** Token of an I, Q-ref or Q-inc lease. */
+  long token;
 
-    boolean isQuarantine() {
-        return kind == Kind.Q_INV || kind == Kind.Q_REF || kind == Kind.Q_INC;
-    }
+  /** The tid of a Q-ref/Q-inc lease; {@code null} for a tid-less {@code qaread}. */
+  String ownerTid;
 
-    /** A Q-ref/Q-inc lease owned by {@code tid}, or a Q-inv lease shared by it. */
-    boolean heldByTid(String tid) {
-        return (kind == Kind.Q_INV && invalidatingTids.contains(tid))
-                || ((kind == Kind.Q_REF || kind == Kind.Q_INC) && tid.equals(ownerTid));
-    }
+  /** Tids sharing a Q-inv lease. */
+  final Set<String> invalidatingTids = new LinkedHashSet<>();
 
-    /** Whether {@code token} names this key's I, Q-ref or Q-inc lease. */
-    boolean tokenMatches(long candidate) {
-        return candidate != 0 && (kind == Kind.I || kind == Kind.Q_REF || kind == Kind.Q_INC) && token == candidate;
-    }
+  /** When the IQ-family lease lapses. */
+  long expiresAtMillis;
 
-    void grant(Kind newKind, long newToken, String tid, long expiresAt) {
-        clearIq();
-        kind = newKind;
-        token = newToken;
-        ownerTid = tid;
-        expiresAtMillis = expiresAt;
-    }
+  /** Whether a staged version exists; {@link #staged} {@code null} then means "delete on commit". */
+  boolean hasStaged;
 
-    void stage(Item item) {
-        hasStaged = true;
-        staged = item;
-    }
+  Item staged;
 
-    /** Drops the IQ-family lease and whatever it had staged. */
-    void clearIq() {
-        kind = Kind.NONE;
-        token = 0;
-        ownerTid = null;
-        invalidatingTids.clear();
-        expiresAtMillis = 0;
-        hasStaged = false;
-        staged = null;
-    }
+  /** Sessions holding a shared C lease. */
+  final Set<String> readers = new LinkedHashSet<>();
 
-    void clearOwner() {
-        owner = null;
-        ownerInvalidates = false;
-    }
+  /** The session holding the O lease, which also quarantines the key like a Q lease. */
+  String owner;
 
-    boolean isEmpty() {
-        return kind == Kind.NONE && readers.isEmpty() && owner == null;
-    }
+  /** O-inv (from {@code oqreg}): the owner deletes the key at {@code dcommit}. */
+  boolean ownerInvalidates;
+
+  boolean isQuarantine() {
+    return kind == Kind.Q_INV || kind == Kind.Q_REF || kind == Kind.Q_INC;
+  }
+
+  /** A Q-ref/Q-inc lease owned by {@code tid}, or a Q-inv lease shared by it. */
+  boolean heldByTid(String tid) {
+    return (kind == Kind.Q_INV && invalidatingTids.contains(tid))
+        || ((kind == Kind.Q_REF || kind == Kind.Q_INC) && tid.equals(ownerTid));
+  }
+
+  /** Whether {@code token} names this key's I, Q-ref or Q-inc lease. */
+  boolean tokenMatches(long candidate) {
+    return candidate != 0
+        && (kind == Kind.I || kind == Kind.Q_REF || kind == Kind.Q_INC)
+        && token == candidate;
+  }
+
+  void grant(Kind newKind, long newToken, String tid, long expiresAt) {
+    clearIq();
+    kind = newKind;
+    token = newToken;
+    ownerTid = tid;
+    expiresAtMillis = expiresAt;
+  }
+
+  void stage(Item item) {
+    hasStaged = true;
+    staged = item;
+  }
+
+  /** Drops the IQ-family lease and whatever it had staged. */
+  void clearIq() {
+    kind = Kind.NONE;
+    token = 0;
+    ownerTid = null;
+    invalidatingTids.clear();
+    expiresAtMillis = 0;
+    hasStaged = false;
+    staged = null;
+  }
+
+  void clearOwner() {
+    owner = null;
+    ownerInvalidates = false;
+  }
+
+  boolean isEmpty() {
+    return kind == Kind.NONE && readers.isEmpty() && owner == null;
+  }
 }

@@ -17,44 +17,44 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class KeyLocks {
 
-    private static final int STRIPES = 1024;
+  private static final int STRIPES = 1024;
 
-    private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+  private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
 
-    KeyLocks() {
-        for (int i = 0; i < STRIPES; i++) {
-            stripes[i] = new ReentrantLock();
-        }
+  KeyLocks() {
+    for (int i = 0; i < STRIPES; i++) {
+      stripes[i] = new ReentrantLock();
     }
+  }
 
-    /** Locks one key's stripe. */
-    Held lock(String key) {
-        ReentrantLock lock = stripes[stripeOf(key)];
-        lock.lock();
-        return lock::unlock;
-    }
+  /** Locks one key's stripe. */
+  Held lock(String key) {
+    ReentrantLock lock = stripes[stripeOf(key)];
+    lock.lock();
+    return lock::unlock;
+  }
 
-    /** Locks the stripes of all {@code keys}, in ascending stripe order. */
-    Held lockAll(Collection<String> keys) {
-        int[] order = keys.stream().mapToInt(KeyLocks::stripeOf).distinct().sorted().toArray();
-        for (int stripe : order) {
-            stripes[stripe].lock();
-        }
-        return () -> {
-            for (int i = order.length - 1; i >= 0; i--) {
-                stripes[order[i]].unlock();
-            }
-        };
+  /** Locks the stripes of all {@code keys}, in ascending stripe order. */
+  Held lockAll(Collection<String> keys) {
+    int[] order = keys.stream().mapToInt(KeyLocks::stripeOf).distinct().sorted().toArray();
+    for (int stripe : order) {
+      stripes[stripe].lock();
     }
+    return () -> {
+      for (int i = order.length - 1; i >= 0; i--) {
+        stripes[order[i]].unlock();
+      }
+    };
+  }
 
-    private static int stripeOf(String key) {
-        int h = key.hashCode();
-        return (h ^ (h >>> 16)) & (STRIPES - 1);
-    }
+  private static int stripeOf(String key) {
+    int h = key.hashCode();
+    return (h ^ (h >>> 16)) & (STRIPES - 1);
+  }
 
-    /** A held set of stripes; closing releases them. */
-    interface Held extends AutoCloseable {
-        @Override
-        void close();
-    }
+  /** A held set of stripes; closing releases them. */
+  interface Held extends AutoCloseable {
+    @Override
+    void close();
+  }
 }

@@ -10,38 +10,38 @@ import java.nio.charset.StandardCharsets;
  */
 final class ReplyWriter {
 
-    private static final byte[] CRLF = {'\r', '\n'};
+  private static final byte[] CRLF = {'\r', '\n'};
 
-    private final ByteBuf out;
-    private boolean quiet;
+  private final ByteBuf out;
+  private boolean quiet;
 
-    ReplyWriter(ByteBuf out) {
-        this.out = out;
+  ReplyWriter(ByteBuf out) {
+    this.out = out;
+  }
+
+  void quiet(boolean quiet) {
+    this.quiet = quiet;
+  }
+
+  /** One reply line; {@code \r\n} is added. */
+  void line(String line) {
+    if (!quiet) {
+      out.writeCharSequence(line, StandardCharsets.ISO_8859_1);
+      out.writeBytes(CRLF);
     }
+  }
 
-    void quiet(boolean quiet) {
-        this.quiet = quiet;
+  /** A data block and its terminator. */
+  void data(byte[] data) {
+    if (!quiet) {
+      out.writeBytes(data);
+      out.writeBytes(CRLF);
     }
+  }
 
-    /** One reply line; {@code \r\n} is added. */
-    void line(String line) {
-        if (!quiet) {
-            out.writeCharSequence(line, StandardCharsets.ISO_8859_1);
-            out.writeBytes(CRLF);
-        }
-    }
-
-    /** A data block and its terminator. */
-    void data(byte[] data) {
-        if (!quiet) {
-            out.writeBytes(data);
-            out.writeBytes(CRLF);
-        }
-    }
-
-    /** An error line, written even under {@code noreply}. */
-    void error(String line) {
-        out.writeCharSequence(line, StandardCharsets.ISO_8859_1);
-        out.writeBytes(CRLF);
-    }
+  /** An error line, written even under {@code noreply}. */
+  void error(String line) {
+    out.writeCharSequence(line, StandardCharsets.ISO_8859_1);
+    out.writeBytes(CRLF);
+  }
 }

@@ -13,141 +13,147 @@ import java.util.function.LongSupplier;
  */
 final class ServerState {
 
-    /** Memcached treats relative expiry times beyond 30 days as absolute Unix times. */
-    private static final long MAX_RELATIVE_EXPTIME_SECONDS = 60L * 60 * 24 * 30;
+  /** Memcached treats relative expiry times beyond 30 days as absolute Unix times. */
+  private static final long MAX_RELATIVE_EXPTIME_SECONDS = 60L * 60 * 24 * 30;
 
-    final IqServerConfig config;
-    final LongSupplier clock;
-    final ServerStats stats = new ServerStats();
-    final KeyLocks locks = new KeyLocks();
-    final TokenSource tokens = new TokenSource();
-    final ItemStore items;
-    final SessionTable sessions;
-    final LeaseTable leases;
-    final TransactionTable transactions = new TransactionTable();
-    /**
-     * Keys with TARDIS's pending marker ({@code pd:} in IQ-Twemcached): set by {@code commit <tid> 1}
-     * when no value remains, carried into the value by the next {@code iqset}.
-     */
-    final Set<String> pendingMarkers = ConcurrentHashMap.newKeySet();
-    final long startedAtMillis;
-    /**
-     * Random per start, reported by {@code stats} as {@code run_id}: a client that sees it change knows the server
-     * restarted, empty of what it held, even when the restart reused the address and fell within one second.
-     */
-    final String runId = Long.toHexString(new java.security.SecureRandom().nextLong());
-    /**
-     * Set while the process hands over before it stops ({@link IqServer#leave}): reported by {@code stats} as {@code
-     * leaving 1}, and no new Q lease is granted on a pinned item, so that clients take the server out of replica
-     * placement and copy what it holds to the next servers.
-     */
-    volatile boolean leaving;
-    private final ScheduledExecutorService scheduler;
+  final IqServerConfig config;
+  final LongSupplier clock;
+  final ServerStats stats = new ServerStats();
+  final KeyLocks locks = new KeyLocks();
+  final TokenSource tokens = new TokenSource();
+  final ItemStore items;
+  final SessionTable sessions;
+  final LeaseTable leases;
+  final TransactionTable transactions = new TransactionTable();
 
-    ServerState(IqServerConfig config, LongSupplier clock, ScheduledExecutorService scheduler) {
-        this.config = config;
-        this.clock = clock;
-        this.scheduler = scheduler;
-        this.items = new ItemStore(config.memoryBytes(), config.pinnedMemoryBytes(), clock);
-        this.sessions = new SessionTable(clock, config.leaseMillis(), stats);
-        this.leases = new LeaseTable(sessions::isLive, stats);
-        this.startedAtMillis = clock.getAsLong();
+  /**
+   * Keys with TARDIS's pending marker ({@code pd:} in IQ-Twemcached): set by {@code commit <tid> 1}
+   * when no value remains, carried into the value by the next {@code iqset}.
+   */
+  final Set<String> pendingMarkers = ConcurrentHashMap.newKeySet();
+
+  final long startedAtMillis;
+
+  /**
+   * Random per start, reported by {@code stats} as {@code run_id}: a client that sees it change knows the server
+   * restarted, empty of what it held, even when the restart reused the address and fell within one second.
+   */
+  final String runId = Long.toHexString(new java.security.SecureRandom().nextLong());
+
+  /**
+   * Set while the process hands over before it stops ({@link IqServer#leave}): reported by {@code stats} as {@code
+   * leaving 1}, and no new Q lease is granted on a pinned item, so that clients take the server out of replica
+   * placement and copy what it holds to the next servers.
+   */
+  volatile boolean leaving;
+
+  private final ScheduledExecutorService scheduler;
+
+  ServerState(IqServerConfig config, LongSupplier clock, ScheduledExecutorService scheduler) {
+    this.config = config;
+    this.clock = clock;
+    this.scheduler = scheduler;
+    this.items = new ItemStore(config.memoryBytes(), config.pinnedMemoryBytes(), clock);
+    this.sessions = new SessionTable(clock, config.leaseMillis(), stats);
+    this.leases = new LeaseTable(sessions::isLive, stats);
+    this.startedAtMillis = clock.getAsLong();
+  }
+
+  long now() {
+    return clock.getAsLong();
+  }
+
+  /** When a lease granted now lapses. */
+  long leaseExpiry() {
+    return now() + config.leaseMillis();
+  }
+
+  /** Converts a memcached exptime to a wall-clock expiry ({@code 0} = never). */
+  long expiryOf(long exptime) {
+    if (exptime == 0) {
+      return 0;
     }
-
-    long now() {
-        return clock.getAsLong();
+    if (exptime < 0) {
+      return 1;
     }
-
-    /** When a lease granted now lapses. */
-    long leaseExpiry() {
-        return now() + config.leaseMillis();
+    if (exptime <= MAX_RELATIVE_EXPTIME_SECONDS) {
+      return now() + exptime * 1000;
     }
+    return exptime * 1000;
+  }
 
-    /** Converts a memcached exptime to a wall-clock expiry ({@code 0} = never). */
-    long expiryOf(long exptime) {
-        if (exptime == 0) {
-            return 0;
-        }
-        if (exptime < 0) {
-            return 1;
-        }
-        if (exptime <= MAX_RELATIVE_EXPTIME_SECONDS) {
-            return now() + exptime * 1000;
-        }
-        return exptime * 1000;
+  /**
+   * Voids every lease on {@code key}: the IQ lease (and its staged value) and the C/O holders,
+   * whose sessions are aborted because what they read or staged is no longer current. Caller
+   * holds the key's stripe.
+   */
+  void voidLeases(String key) {
+    KeyLease lease = leases.find(key, now());
+    if (lease == null) {
+      return;
     }
-
-    /**
-     * Voids every lease on {@code key}: the IQ lease (and its staged value) and the C/O holders,
-     * whose sessions are aborted because what they read or staged is no longer current. Caller
-     * holds the key's stripe.
-     */
-    void voidLeases(String key) {
-        KeyLease lease = leases.find(key, now());
-        if (lease == null) {
-            return;
-        }
-        if (lease.kind != KeyLease.Kind.NONE) {
-            lease.clearIq();
-            stats.leasesVoided.increment();
-        }
-        lease.readers.forEach(sessions::abort);
-        lease.readers.clear();
-        if (lease.owner != null) {
-            sessions.abort(lease.owner);
-            lease.clearOwner();
-        }
-        leases.removeIfEmpty(key, lease);
+    if (lease.kind != KeyLease.Kind.NONE) {
+      lease.clearIq();
+      stats.leasesVoided.increment();
     }
+    lease.readers.forEach(sessions::abort);
+    lease.readers.clear();
+    if (lease.owner != null) {
+      sessions.abort(lease.owner);
+      lease.clearOwner();
+    }
+    leases.removeIfEmpty(key, lease);
+  }
 
-    /**
-     * Makes room for a writer's exclusive or quarantine lease: every C reader other than
-     * {@code exceptSid} is aborted, because what it read is about to change (the writer wins).
-     */
-    void abortReaders(KeyLease lease, String exceptSid) {
-        lease.readers.removeIf(sid -> {
-            if (sid.equals(exceptSid)) {
-                return false;
-            }
-            sessions.abort(sid);
-            return true;
+  /**
+   * Makes room for a writer's exclusive or quarantine lease: every C reader other than
+   * {@code exceptSid} is aborted, because what it read is about to change (the writer wins).
+   */
+  void abortReaders(KeyLease lease, String exceptSid) {
+    lease.readers.removeIf(
+        sid -> {
+          if (sid.equals(exceptSid)) {
+            return false;
+          }
+          sessions.abort(sid);
+          return true;
         });
-    }
+  }
 
-    /** Voids an I lease so that a fill racing a writer cannot store a stale value. */
-    void voidInhibit(KeyLease lease) {
-        if (lease.kind == KeyLease.Kind.I) {
-            lease.clearIq();
-            stats.leasesVoided.increment();
-        }
+  /** Voids an I lease so that a fill racing a writer cannot store a stale value. */
+  void voidInhibit(KeyLease lease) {
+    if (lease.kind == KeyLease.Kind.I) {
+      lease.clearIq();
+      stats.leasesVoided.increment();
     }
+  }
 
-    /** Stores an item, or removes the key if it cannot be stored, so nothing stale survives. */
-    void storeOrRemove(String key, Item item) {
-        if (items.put(key, item) != ItemStore.StoreResult.STORED) {
-            items.remove(key);
-        }
+  /** Stores an item, or removes the key if it cannot be stored, so nothing stale survives. */
+  void storeOrRemove(String key, Item item) {
+    if (items.put(key, item) != ItemStore.StoreResult.STORED) {
+      items.remove(key);
     }
+  }
 
-    /** Stores an item and answers the way every storage command does. */
-    String store(String key, Item item) {
-        return items.put(key, item) == ItemStore.StoreResult.STORED ? "STORED" : OUT_OF_PINNED_MEMORY;
-    }
+  /** Stores an item and answers the way every storage command does. */
+  String store(String key, Item item) {
+    return items.put(key, item) == ItemStore.StoreResult.STORED ? "STORED" : OUT_OF_PINNED_MEMORY;
+  }
 
-    /** Distinct from {@code NOT_STORED}, which means a lost lease or a failed condition. */
-    static final String OUT_OF_PINNED_MEMORY = "SERVER_ERROR out of pinned memory";
+  /** Distinct from {@code NOT_STORED}, which means a lost lease or a failed condition. */
+  static final String OUT_OF_PINNED_MEMORY = "SERVER_ERROR out of pinned memory";
 
-    /** {@code flush_all <delay>}: drop the items once the delay has passed. */
-    void scheduleFlush(long delayMillis) {
-        scheduler.schedule(() -> items.clear(locks), delayMillis, TimeUnit.MILLISECONDS);
-    }
+  /** {@code flush_all <delay>}: drop the items once the delay has passed. */
+  void scheduleFlush(long delayMillis) {
+    scheduler.schedule(() -> items.clear(locks), delayMillis, TimeUnit.MILLISECONDS);
+  }
 
-    /** Periodic clean-up of lapsed leases, records and pinned items. */
-    void sweep() {
-        long now = now();
-        leases.sweep(locks, now);
-        transactions.sweep(now);
-        sessions.sweep();
-        items.purgeExpiredPinned(locks);
-    }
+  /** Periodic clean-up of lapsed leases, records and pinned items. */
+  void sweep() {
+    long now = now();
+    leases.sweep(locks, now);
+    transactions.sweep(now);
+    sessions.sweep();
+    items.purgeExpiredPinned(locks);
+  }
 }

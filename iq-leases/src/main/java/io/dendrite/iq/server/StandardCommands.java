@@ -11,221 +11,244 @@ import java.util.Map;
  */
 final class StandardCommands {
 
-    static final String VERSION = "1.6.0-dendrite-iq";
+  static final String VERSION = "1.6.0-dendrite-iq";
 
-    private final ServerState state;
+  private final ServerState state;
 
-    StandardCommands(ServerState state) {
-        this.state = state;
-    }
+  StandardCommands(ServerState state) {
+    this.state = state;
+  }
 
-    void registerAll(CommandTable table) {
-        table.register("get", false, (args, out) -> get(args, out, false));
-        table.register("gets", false, (args, out) -> get(args, out, true));
-        table.register("set", true, this::set);
-        table.register("add", true, this::add);
-        table.register("replace", true, this::replace);
-        table.register("append", true, (args, out) -> concat(args, out, true));
-        table.register("prepend", true, (args, out) -> concat(args, out, false));
-        table.register("cas", true, this::cas);
-        table.register("delete", true, this::delete);
-        table.register("incr", true, (args, out) -> arithmetic(args, out, true));
-        table.register("decr", true, (args, out) -> arithmetic(args, out, false));
-        table.register("touch", true, this::touch);
-        table.register("flush_all", true, this::flushAll);
-        table.register("version", false, (args, out) -> {
-            args.requireCount(0, 0);
-            out.line("VERSION " + VERSION);
+  void registerAll(CommandTable table) {
+    table.register("get", false, (args, out) -> get(args, out, false));
+    table.register("gets", false, (args, out) -> get(args, out, true));
+    table.register("set", true, this::set);
+    table.register("add", true, this::add);
+    table.register("replace", true, this::replace);
+    table.register("append", true, (args, out) -> concat(args, out, true));
+    table.register("prepend", true, (args, out) -> concat(args, out, false));
+    table.register("cas", true, this::cas);
+    table.register("delete", true, this::delete);
+    table.register("incr", true, (args, out) -> arithmetic(args, out, true));
+    table.register("decr", true, (args, out) -> arithmetic(args, out, false));
+    table.register("touch", true, this::touch);
+    table.register("flush_all", true, this::flushAll);
+    table.register(
+        "version",
+        false,
+        (args, out) -> {
+          args.requireCount(0, 0);
+          out.line("VERSION " + VERSION);
         });
-        table.register("verbosity", true, (args, out) -> {
-            args.requireCount(1, 1);
-            args.number(0);
-            out.line("OK");
+    table.register(
+        "verbosity",
+        true,
+        (args, out) -> {
+          args.requireCount(1, 1);
+          args.number(0);
+          out.line("OK");
         });
-        table.register("unpin", true, this::unpin);
-        table.register("mappend", true, this::multiAppend);
-        table.register("stats", false, new StatsCommand(state));
-    }
+    table.register("unpin", true, this::unpin);
+    table.register("mappend", true, this::multiAppend);
+    table.register("stats", false, new StatsCommand(state));
+  }
 
-    private void get(Arguments args, ReplyWriter out, boolean withCas) {
-        if (args.size() == 0) {
-            throw new MalformedRequestException("bad command line format");
-        }
-        for (int i = 0; i < args.size(); i++) {
-            args.key(i);
-        }
-        for (int i = 0; i < args.size(); i++) {
-            String key = args.word(i);
-            Item item;
-            try (KeyLocks.Held held = state.locks.lock(key)) {
-                item = state.items.get(key);
-            }
-            if (item == null) {
-                state.stats.getMisses.increment();
-                continue;
-            }
-            state.stats.getHits.increment();
-            out.line("VALUE " + key + " " + item.flags() + " " + item.value().length
-                    + (withCas ? " " + item.cas() : ""));
-            out.data(item.value());
-        }
-        out.line("END");
+  private void get(Arguments args, ReplyWriter out, boolean withCas) {
+    if (args.size() == 0) {
+      throw new MalformedRequestException("bad command line format");
     }
+    for (int i = 0; i < args.size(); i++) {
+      args.key(i);
+    }
+    for (int i = 0; i < args.size(); i++) {
+      String key = args.word(i);
+      Item item;
+      try (KeyLocks.Held held = state.locks.lock(key)) {
+        item = state.items.get(key);
+      }
+      if (item == null) {
+        state.stats.getMisses.increment();
+        continue;
+      }
+      state.stats.getHits.increment();
+      out.line(
+          "VALUE "
+              + key
+              + " "
+              + item.flags()
+              + " "
+              + item.value().length
+              + (withCas ? " " + item.cas() : ""));
+      out.data(item.value());
+    }
+    out.line("END");
+  }
 
-    private void set(Arguments args, ReplyWriter out) {
-        StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
-        try (KeyLocks.Held held = state.locks.lock(request.key())) {
-            out.line(state.store(request.key(), request.toItem()));
-        }
+  private void set(Arguments args, ReplyWriter out) {
+    StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
+    try (KeyLocks.Held held = state.locks.lock(request.key())) {
+      out.line(state.store(request.key(), request.toItem()));
     }
+  }
 
-    private void add(Arguments args, ReplyWriter out) {
-        StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
-        try (KeyLocks.Held held = state.locks.lock(request.key())) {
-            out.line(state.items.get(request.key()) != null
-                    ? "NOT_STORED" : state.store(request.key(), request.toItem()));
-        }
+  private void add(Arguments args, ReplyWriter out) {
+    StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
+    try (KeyLocks.Held held = state.locks.lock(request.key())) {
+      out.line(
+          state.items.get(request.key()) != null
+              ? "NOT_STORED"
+              : state.store(request.key(), request.toItem()));
     }
+  }
 
-    private void replace(Arguments args, ReplyWriter out) {
-        StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
-        try (KeyLocks.Held held = state.locks.lock(request.key())) {
-            out.line(state.items.get(request.key()) == null
-                    ? "NOT_STORED" : state.store(request.key(), request.toItem()));
-        }
+  private void replace(Arguments args, ReplyWriter out) {
+    StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
+    try (KeyLocks.Held held = state.locks.lock(request.key())) {
+      out.line(
+          state.items.get(request.key()) == null
+              ? "NOT_STORED"
+              : state.store(request.key(), request.toItem()));
     }
+  }
 
-    /** append/prepend: flags and expiry stay those of the existing item; pinning is sticky. */
-    private void concat(Arguments args, ReplyWriter out, boolean append) {
-        StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
-        try (KeyLocks.Held held = state.locks.lock(request.key())) {
-            Item current = state.items.get(request.key());
-            if (current == null) {
-                out.line("NOT_STORED");
-                return;
-            }
-            byte[] value = append
-                    ? Bytes.concat(current.value(), request.data())
-                    : Bytes.concat(request.data(), current.value());
-            out.line(storeIfFits(request.key(), current.withValue(value).withPinned(current.pinned() || request.pin())));
-        }
+  /** append/prepend: flags and expiry stay those of the existing item; pinning is sticky. */
+  private void concat(Arguments args, ReplyWriter out, boolean append) {
+    StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
+    try (KeyLocks.Held held = state.locks.lock(request.key())) {
+      Item current = state.items.get(request.key());
+      if (current == null) {
+        out.line("NOT_STORED");
+        return;
+      }
+      byte[] value =
+          append
+              ? Bytes.concat(current.value(), request.data())
+              : Bytes.concat(request.data(), current.value());
+      out.line(
+          storeIfFits(
+              request.key(),
+              current.withValue(value).withPinned(current.pinned() || request.pin())));
     }
+  }
 
-    private void cas(Arguments args, ReplyWriter out) {
-        StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.CAS, state);
-        try (KeyLocks.Held held = state.locks.lock(request.key())) {
-            Item current = state.items.get(request.key());
-            if (current == null) {
-                out.line("NOT_FOUND");
-            } else if (current.cas() != request.number()) {
-                out.line("EXISTS");
-            } else {
-                out.line(state.store(request.key(), request.toItem()));
-            }
-        }
+  private void cas(Arguments args, ReplyWriter out) {
+    StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.CAS, state);
+    try (KeyLocks.Held held = state.locks.lock(request.key())) {
+      Item current = state.items.get(request.key());
+      if (current == null) {
+        out.line("NOT_FOUND");
+      } else if (current.cas() != request.number()) {
+        out.line("EXISTS");
+      } else {
+        out.line(state.store(request.key(), request.toItem()));
+      }
     }
+  }
 
-    /** {@code delete <key> [0] [noreply]}: also voids the key's leases. */
-    private void delete(Arguments args, ReplyWriter out) {
-        args.requireCount(1, 2);
-        if (args.size() == 2 && !args.word(1).equals("0")) {
-            throw new MalformedRequestException("bad command line format. Usage: delete <key> [noreply]");
-        }
-        String key = args.key(0);
-        try (KeyLocks.Held held = state.locks.lock(key)) {
-            state.voidLeases(key);
-            out.line(state.items.remove(key) ? "DELETED" : "NOT_FOUND");
-        }
+  /** {@code delete <key> [0] [noreply]}: also voids the key's leases. */
+  private void delete(Arguments args, ReplyWriter out) {
+    args.requireCount(1, 2);
+    if (args.size() == 2 && !args.word(1).equals("0")) {
+      throw new MalformedRequestException("bad command line format. Usage: delete <key> [noreply]");
     }
+    String key = args.key(0);
+    try (KeyLocks.Held held = state.locks.lock(key)) {
+      state.voidLeases(key);
+      out.line(state.items.remove(key) ? "DELETED" : "NOT_FOUND");
+    }
+  }
 
-    private void arithmetic(Arguments args, ReplyWriter out, boolean increment) {
-        args.requireCount(2, 2);
-        String key = args.key(0);
-        long delta = args.delta(1);
-        try (KeyLocks.Held held = state.locks.lock(key)) {
-            Item current = state.items.get(key);
-            if (current == null) {
-                out.line("NOT_FOUND");
-                return;
-            }
-            byte[] value = Arithmetic.apply(current.value(), delta, increment);
-            String stored = state.store(key, current.withValue(value));
-            out.line(stored.equals("STORED") ? new String(value, StandardCharsets.US_ASCII) : stored);
-        }
+  private void arithmetic(Arguments args, ReplyWriter out, boolean increment) {
+    args.requireCount(2, 2);
+    String key = args.key(0);
+    long delta = args.delta(1);
+    try (KeyLocks.Held held = state.locks.lock(key)) {
+      Item current = state.items.get(key);
+      if (current == null) {
+        out.line("NOT_FOUND");
+        return;
+      }
+      byte[] value = Arithmetic.apply(current.value(), delta, increment);
+      String stored = state.store(key, current.withValue(value));
+      out.line(stored.equals("STORED") ? new String(value, StandardCharsets.US_ASCII) : stored);
     }
+  }
 
-    private void touch(Arguments args, ReplyWriter out) {
-        args.requireCount(2, 2);
-        String key = args.key(0);
-        long expiry = state.expiryOf(args.exptime(1));
-        try (KeyLocks.Held held = state.locks.lock(key)) {
-            Item current = state.items.get(key);
-            if (current == null) {
-                out.line("NOT_FOUND");
-                return;
-            }
-            state.items.put(key, current.withExpiry(expiry));
-            out.line("TOUCHED");
-        }
+  private void touch(Arguments args, ReplyWriter out) {
+    args.requireCount(2, 2);
+    String key = args.key(0);
+    long expiry = state.expiryOf(args.exptime(1));
+    try (KeyLocks.Held held = state.locks.lock(key)) {
+      Item current = state.items.get(key);
+      if (current == null) {
+        out.line("NOT_FOUND");
+        return;
+      }
+      state.items.put(key, current.withExpiry(expiry));
+      out.line("TOUCHED");
     }
+  }
 
-    /** {@code flush_all [<delay>] [noreply]}: drops items now or after the delay; leases stay. */
-    private void flushAll(Arguments args, ReplyWriter out) {
-        args.requireCount(0, 1);
-        long delaySeconds = args.size() == 1 ? args.number(0) : 0;
-        if (delaySeconds == 0) {
-            state.items.clear(state.locks);
-        } else {
-            state.scheduleFlush(delaySeconds * 1000);
-        }
-        out.line("OK");
+  /** {@code flush_all [<delay>] [noreply]}: drops items now or after the delay; leases stay. */
+  private void flushAll(Arguments args, ReplyWriter out) {
+    args.requireCount(0, 1);
+    long delaySeconds = args.size() == 1 ? args.number(0) : 0;
+    if (delaySeconds == 0) {
+      state.items.clear(state.locks);
+    } else {
+      state.scheduleFlush(delaySeconds * 1000);
     }
+    out.line("OK");
+  }
 
-    /** {@code unpin <key> [noreply]}: the item stays, but becomes evictable and leaves the quota. */
-    private void unpin(Arguments args, ReplyWriter out) {
-        args.requireCount(1, 1);
-        String key = args.key(0);
-        try (KeyLocks.Held held = state.locks.lock(key)) {
-            Item current = state.items.get(key);
-            if (current == null) {
-                out.line("NOT_FOUND");
-                return;
-            }
-            if (current.pinned()) {
-                state.items.put(key, current.withPinned(false));
-            }
-            out.line("OK");
-        }
+  /** {@code unpin <key> [noreply]}: the item stays, but becomes evictable and leaves the quota. */
+  private void unpin(Arguments args, ReplyWriter out) {
+    args.requireCount(1, 1);
+    String key = args.key(0);
+    try (KeyLocks.Held held = state.locks.lock(key)) {
+      Item current = state.items.get(key);
+      if (current == null) {
+        out.line("NOT_FOUND");
+        return;
+      }
+      if (current.pinned()) {
+        state.items.put(key, current.withPinned(false));
+      }
+      out.line("OK");
     }
+  }
 
-    /**
-     * {@code mappend <key> <pimem> <bytes1> [<bytes2> ...] [noreply]}: appends every block in order
-     * to one key in one round trip, creating the key when absent (CPR batches log records this way).
-     */
-    private void multiAppend(Arguments args, ReplyWriter out) {
-        args.requireCount(3, Integer.MAX_VALUE);
-        String key = args.key(0);
-        boolean pin = args.pimem(1);
-        byte[] appended = Bytes.concat(args.blocks().toArray(new byte[0][]));
-        try (KeyLocks.Held held = state.locks.lock(key)) {
-            Item current = state.items.get(key);
-            Item next = current == null
-                    ? new Item(appended, 0, 0, 0, pin, false)
-                    : current.withValue(Bytes.concat(current.value(), appended)).withPinned(current.pinned() || pin);
-            out.line(storeIfFits(key, next));
-        }
+  /**
+   * {@code mappend <key> <pimem> <bytes1> [<bytes2> ...] [noreply]}: appends every block in order
+   * to one key in one round trip, creating the key when absent (CPR batches log records this way).
+   */
+  private void multiAppend(Arguments args, ReplyWriter out) {
+    args.requireCount(3, Integer.MAX_VALUE);
+    String key = args.key(0);
+    boolean pin = args.pimem(1);
+    byte[] appended = Bytes.concat(args.blocks().toArray(new byte[0][]));
+    try (KeyLocks.Held held = state.locks.lock(key)) {
+      Item current = state.items.get(key);
+      Item next =
+          current == null
+              ? new Item(appended, 0, 0, 0, pin, false)
+              : current
+                  .withValue(Bytes.concat(current.value(), appended))
+                  .withPinned(current.pinned() || pin);
+      out.line(storeIfFits(key, next));
     }
+  }
 
-    private String storeIfFits(String key, Item item) {
-        if (item.value().length > state.config.maxItemSize()) {
-            return "SERVER_ERROR object too large for cache";
-        }
-        return state.store(key, item);
+  private String storeIfFits(String key, Item item) {
+    if (item.value().length > state.config.maxItemSize()) {
+      return "SERVER_ERROR object too large for cache";
     }
+    return state.store(key, item);
+  }
 
-    /** Named values for {@code stats}; a map keeps the reply code one loop. */
-    static void writeStats(ReplyWriter out, Map<String, ?> stats) {
-        stats.forEach((name, value) -> out.line("STAT " + name + " " + value));
-        out.line("END");
-    }
+  /** Named values for {@code stats}; a map keeps the reply code one loop. */
+  static void writeStats(ReplyWriter out, Map<String, ?> stats) {
+    stats.forEach((name, value) -> out.line("STAT " + name + " " + value));
+    out.line("END");
+  }
 }

@@ -7,73 +7,73 @@ import java.util.Map;
 /** {@code stats} and {@code stats settings}. */
 final class StatsCommand implements CommandHandler {
 
-    private final ServerState state;
+  private final ServerState state;
 
-    StatsCommand(ServerState state) {
-        this.state = state;
-    }
+  StatsCommand(ServerState state) {
+    this.state = state;
+  }
 
-    @Override
-    public void execute(Arguments args, ReplyWriter out) {
-        args.requireCount(0, 1);
-        if (args.size() == 0) {
-            StandardCommands.writeStats(out, general());
-        } else if (args.word(0).equals("settings")) {
-            StandardCommands.writeStats(out, settings());
-        } else {
-            throw new MalformedRequestException("unknown stats group");
-        }
+  @Override
+  public void execute(Arguments args, ReplyWriter out) {
+    args.requireCount(0, 1);
+    if (args.size() == 0) {
+      StandardCommands.writeStats(out, general());
+    } else if (args.word(0).equals("settings")) {
+      StandardCommands.writeStats(out, settings());
+    } else {
+      throw new MalformedRequestException("unknown stats group");
     }
+  }
 
-    private Map<String, Object> general() {
-        ServerStats stats = state.stats;
-        long now = state.now();
-        Map<String, Object> values = new LinkedHashMap<>();
-        values.put("pid", ProcessHandle.current().pid());
-        values.put("uptime", (now - state.startedAtMillis) / 1000);
-        values.put("time", now / 1000);
-        values.put("run_id", state.runId);
-        values.put("leaving", state.leaving ? 1 : 0);
-        values.put("version", StandardCommands.VERSION);
-        values.put("curr_connections", stats.currentConnections.get());
-        values.put("total_connections", stats.totalConnections.sum());
-        values.put("rejected_connections", stats.rejectedConnections.sum());
-        values.put("get_hits", stats.getHits.sum());
-        values.put("get_misses", stats.getMisses.sum());
-        values.put("curr_items", state.items.itemCount());
-        values.put("bytes", state.items.unpinnedBytes() + state.items.pinnedBytes());
-        values.put("unpinned_bytes", state.items.unpinnedBytes());
-        values.put("pinned_items", state.items.pinnedItemCount());
-        values.put("pinned_bytes", state.items.pinnedBytes());
-        values.put("limit_maxbytes", state.config.memoryBytes());
-        values.put("limit_pinned_maxbytes", state.config.pinnedMemoryBytes());
-        values.put("evictions", state.items.evictions());
-        values.put("leases_granted", stats.leasesGranted.sum());
-        values.put("leases_voided", stats.leasesVoided.sum());
-        values.put("leases_expired", stats.leasesExpired.sum());
-        values.put("sessions_aborted", stats.sessionsAborted.sum());
-        values.put("curr_leases", state.leases.size());
-        values.put("curr_transactions", state.transactions.size());
-        values.put("curr_sessions", state.sessions.size());
-        values.put("pending_markers", state.pendingMarkers.size());
-        values.put("threads", state.config.threads());
-        stats.commandCounts().forEach((command, count) -> values.put("cmd_" + command, count));
-        return values;
-    }
+  private Map<String, Object> general() {
+    ServerStats stats = state.stats;
+    long now = state.now();
+    Map<String, Object> values = new LinkedHashMap<>();
+    values.put("pid", ProcessHandle.current().pid());
+    values.put("uptime", (now - state.startedAtMillis) / 1000);
+    values.put("time", now / 1000);
+    values.put("run_id", state.runId);
+    values.put("leaving", state.leaving ? 1 : 0);
+    values.put("version", StandardCommands.VERSION);
+    values.put("curr_connections", stats.currentConnections.get());
+    values.put("total_connections", stats.totalConnections.sum());
+    values.put("rejected_connections", stats.rejectedConnections.sum());
+    values.put("get_hits", stats.getHits.sum());
+    values.put("get_misses", stats.getMisses.sum());
+    values.put("curr_items", state.items.itemCount());
+    values.put("bytes", state.items.unpinnedBytes() + state.items.pinnedBytes());
+    values.put("unpinned_bytes", state.items.unpinnedBytes());
+    values.put("pinned_items", state.items.pinnedItemCount());
+    values.put("pinned_bytes", state.items.pinnedBytes());
+    values.put("limit_maxbytes", state.config.memoryBytes());
+    values.put("limit_pinned_maxbytes", state.config.pinnedMemoryBytes());
+    values.put("evictions", state.items.evictions());
+    values.put("leases_granted", stats.leasesGranted.sum());
+    values.put("leases_voided", stats.leasesVoided.sum());
+    values.put("leases_expired", stats.leasesExpired.sum());
+    values.put("sessions_aborted", stats.sessionsAborted.sum());
+    values.put("curr_leases", state.leases.size());
+    values.put("curr_transactions", state.transactions.size());
+    values.put("curr_sessions", state.sessions.size());
+    values.put("pending_markers", state.pendingMarkers.size());
+    values.put("threads", state.config.threads());
+    stats.commandCounts().forEach((command, count) -> values.put("cmd_" + command, count));
+    return values;
+  }
 
-    private Map<String, Object> settings() {
-        IqServerConfig config = state.config;
-        Map<String, Object> values = new LinkedHashMap<>();
-        values.put("maxbytes", config.memoryBytes());
-        values.put("pinned_maxbytes", config.pinnedMemoryBytes());
-        values.put("maxconns", config.maxConnections());
-        values.put("tcpport", config.port());
-        values.put("interface", config.listenAddress());
-        values.put("num_threads", config.threads());
-        values.put("item_size_max", config.maxItemSize());
-        values.put("lease_ms", config.leaseMillis());
-        values.put("evictions", "on");
-        values.put("cas_enabled", "yes");
-        return values;
-    }
+  private Map<String, Object> settings() {
+    IqServerConfig config = state.config;
+    Map<String, Object> values = new LinkedHashMap<>();
+    values.put("maxbytes", config.memoryBytes());
+    values.put("pinned_maxbytes", config.pinnedMemoryBytes());
+    values.put("maxconns", config.maxConnections());
+    values.put("tcpport", config.port());
+    values.put("interface", config.listenAddress());
+    values.put("num_threads", config.threads());
+    values.put("item_size_max", config.maxItemSize());
+    values.put("lease_ms", config.leaseMillis());
+    values.put("evictions", "on");
+    values.put("cas_enabled", "yes");
+    return values;
+  }
 }

@@ -12,14 +12,14 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class TokenSource {
 
-    private final AtomicLong next;
+  private final AtomicLong next;
 
-    TokenSource() {
-        long seed = (System.currentTimeMillis() << 20) | (new SecureRandom().nextInt(1 << 20));
-        this.next = new AtomicLong(seed);
-    }
+  TokenSource() {
+    long seed = (System.currentTimeMillis() << 20) | (new SecureRandom().nextInt(1 << 20));
+    this.next = new AtomicLong(seed);
+  }
 
-    long next() {
-        return next.incrementAndGet();
-    }
+  long next() {
+    return next.incrementAndGet();
+  }
 }

@@ -15,57 +15,63 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class TransactionTable {
 
-    /** The keys one transaction touched here. */
-    static final class Transaction {
-        final Set<String> keys = ConcurrentHashMap.newKeySet();
-        volatile long expiresAtMillis;
-    }
+  /** The keys one transaction touched here. */
+  static final class Transaction {
+    final Set<String> keys = ConcurrentHashMap.newKeySet();
+    volatile long expiresAtMillis;
+  }
 
-    private final Map<String, Transaction> transactions = new ConcurrentHashMap<>();
-    /** Released tids, until when they stay refused. */
-    private final Map<String, Long> released = new ConcurrentHashMap<>();
+  private final Map<String, Transaction> transactions = new ConcurrentHashMap<>();
 
-    /** Adds {@code key} to {@code tid}'s record, creating or renewing it. */
-    void register(String tid, String key, long nowMillis, long expiresAtMillis) {
-        Transaction tx = transactions.compute(tid, (id, existing) ->
-                existing == null || existing.expiresAtMillis <= nowMillis ? new Transaction() : existing);
-        tx.keys.add(key);
-        tx.expiresAtMillis = Math.max(tx.expiresAtMillis, expiresAtMillis);
-    }
+  /** Released tids, until when they stay refused. */
+  private final Map<String, Long> released = new ConcurrentHashMap<>();
 
-    boolean contains(String tid, String key, long nowMillis) {
-        Transaction tx = transactions.get(tid);
-        return tx != null && tx.expiresAtMillis > nowMillis && tx.keys.contains(key);
-    }
+  /** Adds {@code key} to {@code tid}'s record, creating or renewing it. */
+  void register(String tid, String key, long nowMillis, long expiresAtMillis) {
+    Transaction tx =
+        transactions.compute(
+            tid,
+            (id, existing) ->
+                existing == null || existing.expiresAtMillis <= nowMillis
+                    ? new Transaction()
+                    : existing);
+    tx.keys.add(key);
+    tx.expiresAtMillis = Math.max(tx.expiresAtMillis, expiresAtMillis);
+  }
 
-    /** The live record of {@code tid}, or {@code null}. */
-    Transaction find(String tid, long nowMillis) {
-        Transaction tx = transactions.get(tid);
-        return tx != null && tx.expiresAtMillis > nowMillis ? tx : null;
-    }
+  boolean contains(String tid, String key, long nowMillis) {
+    Transaction tx = transactions.get(tid);
+    return tx != null && tx.expiresAtMillis > nowMillis && tx.keys.contains(key);
+  }
 
-    /** Removes {@code tid}'s record if it is still {@code tx}. */
-    void remove(String tid, Transaction tx) {
-        transactions.remove(tid, tx);
-    }
+  /** The live record of {@code tid}, or {@code null}. */
+  Transaction find(String tid, long nowMillis) {
+    Transaction tx = transactions.get(tid);
+    return tx != null && tx.expiresAtMillis > nowMillis ? tx : null;
+  }
 
-    void sweep(long nowMillis) {
-        transactions.values().removeIf(tx -> tx.expiresAtMillis <= nowMillis);
-        released.values().removeIf(until -> until <= nowMillis);
-    }
+  /** Removes {@code tid}'s record if it is still {@code tx}. */
+  void remove(String tid, Transaction tx) {
+    transactions.remove(tid, tx);
+  }
 
-    /** Remembers that {@code tid} was released: it may take no lease here until {@code untilMillis}. */
-    void markReleased(String tid, long untilMillis) {
-        released.put(tid, untilMillis);
-    }
+  void sweep(long nowMillis) {
+    transactions.values().removeIf(tx -> tx.expiresAtMillis <= nowMillis);
+    released.values().removeIf(until -> until <= nowMillis);
+  }
 
-    /** Whether {@code tid} was released (within the last lease lifetime), so it may take no lease. */
-    boolean wasReleased(String tid, long nowMillis) {
-        Long until = released.get(tid);
-        return until != null && until > nowMillis;
-    }
+  /** Remembers that {@code tid} was released: it may take no lease here until {@code untilMillis}. */
+  void markReleased(String tid, long untilMillis) {
+    released.put(tid, untilMillis);
+  }
 
-    int size() {
-        return transactions.size();
-    }
+  /** Whether {@code tid} was released (within the last lease lifetime), so it may take no lease. */
+  boolean wasReleased(String tid, long nowMillis) {
+    Long until = released.get(tid);
+    return until != null && until > nowMillis;
+  }
+
+  int size() {
+    return transactions.size();
+  }
 }

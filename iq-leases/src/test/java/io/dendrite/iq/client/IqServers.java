@@ -2,7 +2,6 @@ package io.dendrite.iq.client;
 
 import io.dendrite.iq.server.IqServer;
 import io.dendrite.iq.server.IqServerConfig;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -19,61 +18,69 @@ import java.util.function.UnaryOperator;
 /** Real embedded IQ servers on loopback for integration tests, and a client over them. */
 final class IqServers implements AutoCloseable {
 
-    final List<IqServer> servers = new ArrayList<>();
-    final IqClient client;
+  final List<IqServer> servers = new ArrayList<>();
+  final IqClient client;
 
-    IqServers(int count) {
-        this(count, builder -> builder, config -> config);
-    }
+  IqServers(int count) {
+    this(count, builder -> builder, config -> config);
+  }
 
-    IqServers(int count, UnaryOperator<IqClient.Builder> clientSettings,
-              UnaryOperator<IqServerConfig.Builder> serverSettings) {
-        for (int i = 0; i < count; i++) {
-            servers.add(IqServer.start(serverSettings.apply(IqServerConfig.builder().port(0).leaseMillis(10_000)).build()));
-        }
-        client = clientSettings.apply(IqClient.builder().servers(addresses())
-                .requestTimeout(Duration.ofSeconds(5))).build();
+  IqServers(
+      int count,
+      UnaryOperator<IqClient.Builder> clientSettings,
+      UnaryOperator<IqServerConfig.Builder> serverSettings) {
+    for (int i = 0; i < count; i++) {
+      servers.add(
+          IqServer.start(
+              serverSettings.apply(IqServerConfig.builder().port(0).leaseMillis(10_000)).build()));
     }
+    client =
+        clientSettings
+            .apply(IqClient.builder().servers(addresses()).requestTimeout(Duration.ofSeconds(5)))
+            .build();
+  }
 
-    List<ServerAddress> addresses() {
-        return servers.stream().map(server -> new ServerAddress("127.0.0.1", server.port())).toList();
-    }
+  List<ServerAddress> addresses() {
+    return servers.stream().map(server -> new ServerAddress("127.0.0.1", server.port())).toList();
+  }
 
-    /** A key that the ring places on server {@code index}. */
-    String keyOn(int index, String prefix) {
-        ServerAddress target = addresses().get(index);
-        for (int i = 0; ; i++) {
-            String key = prefix + i;
-            if (client.serversFor(key, 1).get(0).equals(target)) {
-                return key;
-            }
-        }
+  /** A key that the ring places on server {@code index}. */
+  String keyOn(int index, String prefix) {
+    ServerAddress target = addresses().get(index);
+    for (int i = 0; ; i++) {
+      String key = prefix + i;
+      if (client.serversFor(key, 1).get(0).equals(target)) {
+        return key;
+      }
     }
+  }
 
-    /** UTF-8 bytes of {@code text}: the values the tests store. */
-    static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
+  /** UTF-8 bytes of {@code text}: the values the tests store. */
+  static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
 
-    /** The {@code stats} of one server, read over a plain socket so that the client under test is not involved. */
-    static Map<String, String> stats(ServerAddress address) throws IOException {
-        try (Socket socket = new Socket(address.host(), address.port())) {
-            OutputStream out = socket.getOutputStream();
-            out.write("stats\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
-            Map<String, String> stats = new HashMap<>();
-            for (String line = in.readLine(); line != null && !line.equals("END"); line = in.readLine()) {
-                String[] words = line.split(" ", 3);
-                stats.put(words[1], words.length > 2 ? words[2] : "");
-            }
-            return stats;
-        }
+  /** The {@code stats} of one server, read over a plain socket so that the client under test is not involved. */
+  static Map<String, String> stats(ServerAddress address) throws IOException {
+    try (Socket socket = new Socket(address.host(), address.port())) {
+      OutputStream out = socket.getOutputStream();
+      out.write("stats\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+      Map<String, String> stats = new HashMap<>();
+      for (String line = in.readLine(); line != null && !line.equals("END"); line = in.readLine()) {
+        String[] words = line.split(" ", 3);
+        stats.put(words[1], words.length > 2 ? words[2] : "");
+      }
+      return stats;
     }
+  }
 
-    @Override
-    public void close() {
-        client.close();
-        servers.forEach(IqServer::close);
-    }
+  @Override
+  public void close() {
+    client.close();
+    servers.forEach(IqServer::close);
+  }
 }

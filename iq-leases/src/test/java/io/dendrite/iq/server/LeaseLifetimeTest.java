@@ -9,106 +9,121 @@ import org.junit.jupiter.api.Test;
 /** Leases of dead holders lapse after the configured lifetime; tokens never repeat across restarts. */
 class LeaseLifetimeTest {
 
-    @Test
-    void aDeadHoldersLeaseExpiresAndTheNextReaderGetsOne() throws InterruptedException {
-        try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).leaseMillis(200).build());
-                TestConnection reader = new TestConnection(server.port())) {
-            TestConnection holder = new TestConnection(server.port());
-            long token = TestConnection.token(holder.call("iqget k 0"));
-            holder.close();
-            assertThat(reader.call("iqget k 0")).isEqualTo("LVALUE ls:k 0 0 3\nEND\n");
-            Thread.sleep(400);
-            long next = TestConnection.token(reader.call("iqget k 0"));
-            assertThat(next).isNotIn(3L, token);
-            assertThat(reader.call("stats settings")).contains("STAT lease_ms 200\n");
-            assertThat(reader.call("stats")).containsPattern("STAT leases_expired [1-9]");
-        }
+  @Test
+  void aDeadHoldersLeaseExpiresAndTheNextReaderGetsOne() throws InterruptedException {
+    try (IqServer server =
+            IqServer.start(IqServerConfig.builder().port(0).leaseMillis(200).build());
+        TestConnection reader = new TestConnection(server.port())) {
+      TestConnection holder = new TestConnection(server.port());
+      long token = TestConnection.token(holder.call("iqget k 0"));
+      holder.close();
+      assertThat(reader.call("iqget k 0")).isEqualTo("LVALUE ls:k 0 0 3\nEND\n");
+      Thread.sleep(400);
+      long next = TestConnection.token(reader.call("iqget k 0"));
+      assertThat(next).isNotIn(3L, token);
+      assertThat(reader.call("stats settings")).contains("STAT lease_ms 200\n");
+      assertThat(reader.call("stats")).containsPattern("STAT leases_expired [1-9]");
     }
+  }
 
-    @Test
-    void transactionRecordsLapseWithTheLease() throws InterruptedException {
-        try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).leaseMillis(200).build());
-                TestConnection c = new TestConnection(server.port())) {
-            c.call("set k 0 0 1\nv");
-            assertThat(c.call("qareg k T")).isEqualTo("LEASE 1\n");
-            Thread.sleep(400);
-            assertThat(c.call("dar T")).isEqualTo("INVALID\n");
-            assertThat(c.call("get k")).as("qareg cut the stale value's TTL to the lease").isEqualTo("END\n");
-            assertThat(c.call("stats")).contains("STAT curr_leases 0\n").contains("STAT curr_transactions 0\n");
-        }
+  @Test
+  void transactionRecordsLapseWithTheLease() throws InterruptedException {
+    try (IqServer server =
+            IqServer.start(IqServerConfig.builder().port(0).leaseMillis(200).build());
+        TestConnection c = new TestConnection(server.port())) {
+      c.call("set k 0 0 1\nv");
+      assertThat(c.call("qareg k T")).isEqualTo("LEASE 1\n");
+      Thread.sleep(400);
+      assertThat(c.call("dar T")).isEqualTo("INVALID\n");
+      assertThat(c.call("get k"))
+          .as("qareg cut the stale value's TTL to the lease")
+          .isEqualTo("END\n");
+      assertThat(c.call("stats"))
+          .contains("STAT curr_leases 0\n")
+          .contains("STAT curr_transactions 0\n");
     }
+  }
 
-    /**
-     * A client whose {@code qaread} timed out releases the transaction on a fresh connection; the server may read that
-     * release before the request still queued on the closed connection. The late request must not take a lease that
-     * nobody would release (it blocked every other writer of the key until it expired).
-     */
-    @Test
-    void aRequestThatArrivesAfterItsTransactionWasReleasedTakesNoLease() {
-        try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).leaseMillis(10_000).build());
-                TestConnection c = new TestConnection(server.port())) {
-            c.call("set k 0 0 1\nv");
-            assertThat(c.call("release T")).isEqualTo("NOT_FOUND\n");
+  /**
+   * A client whose {@code qaread} timed out releases the transaction on a fresh connection; the server may read that
+   * release before the request still queued on the closed connection. The late request must not take a lease that
+   * nobody would release (it blocked every other writer of the key until it expired).
+   */
+  @Test
+  void aRequestThatArrivesAfterItsTransactionWasReleasedTakesNoLease() {
+    try (IqServer server =
+            IqServer.start(IqServerConfig.builder().port(0).leaseMillis(10_000).build());
+        TestConnection c = new TestConnection(server.port())) {
+      c.call("set k 0 0 1\nv");
+      assertThat(c.call("release T")).isEqualTo("NOT_FOUND\n");
 
-            assertThat(c.call("qaread k 0 T")).as("refused like a hot miss").startsWith("LVALUE k 0 0 3\n");
-            assertThat(c.call("qareg k T")).isEqualTo("ABORT\n");
-            assertThat(c.call("iqincr k 1 T")).isEqualTo("ABORT\n");
-            assertThat(c.call("stats")).contains("STAT curr_leases 0\n");
+      assertThat(c.call("qaread k 0 T"))
+          .as("refused like a hot miss")
+          .startsWith("LVALUE k 0 0 3\n");
+      assertThat(c.call("qareg k T")).isEqualTo("ABORT\n");
+      assertThat(c.call("iqincr k 1 T")).isEqualTo("ABORT\n");
+      assertThat(c.call("stats")).contains("STAT curr_leases 0\n");
 
-            assertThat(c.call("qaread k 0 U")).as("another transaction takes the key at once").startsWith("LEASE k 0 0 ");
-        }
+      assertThat(c.call("qaread k 0 U"))
+          .as("another transaction takes the key at once")
+          .startsWith("LEASE k 0 0 ");
     }
+  }
 
-    /**
-     * A server handing over before it stops says so in {@code stats} and grants no new Q lease on a pinned item (a
-     * replica the clients are moving elsewhere), while unpinned keys are served as before.
-     */
-    @Test
-    void aLeavingServerSaysSoAndGrantsNoLeaseOnAPinnedItem() throws Exception {
-        try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).build());
-                TestConnection c = new TestConnection(server.port())) {
-            assertThat(c.call("set pinned 0 0 1 1\nv")).isEqualTo("STORED\n");
-            assertThat(c.call("set plain 0 0 1 0\nv")).isEqualTo("STORED\n");
-            assertThat(c.call("stats")).contains("STAT leaving 0\n");
+  /**
+   * A server handing over before it stops says so in {@code stats} and grants no new Q lease on a pinned item (a
+   * replica the clients are moving elsewhere), while unpinned keys are served as before.
+   */
+  @Test
+  void aLeavingServerSaysSoAndGrantsNoLeaseOnAPinnedItem() throws Exception {
+    try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).build());
+        TestConnection c = new TestConnection(server.port())) {
+      assertThat(c.call("set pinned 0 0 1 1\nv")).isEqualTo("STORED\n");
+      assertThat(c.call("set plain 0 0 1 0\nv")).isEqualTo("STORED\n");
+      assertThat(c.call("stats")).contains("STAT leaving 0\n");
 
-            Thread leaving = new Thread(() -> {
+      Thread leaving =
+          new Thread(
+              () -> {
                 try {
-                    server.leave(java.time.Duration.ofSeconds(30));
+                  server.leave(java.time.Duration.ofSeconds(30));
                 } catch (InterruptedException stopped) {
-                    Thread.currentThread().interrupt();
+                  Thread.currentThread().interrupt();
                 }
-            });
-            leaving.start();
-            try {
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                while (!c.call("stats").contains("STAT leaving 1\n")) {
-                    assertThat(System.nanoTime()).as("stats says leaving").isLessThan(deadline);
-                    Thread.sleep(10);
-                }
-                assertThat(c.call("qaread pinned 0 T")).as("refused like a hot miss").startsWith("LVALUE pinned 0 0 3\n");
-                assertThat(c.call("get pinned")).as("still readable").startsWith("VALUE pinned ");
-                assertThat(c.call("qaread plain 0 U")).startsWith("LEASE plain ");
-            } finally {
-                leaving.interrupt();
-                leaving.join();
-            }
+              });
+      leaving.start();
+      try {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!c.call("stats").contains("STAT leaving 1\n")) {
+          assertThat(System.nanoTime()).as("stats says leaving").isLessThan(deadline);
+          Thread.sleep(10);
         }
+        assertThat(c.call("qaread pinned 0 T"))
+            .as("refused like a hot miss")
+            .startsWith("LVALUE pinned 0 0 3\n");
+        assertThat(c.call("get pinned")).as("still readable").startsWith("VALUE pinned ");
+        assertThat(c.call("qaread plain 0 U")).startsWith("LEASE plain ");
+      } finally {
+        leaving.interrupt();
+        leaving.join();
+      }
     }
+  }
 
-    @Test
-    void tokensFromANewServerNeverEqualEarlierOnes() {
-        Set<Long> earlier = new HashSet<>();
-        long highest = 0;
-        for (int run = 0; run < 3; run++) {
-            try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).build());
-                    TestConnection c = new TestConnection(server.port())) {
-                for (int i = 0; i < 50; i++) {
-                    long token = TestConnection.token(c.call("iqget key" + i + " 0"));
-                    assertThat(earlier.add(token)).as("token %d repeated", token).isTrue();
-                    assertThat(token).isGreaterThan(highest);
-                    highest = token;
-                }
-            }
+  @Test
+  void tokensFromANewServerNeverEqualEarlierOnes() {
+    Set<Long> earlier = new HashSet<>();
+    long highest = 0;
+    for (int run = 0; run < 3; run++) {
+      try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).build());
+          TestConnection c = new TestConnection(server.port())) {
+        for (int i = 0; i < 50; i++) {
+          long token = TestConnection.token(c.call("iqget key" + i + " 0"));
+          assertThat(earlier.add(token)).as("token %d repeated", token).isTrue();
+          assertThat(token).isGreaterThan(highest);
+          highest = token;
         }
+      }
     }
+  }
 }

@@ -9,73 +9,85 @@ import org.junit.jupiter.api.Test;
 /** Pinned items have their own quota, survive memory pressure, and become evictable when unpinned. */
 class PinnedItemsTest {
 
-    private static final String KB = "x".repeat(1000);
+  private static final String KB = "x".repeat(1000);
 
-    private IqServer server;
-    private TestConnection c;
+  private IqServer server;
+  private TestConnection c;
 
-    @BeforeEach
-    void start() {
-        server = IqServer.start(IqServerConfig.builder().port(0)
-                .memoryBytes(64 * 1024).pinnedMemoryBytes(8 * 1024).build());
-        c = new TestConnection(server.port());
+  @BeforeEach
+  void start() {
+    server =
+        IqServer.start(
+            IqServerConfig.builder()
+                .port(0)
+                .memoryBytes(64 * 1024)
+                .pinnedMemoryBytes(8 * 1024)
+                .build());
+    c = new TestConnection(server.port());
+  }
+
+  @AfterEach
+  void stop() {
+    c.close();
+    server.close();
+  }
+
+  @Test
+  void pinnedStoresBeyondTheQuotaGetADistinctError() {
+    int stored = 0;
+    String reply;
+    while ((reply = c.call("set p" + stored + " 0 0 1000 1\n" + KB)).equals("STORED\n")) {
+      stored++;
     }
+    assertThat(stored).isBetween(6, 8);
+    assertThat(reply).isEqualTo("SERVER_ERROR out of pinned memory\n");
+    assertThat(c.call("append p0 0 0 1000 1\n" + KB))
+        .isEqualTo("SERVER_ERROR out of pinned memory\n");
+    assertThat(c.call("set unpinned 0 0 1000 0\n" + KB)).isEqualTo("STORED\n");
+  }
 
-    @AfterEach
-    void stop() {
-        c.close();
-        server.close();
+  @Test
+  void pinnedItemsAreNeverEvictedButUnpinnedOnesAre() {
+    assertThat(c.call("set pinned 0 0 1000 1\n" + KB)).isEqualTo("STORED\n");
+    fill("a", 300);
+    assertThat(c.call("get a0")).as("early unpinned items were evicted").isEqualTo("END\n");
+    assertThat(c.call("get pinned")).contains(KB);
+    assertThat(c.call("stats"))
+        .containsPattern("STAT evictions [1-9]")
+        .contains("STAT pinned_items 1\n");
+
+    assertThat(c.call("unpin pinned")).isEqualTo("OK\n");
+    assertThat(c.call("stats")).contains("STAT pinned_items 0\n").contains("STAT pinned_bytes 0\n");
+    fill("b", 300);
+    assertThat(c.call("get pinned")).as("unpinned items are evictable").isEqualTo("END\n");
+  }
+
+  @Test
+  void multiAppendAppendsEveryBlockToOneKey() {
+    assertThat(c.call("mappend log 1 3 2 1\nabc\nde\nf")).isEqualTo("STORED\n");
+    assertThat(c.call("mappend log 0 2\ngh")).isEqualTo("STORED\n");
+    assertThat(c.call("get log")).isEqualTo("VALUE log 0 8\nabcdefgh\nEND\n");
+    assertThat(c.call("stats")).contains("STAT pinned_items 1\n");
+    assertThat(
+            c.call(
+                "mappend big 1 1000 1000 1000 1000 1000 1000 1000 1000 1000\n"
+                    + (KB + "\n").repeat(8)
+                    + KB))
+        .isEqualTo("SERVER_ERROR out of pinned memory\n");
+  }
+
+  @Test
+  void swapCarriesPimemThroughCommit() {
+    c.call("set w 0 0 1\nv");
+    long token = TestConnection.token(c.call("qaread w 0 T"));
+    assertThat(c.call("swap w 0 0 2 " + token + " 1\nvv")).isEqualTo("STORED\n");
+    assertThat(c.call("commit T 0")).isEqualTo("OK\n");
+    assertThat(c.call("stats")).contains("STAT pinned_items 1\n");
+  }
+
+  private void fill(String prefix, int count) {
+    for (int i = 0; i < count; i++) {
+      assertThat(c.call("set " + prefix + i + " 0 0 1000\n" + KB)).isEqualTo("STORED\n");
     }
-
-    @Test
-    void pinnedStoresBeyondTheQuotaGetADistinctError() {
-        int stored = 0;
-        String reply;
-        while ((reply = c.call("set p" + stored + " 0 0 1000 1\n" + KB)).equals("STORED\n")) {
-            stored++;
-        }
-        assertThat(stored).isBetween(6, 8);
-        assertThat(reply).isEqualTo("SERVER_ERROR out of pinned memory\n");
-        assertThat(c.call("append p0 0 0 1000 1\n" + KB)).isEqualTo("SERVER_ERROR out of pinned memory\n");
-        assertThat(c.call("set unpinned 0 0 1000 0\n" + KB)).isEqualTo("STORED\n");
-    }
-
-    @Test
-    void pinnedItemsAreNeverEvictedButUnpinnedOnesAre() {
-        assertThat(c.call("set pinned 0 0 1000 1\n" + KB)).isEqualTo("STORED\n");
-        fill("a", 300);
-        assertThat(c.call("get a0")).as("early unpinned items were evicted").isEqualTo("END\n");
-        assertThat(c.call("get pinned")).contains(KB);
-        assertThat(c.call("stats")).containsPattern("STAT evictions [1-9]").contains("STAT pinned_items 1\n");
-
-        assertThat(c.call("unpin pinned")).isEqualTo("OK\n");
-        assertThat(c.call("stats")).contains("STAT pinned_items 0\n").contains("STAT pinned_bytes 0\n");
-        fill("b", 300);
-        assertThat(c.call("get pinned")).as("unpinned items are evictable").isEqualTo("END\n");
-    }
-
-    @Test
-    void multiAppendAppendsEveryBlockToOneKey() {
-        assertThat(c.call("mappend log 1 3 2 1\nabc\nde\nf")).isEqualTo("STORED\n");
-        assertThat(c.call("mappend log 0 2\ngh")).isEqualTo("STORED\n");
-        assertThat(c.call("get log")).isEqualTo("VALUE log 0 8\nabcdefgh\nEND\n");
-        assertThat(c.call("stats")).contains("STAT pinned_items 1\n");
-        assertThat(c.call("mappend big 1 1000 1000 1000 1000 1000 1000 1000 1000 1000\n"
-                + (KB + "\n").repeat(8) + KB)).isEqualTo("SERVER_ERROR out of pinned memory\n");
-    }
-
-    @Test
-    void swapCarriesPimemThroughCommit() {
-        c.call("set w 0 0 1\nv");
-        long token = TestConnection.token(c.call("qaread w 0 T"));
-        assertThat(c.call("swap w 0 0 2 " + token + " 1\nvv")).isEqualTo("STORED\n");
-        assertThat(c.call("commit T 0")).isEqualTo("OK\n");
-        assertThat(c.call("stats")).contains("STAT pinned_items 1\n");
-    }
-
-    private void fill(String prefix, int count) {
-        for (int i = 0; i < count; i++) {
-            assertThat(c.call("set " + prefix + i + " 0 0 1000\n" + KB)).isEqualTo("STORED\n");
-        }
-    }
+  }
 }

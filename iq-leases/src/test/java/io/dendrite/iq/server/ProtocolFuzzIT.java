@@ -23,189 +23,272 @@ import org.junit.jupiter.api.Test;
  */
 class ProtocolFuzzIT {
 
-    private static final int LINES = 120_000;
-    private static final int MAX_ITEM = 4096;
-    private static final List<String> COMMANDS = List.of(
-            "get", "gets", "set", "add", "replace", "append", "prepend", "cas", "delete", "incr", "decr",
-            "touch", "flush_all", "stats", "version", "verbosity", "iqget", "iqset", "unlease", "qareg", "dar",
-            "qaread", "swap", "sar", "commit", "release", "iqappend", "iqprepend", "iqincr", "iqdecr", "ciget",
-            "cogets", "oqread", "oqswap", "oqwrite", "oqadd", "oqappend", "oqprepend", "oqincr", "oqdecr",
-            "oqreg", "oqappends", "oqswaps", "validate", "dcommit", "dabort", "counlease", "unpin", "mappend",
-            "check", "ftrans", "getprik", "oqappend2");
+  private static final int LINES = 120_000;
+  private static final int MAX_ITEM = 4096;
+  private static final List<String> COMMANDS =
+      List.of(
+          "get",
+          "gets",
+          "set",
+          "add",
+          "replace",
+          "append",
+          "prepend",
+          "cas",
+          "delete",
+          "incr",
+          "decr",
+          "touch",
+          "flush_all",
+          "stats",
+          "version",
+          "verbosity",
+          "iqget",
+          "iqset",
+          "unlease",
+          "qareg",
+          "dar",
+          "qaread",
+          "swap",
+          "sar",
+          "commit",
+          "release",
+          "iqappend",
+          "iqprepend",
+          "iqincr",
+          "iqdecr",
+          "ciget",
+          "cogets",
+          "oqread",
+          "oqswap",
+          "oqwrite",
+          "oqadd",
+          "oqappend",
+          "oqprepend",
+          "oqincr",
+          "oqdecr",
+          "oqreg",
+          "oqappends",
+          "oqswaps",
+          "validate",
+          "dcommit",
+          "dabort",
+          "counlease",
+          "unpin",
+          "mappend",
+          "check",
+          "ftrans",
+          "getprik",
+          "oqappend2");
 
-    private final Random random = new Random(20_240_611L);
+  private final Random random = new Random(20_240_611L);
 
-    @Test
-    void serverSurvivesGarbageAndStaysInStep() throws Exception {
-        IqServerConfig config = IqServerConfig.builder().port(0).maxItemSize(MAX_ITEM)
-                .memoryBytes(4L << 20).pinnedMemoryBytes(1L << 20).leaseMillis(500).build();
-        try (IqServer server = IqServer.start(config); Socket socket = new Socket("127.0.0.1", server.port())) {
-            socket.setSoTimeout(30_000);
-            OutputStream out = socket.getOutputStream();
-            ReplyScanner scanner = new ReplyScanner(socket.getInputStream(), "VALUE fuzz-final 0 5\r\nhello\r\nEND\r\n");
-            Thread reader = new Thread(scanner, "fuzz-reader");
-            reader.start();
+  @Test
+  void serverSurvivesGarbageAndStaysInStep() throws Exception {
+    IqServerConfig config =
+        IqServerConfig.builder()
+            .port(0)
+            .maxItemSize(MAX_ITEM)
+            .memoryBytes(4L << 20)
+            .pinnedMemoryBytes(1L << 20)
+            .leaseMillis(500)
+            .build();
+    try (IqServer server = IqServer.start(config);
+        Socket socket = new Socket("127.0.0.1", server.port())) {
+      socket.setSoTimeout(30_000);
+      OutputStream out = socket.getOutputStream();
+      ReplyScanner scanner =
+          new ReplyScanner(socket.getInputStream(), "VALUE fuzz-final 0 5\r\nhello\r\nEND\r\n");
+      Thread reader = new Thread(scanner, "fuzz-reader");
+      reader.start();
 
-            ByteArrayOutputStream batch = new ByteArrayOutputStream();
-            for (int i = 0; i < LINES; i++) {
-                batch.write(nextRequest());
-                if (batch.size() > 64 * 1024) {
-                    out.write(batch.toByteArray());
-                    batch.reset();
-                }
-            }
-            out.write(batch.toByteArray());
-            // Whatever state the last request left (a block being read or skipped), this padding
-            // completes it, ends in one over-long line that is skipped, and the check follows.
-            byte[] padding = new byte[2 * 16 * MAX_ITEM + 256 * 1024];
-            Arrays.fill(padding, (byte) ' ');
-            out.write(padding);
-            out.write("\r\nset fuzz-final 0 0 5\r\nhello\r\nget fuzz-final\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            assertThat(scanner.found.await(50, TimeUnit.SECONDS)).as("old connection back in step").isTrue();
-
-            out.write("version\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            assertThat(scanner.versionAfterFinal.await(10, TimeUnit.SECONDS)).as("old connection answers version").isTrue();
-
-            try (TestConnection fresh = new TestConnection(server.port())) {
-                assertThat(fresh.call("version")).startsWith("VERSION ");
-                assertThat(fresh.call("set after 0 0 3\nabc")).isEqualTo("STORED\n");
-                assertThat(fresh.call("get after")).isEqualTo("VALUE after 0 3\nabc\nEND\n");
-                // Lease, transaction and session state lapses with the lease lifetime: nothing leaks.
-                Thread.sleep(3 * config.leaseMillis());
-                String stats = fresh.call("stats");
-                assertThat(statValue(stats, "curr_leases")).isZero();
-                assertThat(statValue(stats, "curr_transactions")).isZero();
-                assertThat(statValue(stats, "curr_sessions")).isZero();
-                assertThat(statValue(stats, "unpinned_bytes")).isLessThanOrEqualTo(config.memoryBytes());
-                assertThat(statValue(stats, "pinned_bytes")).isLessThanOrEqualTo(config.pinnedMemoryBytes());
-            }
-            socket.close();
-            reader.join(5_000);
+      ByteArrayOutputStream batch = new ByteArrayOutputStream();
+      for (int i = 0; i < LINES; i++) {
+        batch.write(nextRequest());
+        if (batch.size() > 64 * 1024) {
+          out.write(batch.toByteArray());
+          batch.reset();
         }
+      }
+      out.write(batch.toByteArray());
+      // Whatever state the last request left (a block being read or skipped), this padding
+      // completes it, ends in one over-long line that is skipped, and the check follows.
+      byte[] padding = new byte[2 * 16 * MAX_ITEM + 256 * 1024];
+      Arrays.fill(padding, (byte) ' ');
+      out.write(padding);
+      out.write(
+          "\r\nset fuzz-final 0 0 5\r\nhello\r\nget fuzz-final\r\n"
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      assertThat(scanner.found.await(50, TimeUnit.SECONDS))
+          .as("old connection back in step")
+          .isTrue();
+
+      out.write("version\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      assertThat(scanner.versionAfterFinal.await(10, TimeUnit.SECONDS))
+          .as("old connection answers version")
+          .isTrue();
+
+      try (TestConnection fresh = new TestConnection(server.port())) {
+        assertThat(fresh.call("version")).startsWith("VERSION ");
+        assertThat(fresh.call("set after 0 0 3\nabc")).isEqualTo("STORED\n");
+        assertThat(fresh.call("get after")).isEqualTo("VALUE after 0 3\nabc\nEND\n");
+        // Lease, transaction and session state lapses with the lease lifetime: nothing leaks.
+        Thread.sleep(3 * config.leaseMillis());
+        String stats = fresh.call("stats");
+        assertThat(statValue(stats, "curr_leases")).isZero();
+        assertThat(statValue(stats, "curr_transactions")).isZero();
+        assertThat(statValue(stats, "curr_sessions")).isZero();
+        assertThat(statValue(stats, "unpinned_bytes")).isLessThanOrEqualTo(config.memoryBytes());
+        assertThat(statValue(stats, "pinned_bytes"))
+            .isLessThanOrEqualTo(config.pinnedMemoryBytes());
+      }
+      socket.close();
+      reader.join(5_000);
+    }
+  }
+
+  private static final int KEY_POOL = 40;
+  private static final int ID_POOL = 10;
+
+  private byte[] nextRequest() {
+    int kind = random.nextInt(10);
+    String line;
+    if (kind < 4) {
+      line = validRequest();
+    } else if (kind < 8) {
+      line = mutate(validRequest());
+    } else if (kind < 9) {
+      byte[] garbage = new byte[random.nextInt(200)];
+      random.nextBytes(garbage);
+      return garbage;
+    } else {
+      line =
+          COMMANDS.get(random.nextInt(COMMANDS.size()))
+              + " "
+              + "K".repeat(200 + random.nextInt(200))
+              + " 0 0 "
+              + random.nextInt(8)
+              + "\r\n"
+              + "abcdefgh".substring(0, random.nextInt(8));
+    }
+    return (line + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  private String validRequest() {
+    String command = COMMANDS.get(random.nextInt(COMMANDS.size()));
+    String key = "k" + random.nextInt(KEY_POOL);
+    String id = "T" + random.nextInt(ID_POOL);
+    String number = Integer.toString(random.nextInt(20));
+    int length = random.nextInt(12);
+    String data = "\r\n" + "0123456789ab".substring(0, length);
+    return switch (command) {
+      case "set", "add", "replace", "append", "prepend" ->
+          command + " " + key + " 0 0 " + length + " " + random.nextInt(2) + data;
+      case "cas" -> command + " " + key + " 0 0 " + length + " " + number + data;
+      case "iqset", "sar" -> command + " " + key + " 0 0 " + length + " " + number + data;
+      case "swap" ->
+          command + " " + key + " 0 0 " + length + " " + number + " " + random.nextInt(2) + data;
+      case "iqappend", "iqprepend" -> command + " " + key + " " + length + " " + id + data;
+      case "oqswap", "oqwrite", "oqadd" -> command + " " + id + " " + key + " 0 0 " + length + data;
+      case "oqappend", "oqprepend" -> command + " " + id + " " + key + " " + length + data;
+      case "oqappends", "oqswaps" -> command + " " + id + " " + key + " 0 0 " + length + data;
+      case "mappend" -> command + " " + key + " " + random.nextInt(2) + " " + length + data;
+      case "iqget", "qaread" -> command + " " + key + " " + number + " " + id;
+      case "iqincr", "iqdecr" -> command + " " + key + " " + number + " " + id;
+      case "qareg" -> command + " " + key + " " + id;
+      case "ciget" -> command + " " + id + " " + key + " " + number;
+      case "cogets" ->
+          command
+              + " "
+              + id
+              + " "
+              + random.nextInt(2)
+              + " "
+              + key
+              + " k"
+              + random.nextInt(KEY_POOL);
+      case "oqread", "oqreg" -> command + " " + id + " " + key;
+      case "oqincr", "oqdecr" -> command + " " + id + " " + key + " " + number;
+      case "dar", "commit", "release", "validate", "dcommit", "dabort", "counlease" ->
+          command + " " + id + (command.equals("commit") ? " " + random.nextInt(2) : "");
+      case "incr", "decr", "touch", "unlease" -> command + " " + key + " " + number;
+      default -> command + " " + key;
+    };
+  }
+
+  /** Truncates, drops, duplicates or replaces words, or sets a huge or non-numeric length. */
+  private String mutate(String request) {
+    String[] parts = request.split("\r\n", 2);
+    String[] words = parts[0].split(" ");
+    String data = parts.length > 1 ? "\r\n" + parts[1] : "";
+    int i = random.nextInt(words.length);
+    switch (random.nextInt(7)) {
+      case 0 -> {
+        return parts[0].substring(0, random.nextInt(parts[0].length() + 1)) + data;
+      }
+      case 1 -> words[i] = "";
+      case 2 -> words[i] = "99999999999999999999";
+      case 3 -> words[i] = Integer.toString(random.nextInt(4 * MAX_ITEM));
+      case 4 -> words[i] = "-" + random.nextInt(100);
+      case 5 -> words[i] = "x\u0000\u00ff" + words[i];
+      default -> words[i] = words[i] + " " + words[random.nextInt(words.length)];
+    }
+    return String.join(" ", words) + (random.nextBoolean() ? data : "");
+  }
+
+  private static long statValue(String stats, String name) {
+    return stats
+        .lines()
+        .filter(l -> l.startsWith("STAT " + name + " "))
+        .findFirst()
+        .map(l -> Long.parseLong(l.substring(l.lastIndexOf(' ') + 1)))
+        .orElseThrow();
+  }
+
+  /** Drains replies, watching for the final check's reply and then a VERSION line. */
+  private static final class ReplyScanner implements Runnable {
+    final CountDownLatch found = new CountDownLatch(1);
+    final CountDownLatch versionAfterFinal = new CountDownLatch(1);
+    private final InputStream in;
+    private final byte[] marker;
+
+    ReplyScanner(InputStream in, String marker) {
+      this.in = in;
+      this.marker = marker.getBytes(StandardCharsets.US_ASCII);
     }
 
-    private static final int KEY_POOL = 40;
-    private static final int ID_POOL = 10;
-
-    private byte[] nextRequest() {
-        int kind = random.nextInt(10);
-        String line;
-        if (kind < 4) {
-            line = validRequest();
-        } else if (kind < 8) {
-            line = mutate(validRequest());
-        } else if (kind < 9) {
-            byte[] garbage = new byte[random.nextInt(200)];
-            random.nextBytes(garbage);
-            return garbage;
-        } else {
-            line = COMMANDS.get(random.nextInt(COMMANDS.size())) + " " + "K".repeat(200 + random.nextInt(200))
-                    + " 0 0 " + random.nextInt(8) + "\r\n" + "abcdefgh".substring(0, random.nextInt(8));
+    @Override
+    public void run() {
+      byte[] window = new byte[1 << 16];
+      int filled = 0;
+      byte[] buffer = new byte[1 << 16];
+      try {
+        int n;
+        while ((n = in.read(buffer)) > 0) {
+          if (filled + n > window.length) {
+            int keep = Math.min(filled, 256);
+            System.arraycopy(window, filled - keep, window, 0, keep);
+            filled = keep;
+          }
+          System.arraycopy(buffer, 0, window, filled, Math.min(n, window.length - filled));
+          filled += Math.min(n, window.length - filled);
+          String text = new String(window, 0, filled, StandardCharsets.ISO_8859_1);
+          int at = text.indexOf(new String(marker, StandardCharsets.ISO_8859_1));
+          if (found.getCount() > 0 && at >= 0) {
+            found.countDown();
+            System.arraycopy(window, at + marker.length, window, 0, filled - at - marker.length);
+            filled -= at + marker.length;
+            text = new String(window, 0, filled, StandardCharsets.ISO_8859_1);
+          }
+          if (found.getCount() == 0 && text.contains("VERSION ")) {
+            versionAfterFinal.countDown();
+          }
         }
-        return (line + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+      } catch (IOException closed) {
+        // The test closed the socket: nothing more to scan.
+      }
     }
-
-    private String validRequest() {
-        String command = COMMANDS.get(random.nextInt(COMMANDS.size()));
-        String key = "k" + random.nextInt(KEY_POOL);
-        String id = "T" + random.nextInt(ID_POOL);
-        String number = Integer.toString(random.nextInt(20));
-        int length = random.nextInt(12);
-        String data = "\r\n" + "0123456789ab".substring(0, length);
-        return switch (command) {
-            case "set", "add", "replace", "append", "prepend" -> command + " " + key + " 0 0 " + length + " "
-                    + random.nextInt(2) + data;
-            case "cas" -> command + " " + key + " 0 0 " + length + " " + number + data;
-            case "iqset", "sar" -> command + " " + key + " 0 0 " + length + " " + number + data;
-            case "swap" -> command + " " + key + " 0 0 " + length + " " + number + " " + random.nextInt(2) + data;
-            case "iqappend", "iqprepend" -> command + " " + key + " " + length + " " + id + data;
-            case "oqswap", "oqwrite", "oqadd" -> command + " " + id + " " + key + " 0 0 " + length + data;
-            case "oqappend", "oqprepend" -> command + " " + id + " " + key + " " + length + data;
-            case "oqappends", "oqswaps" -> command + " " + id + " " + key + " 0 0 " + length + data;
-            case "mappend" -> command + " " + key + " " + random.nextInt(2) + " " + length + data;
-            case "iqget", "qaread" -> command + " " + key + " " + number + " " + id;
-            case "iqincr", "iqdecr" -> command + " " + key + " " + number + " " + id;
-            case "qareg" -> command + " " + key + " " + id;
-            case "ciget" -> command + " " + id + " " + key + " " + number;
-            case "cogets" -> command + " " + id + " " + random.nextInt(2) + " " + key + " k" + random.nextInt(KEY_POOL);
-            case "oqread", "oqreg" -> command + " " + id + " " + key;
-            case "oqincr", "oqdecr" -> command + " " + id + " " + key + " " + number;
-            case "dar", "commit", "release", "validate", "dcommit", "dabort", "counlease" ->
-                    command + " " + id + (command.equals("commit") ? " " + random.nextInt(2) : "");
-            case "incr", "decr", "touch", "unlease" -> command + " " + key + " " + number;
-            default -> command + " " + key;
-        };
-    }
-
-    /** Truncates, drops, duplicates or replaces words, or sets a huge or non-numeric length. */
-    private String mutate(String request) {
-        String[] parts = request.split("\r\n", 2);
-        String[] words = parts[0].split(" ");
-        String data = parts.length > 1 ? "\r\n" + parts[1] : "";
-        int i = random.nextInt(words.length);
-        switch (random.nextInt(7)) {
-            case 0 -> {
-                return parts[0].substring(0, random.nextInt(parts[0].length() + 1)) + data;
-            }
-            case 1 -> words[i] = "";
-            case 2 -> words[i] = "99999999999999999999";
-            case 3 -> words[i] = Integer.toString(random.nextInt(4 * MAX_ITEM));
-            case 4 -> words[i] = "-" + random.nextInt(100);
-            case 5 -> words[i] = "x\u0000\u00ff" + words[i];
-            default -> words[i] = words[i] + " " + words[random.nextInt(words.length)];
-        }
-        return String.join(" ", words) + (random.nextBoolean() ? data : "");
-    }
-
-    private static long statValue(String stats, String name) {
-        return stats.lines().filter(l -> l.startsWith("STAT " + name + " ")).findFirst()
-                .map(l -> Long.parseLong(l.substring(l.lastIndexOf(' ') + 1))).orElseThrow();
-    }
-
-    /** Drains replies, watching for the final check's reply and then a VERSION line. */
-    private static final class ReplyScanner implements Runnable {
-        final CountDownLatch found = new CountDownLatch(1);
-        final CountDownLatch versionAfterFinal = new CountDownLatch(1);
-        private final InputStream in;
-        private final byte[] marker;
-
-        ReplyScanner(InputStream in, String marker) {
-            this.in = in;
-            this.marker = marker.getBytes(StandardCharsets.US_ASCII);
-        }
-
-        @Override
-        public void run() {
-            byte[] window = new byte[1 << 16];
-            int filled = 0;
-            byte[] buffer = new byte[1 << 16];
-            try {
-                int n;
-                while ((n = in.read(buffer)) > 0) {
-                    if (filled + n > window.length) {
-                        int keep = Math.min(filled, 256);
-                        System.arraycopy(window, filled - keep, window, 0, keep);
-                        filled = keep;
-                    }
-                    System.arraycopy(buffer, 0, window, filled, Math.min(n, window.length - filled));
-                    filled += Math.min(n, window.length - filled);
-                    String text = new String(window, 0, filled, StandardCharsets.ISO_8859_1);
-                    int at = text.indexOf(new String(marker, StandardCharsets.ISO_8859_1));
-                    if (found.getCount() > 0 && at >= 0) {
-                        found.countDown();
-                        System.arraycopy(window, at + marker.length, window, 0, filled - at - marker.length);
-                        filled -= at + marker.length;
-                        text = new String(window, 0, filled, StandardCharsets.ISO_8859_1);
-                    }
-                    if (found.getCount() == 0 && text.contains("VERSION ")) {
-                        versionAfterFinal.countDown();
-                    }
-                }
-            } catch (IOException closed) {
-                // The test closed the socket: nothing more to scan.
-            }
-        }
-    }
+  }
 }

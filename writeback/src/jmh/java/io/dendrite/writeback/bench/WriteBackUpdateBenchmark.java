@@ -60,65 +60,87 @@ public class WriteBackUpdateBenchmark {
   private final AtomicLong applied = new AtomicLong();
 
   /** Rows are never read here: the attribute is the row. */
-  private static final RowCodec<Long, Long> ROW = new RowCodec<>() {
-    @Override
-    public Long attributeOf(Long row) {
-      return row;
-    }
+  private static final RowCodec<Long, Long> ROW =
+      new RowCodec<>() {
+        @Override
+        public Long attributeOf(Long row) {
+          return row;
+        }
 
-    @Override
-    public Object identityOf(Long row) {
-      return row;
-    }
+        @Override
+        public Object identityOf(Long row) {
+          return row;
+        }
 
-    @Override
-    public byte[] encode(Long row) {
-      return Long.toString(row).getBytes(StandardCharsets.US_ASCII);
-    }
+        @Override
+        public byte[] encode(Long row) {
+          return Long.toString(row).getBytes(StandardCharsets.US_ASCII);
+        }
 
-    @Override
-    public Long decode(byte[] bytes) {
-      return Long.parseLong(new String(bytes, StandardCharsets.US_ASCII));
-    }
-  };
+        @Override
+        public Long decode(byte[] bytes) {
+          return Long.parseLong(new String(bytes, StandardCharsets.US_ASCII));
+        }
+      };
 
   /** A data store that counts what it is given and keeps nothing. */
-  private final DataStore nowhere = new DataStore() {
-    @Override
-    public void apply(List<EntityChanges> batch) {
-      applied.addAndGet(batch.size());
-    }
+  private final DataStore nowhere =
+      new DataStore() {
+        @Override
+        public void apply(List<EntityChanges> batch) {
+          applied.addAndGet(batch.size());
+        }
 
-    @Override
-    public Optional<Entity> read(EntityKey key) {
-      return Optional.empty();
-    }
+        @Override
+        public Optional<Entity> read(EntityKey key) {
+          return Optional.empty();
+        }
 
-    @Override
-    public List<Entity> readRange(String collection, String field, Object lowerBound, Object upperBound) {
-      return List.of();
-    }
+        @Override
+        public List<Entity> readRange(
+            String collection, String field, Object lowerBound, Object upperBound) {
+          return List.of();
+        }
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
 
   @Setup(Level.Trial)
   public void start() {
     server = IqServer.start(IqServerConfig.builder().port(0).memoryBytes(512L << 20).build());
     cache = IqClient.builder().servers("127.0.0.1:" + server.port()).build();
-    engine = WriteBack.builder().cache(cache).store(nowhere).replicas(1).partitions(64).drainThreads(1)
-        .singleProcess(true).build();
-    buffer = RangeWriteBack.builder(DomainType.LONG).cache(cache).writeBack(engine).collection("usertable")
-        .domain("ycsb_id").build();
-    dendrite = Dendrite.builder(DomainType.LONG, ROW).collection("usertable").domain("ycsb_id").cache(cache)
-        .writePolicy(WritePolicy.WRITE_BACK).writeBuffer(buffer).build();
+    engine =
+        WriteBack.builder()
+            .cache(cache)
+            .store(nowhere)
+            .replicas(1)
+            .partitions(64)
+            .drainThreads(1)
+            .singleProcess(true)
+            .build();
+    buffer =
+        RangeWriteBack.builder(DomainType.LONG)
+            .cache(cache)
+            .writeBack(engine)
+            .collection("usertable")
+            .domain("ycsb_id")
+            .build();
+    dendrite =
+        Dendrite.builder(DomainType.LONG, ROW)
+            .collection("usertable")
+            .domain("ycsb_id")
+            .cache(cache)
+            .writePolicy(WritePolicy.WRITE_BACK)
+            .writeBuffer(buffer)
+            .build();
   }
 
   @TearDown(Level.Trial)
   public void stop() {
-    System.out.printf("%n%d updates drained; cache round trips per update %.2f%n", applied.get(),
-        dendrite.metrics().roundTripsPerWrite());
+    System.out.printf(
+        "%n%d updates drained; cache round trips per update %.2f%n",
+        applied.get(), dendrite.metrics().roundTripsPerWrite());
     dendrite.close();
     buffer.close();
     engine.close();
@@ -135,7 +157,8 @@ public class WriteBackUpdateBenchmark {
     for (int field = 0; field < FIELDS; field++) {
       sets.add(Change.set("field" + field, value(random)));
     }
-    EntityChanges change = new EntityChanges(new EntityKey("usertable", "user" + number), new ChangeSequence(sets));
+    EntityChanges change =
+        new EntityChanges(new EntityKey("usertable", "user" + number), new ChangeSequence(sets));
     dendrite.update(number, number, change, null, (interval, rows) -> rows);
   }
 

@@ -49,8 +49,13 @@ public class ChangeCodecBenchmark {
       }
       changes = new ChangeSequence(sets);
     } else {
-      changes = ChangeSequence.of(Change.inc("count", 1), Change.set("name", "somebody"),
-          Change.push("tags", "t"), Change.unset("gone"), Change.addToSet("friends", 12L));
+      changes =
+          ChangeSequence.of(
+              Change.inc("count", 1),
+              Change.set("name", "somebody"),
+              Change.push("tags", "t"),
+              Change.unset("gone"),
+              Change.addToSet("friends", 12L));
     }
     encoded = changes.encode();
     if (!java.util.Arrays.equals(encoded, treeEncode(changes))) {
@@ -83,45 +88,51 @@ public class ChangeCodecBenchmark {
     for (Change change : sequence.changes()) {
       BsonDocument encoded;
       if (change instanceof FieldChange fieldChange) {
-        encoded = new BsonDocument("op", new BsonString(fieldChange.operator()))
-            .append("field", new BsonString(fieldChange.field()));
+        encoded =
+            new BsonDocument("op", new BsonString(fieldChange.operator()))
+                .append("field", new BsonString(fieldChange.field()));
         if (!(change instanceof Change.Unset)) {
           encoded.append("value", FieldValues.toBson(fieldChange.operand()));
         }
       } else if (change instanceof Change.Insert insert) {
-        encoded = new BsonDocument("op", new BsonString("insert"))
-            .append("fields", FieldValues.toBson(insert.fields()));
+        encoded =
+            new BsonDocument("op", new BsonString("insert"))
+                .append("fields", FieldValues.toBson(insert.fields()));
       } else {
         encoded = new BsonDocument("op", new BsonString("delete"));
       }
       array.add(encoded);
     }
     BsonDocument document = new BsonDocument("format", new BsonInt32(1)).append("changes", array);
-    ByteBuffer buffer = new RawBsonDocument(document, new BsonDocumentCodec()).getByteBuffer().asNIO();
+    ByteBuffer buffer =
+        new RawBsonDocument(document, new BsonDocumentCodec()).getByteBuffer().asNIO();
     byte[] bytes = new byte[buffer.remaining()];
     buffer.get(bytes);
     return bytes;
   }
 
   private static ChangeSequence treeDecode(byte[] bytes) {
-    BsonDocument document = new BsonDocumentCodec().decode(new BsonBinaryReader(ByteBuffer.wrap(bytes)),
-        DecoderContext.builder().build());
+    BsonDocument document =
+        new BsonDocumentCodec()
+            .decode(new BsonBinaryReader(ByteBuffer.wrap(bytes)), DecoderContext.builder().build());
     List<Change> changes = new ArrayList<>();
     for (BsonValue value : document.getArray("changes")) {
       BsonDocument change = value.asDocument();
       String op = change.getString("op").getValue();
-      Object operand = change.containsKey("value") ? FieldValues.fromBson(change.get("value")) : null;
+      Object operand =
+          change.containsKey("value") ? FieldValues.fromBson(change.get("value")) : null;
       String field = change.containsKey("field") ? change.getString("field").getValue() : null;
-      changes.add(switch (op) {
-        case "$set" -> Change.set(field, operand);
-        case "$inc" -> Change.inc(field, (Number) operand);
-        case "$push" -> Change.push(field, operand);
-        case "$addToSet" -> Change.addToSet(field, operand);
-        case "$pull" -> Change.pull(field, operand);
-        case "$unset" -> Change.unset(field);
-        case "delete" -> Change.delete();
-        default -> throw new IllegalArgumentException(op);
-      });
+      changes.add(
+          switch (op) {
+            case "$set" -> Change.set(field, operand);
+            case "$inc" -> Change.inc(field, (Number) operand);
+            case "$push" -> Change.push(field, operand);
+            case "$addToSet" -> Change.addToSet(field, operand);
+            case "$pull" -> Change.pull(field, operand);
+            case "$unset" -> Change.unset(field);
+            case "delete" -> Change.delete();
+            default -> throw new IllegalArgumentException(op);
+          });
     }
     return new ChangeSequence(changes);
   }

@@ -20,7 +20,12 @@ final class ArrayField {
     if (fields.get(field) instanceof List<?> list) {
       return new ArrayList<>(list);
     }
-    throw new IllegalArgumentException("cannot " + operator + " on field '" + field
-        + "' holding non-array value " + fields.get(field));
+    throw new IllegalArgumentException(
+        "cannot "
+            + operator
+            + " on field '"
+            + field
+            + "' holding non-array value "
+            + fields.get(field));
   }
 }

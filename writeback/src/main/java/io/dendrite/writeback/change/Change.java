@@ -111,10 +111,25 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
       value = FieldValues.check(value);
     }
 
-    @Override public boolean isIdempotent() { return true; }
-    @Override public boolean isRowChange() { return true; }
-    @Override public String operator() { return "$set"; }
-    @Override public Object operand() { return value; }
+    @Override
+    public boolean isIdempotent() {
+      return true;
+    }
+
+    @Override
+    public boolean isRowChange() {
+      return true;
+    }
+
+    @Override
+    public String operator() {
+      return "$set";
+    }
+
+    @Override
+    public Object operand() {
+      return value;
+    }
 
     @Override
     public void applyTo(Map<String, Object> fields) {
@@ -133,10 +148,25 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
       field = FieldValues.checkFieldName(field);
     }
 
-    @Override public boolean isIdempotent() { return true; }
-    @Override public boolean isRowChange() { return false; }
-    @Override public String operator() { return "$unset"; }
-    @Override public Object operand() { return ""; }
+    @Override
+    public boolean isIdempotent() {
+      return true;
+    }
+
+    @Override
+    public boolean isRowChange() {
+      return false;
+    }
+
+    @Override
+    public String operator() {
+      return "$unset";
+    }
+
+    @Override
+    public Object operand() {
+      return "";
+    }
 
     @Override
     public void applyTo(Map<String, Object> fields) {
@@ -156,16 +186,35 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
     public Inc {
       field = FieldValues.checkFieldName(field);
       if (!isSupportedNumber(amount)) {
-        throw new IllegalArgumentException("$inc amount for '" + field + "' must be an Integer, Long, Double or"
-            + " BigDecimal, got " + (amount == null ? "null" : amount.getClass().getName()));
+        throw new IllegalArgumentException(
+            "$inc amount for '"
+                + field
+                + "' must be an Integer, Long, Double or"
+                + " BigDecimal, got "
+                + (amount == null ? "null" : amount.getClass().getName()));
       }
       FieldValues.check(amount);
     }
 
-    @Override public boolean isIdempotent() { return false; }
-    @Override public boolean isRowChange() { return true; }
-    @Override public String operator() { return "$inc"; }
-    @Override public Object operand() { return amount; }
+    @Override
+    public boolean isIdempotent() {
+      return false;
+    }
+
+    @Override
+    public boolean isRowChange() {
+      return true;
+    }
+
+    @Override
+    public String operator() {
+      return "$inc";
+    }
+
+    @Override
+    public Object operand() {
+      return amount;
+    }
 
     @Override
     public void applyTo(Map<String, Object> fields) {
@@ -175,8 +224,8 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
       }
       Object current = fields.get(field);
       if (!isSupportedNumber(current)) {
-        throw new IllegalArgumentException("cannot $inc field '" + field + "' holding non-numeric value "
-            + current);
+        throw new IllegalArgumentException(
+            "cannot $inc field '" + field + "' holding non-numeric value " + current);
       }
       fields.put(field, add((Number) current, amount));
     }
@@ -186,11 +235,15 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
      * increment involving a Double is kept apart.
      */
     boolean mergesWith(Inc then) {
-      return field.equals(then.field) && !(amount instanceof Double) && !(then.amount instanceof Double);
+      return field.equals(then.field)
+          && !(amount instanceof Double)
+          && !(then.amount instanceof Double);
     }
 
     static boolean isSupportedNumber(Object value) {
-      return value instanceof Integer || value instanceof Long || value instanceof Double
+      return value instanceof Integer
+          || value instanceof Long
+          || value instanceof Double
           || value instanceof BigDecimal;
     }
 
@@ -216,8 +269,11 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
     }
 
     private static BigDecimal decimal(Number n) {
-      return n instanceof BigDecimal d ? d : n instanceof Double ? BigDecimal.valueOf(n.doubleValue())
-          : BigDecimal.valueOf(n.longValue());
+      return n instanceof BigDecimal d
+          ? d
+          : n instanceof Double
+              ? BigDecimal.valueOf(n.doubleValue())
+              : BigDecimal.valueOf(n.longValue());
     }
   }
 
@@ -234,10 +290,25 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
       value = FieldValues.check(value);
     }
 
-    @Override public boolean isIdempotent() { return true; }
-    @Override public boolean isRowChange() { return false; }
-    @Override public String operator() { return "$addToSet"; }
-    @Override public Object operand() { return value; }
+    @Override
+    public boolean isIdempotent() {
+      return true;
+    }
+
+    @Override
+    public boolean isRowChange() {
+      return false;
+    }
+
+    @Override
+    public String operator() {
+      return "$addToSet";
+    }
+
+    @Override
+    public Object operand() {
+      return value;
+    }
 
     @Override
     public void applyTo(Map<String, Object> fields) {
@@ -262,10 +333,25 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
       value = FieldValues.check(value);
     }
 
-    @Override public boolean isIdempotent() { return false; }
-    @Override public boolean isRowChange() { return false; }
-    @Override public String operator() { return "$push"; }
-    @Override public Object operand() { return value; }
+    @Override
+    public boolean isIdempotent() {
+      return false;
+    }
+
+    @Override
+    public boolean isRowChange() {
+      return false;
+    }
+
+    @Override
+    public String operator() {
+      return "$push";
+    }
+
+    @Override
+    public Object operand() {
+      return value;
+    }
 
     @Override
     public void applyTo(Map<String, Object> fields) {
@@ -289,10 +375,25 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
       value = FieldValues.check(value);
     }
 
-    @Override public boolean isIdempotent() { return true; }
-    @Override public boolean isRowChange() { return false; }
-    @Override public String operator() { return "$pull"; }
-    @Override public Object operand() { return value; }
+    @Override
+    public boolean isIdempotent() {
+      return true;
+    }
+
+    @Override
+    public boolean isRowChange() {
+      return false;
+    }
+
+    @Override
+    public String operator() {
+      return "$pull";
+    }
+
+    @Override
+    public Object operand() {
+      return value;
+    }
 
     @Override
     public void applyTo(Map<String, Object> fields) {
@@ -316,13 +417,27 @@ public sealed interface Change permits Change.FieldChange, Change.Insert, Change
       fields = FieldValues.checkDocument(fields);
     }
 
-    @Override public boolean isIdempotent() { return true; }
-    @Override public boolean isRowChange() { return true; }
+    @Override
+    public boolean isIdempotent() {
+      return true;
+    }
+
+    @Override
+    public boolean isRowChange() {
+      return true;
+    }
   }
 
   /** The document (row) is removed; removing an absent one does nothing. */
   record Delete() implements Change {
-    @Override public boolean isIdempotent() { return true; }
-    @Override public boolean isRowChange() { return true; }
+    @Override
+    public boolean isIdempotent() {
+      return true;
+    }
+
+    @Override
+    public boolean isRowChange() {
+      return true;
+    }
   }
 }

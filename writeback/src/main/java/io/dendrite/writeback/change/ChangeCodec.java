@@ -108,12 +108,12 @@ final class ChangeCodec {
             "encoded change sequence lacks its " + (format == null ? "format" : "changes"));
       }
       if (reader.getBsonInput().getPosition() != encoded.length) {
-        throw new IllegalArgumentException((encoded.length - reader.getBsonInput().getPosition())
-            + " bytes follow the encoded change sequence");
+        throw new IllegalArgumentException(
+            (encoded.length - reader.getBsonInput().getPosition())
+                + " bytes follow the encoded change sequence");
       }
       return new ChangeSequence(changes);
-    } catch (BSONException | IndexOutOfBoundsException
-        | BufferUnderflowException e) {
+    } catch (BSONException | IndexOutOfBoundsException | BufferUnderflowException e) {
       throw new IllegalArgumentException("not an encoded change sequence: " + e.getMessage(), e);
     }
   }
@@ -170,7 +170,8 @@ final class ChangeCodec {
 
   private static void expect(BsonBinaryReader reader, BsonType type, String what) {
     if (reader.getCurrentBsonType() != type) {
-      throw new IllegalArgumentException("encoded " + what + " is " + reader.getCurrentBsonType() + ", not " + type);
+      throw new IllegalArgumentException(
+          "encoded " + what + " is " + reader.getCurrentBsonType() + ", not " + type);
     }
   }
 

@@ -97,7 +97,8 @@ public record ChangeSequence(List<Change> changes) {
     }
     Set<String> fields = new HashSet<>();
     for (Change change : changes) {
-      if (!(change instanceof FieldChange fieldChange) || !change.isIdempotent()
+      if (!(change instanceof FieldChange fieldChange)
+          || !change.isIdempotent()
           || !fields.add(fieldChange.field())) {
         return false;
       }
@@ -138,8 +139,10 @@ public record ChangeSequence(List<Change> changes) {
     if (compacted.isIdempotent()) {
       return compacted;
     }
-    // Not idempotent after compaction means field changes only: whole-document changes compact to one change.
-    // The values come from the original changes, evaluated one by one as the store would, not from the
+    // Not idempotent after compaction means field changes only: whole-document changes compact to
+    // one change.
+    // The values come from the original changes, evaluated one by one as the store would, not from
+    // the
     // compacted ones, so that merged increments on a Double field cannot change the last bits.
     Optional<Map<String, Object>> after = applyTo(current);
     if (after.isEmpty()) {
@@ -149,8 +152,10 @@ public record ChangeSequence(List<Change> changes) {
     compacted.changes.forEach(change -> touched.add(((FieldChange) change).field()));
     List<Change> constants = new ArrayList<>();
     for (String field : touched) {
-      constants.add(after.get().containsKey(field) ? Change.set(field, after.get().get(field))
-          : Change.unset(field));
+      constants.add(
+          after.get().containsKey(field)
+              ? Change.set(field, after.get().get(field))
+              : Change.unset(field));
     }
     return new ChangeSequence(constants);
   }
@@ -188,7 +193,8 @@ public record ChangeSequence(List<Change> changes) {
     List<Change> step = new ArrayList<>();
     Set<String> fields = new HashSet<>();
     for (Change change : changes) {
-      boolean fitsStep = change instanceof FieldChange fieldChange && !fields.contains(fieldChange.field());
+      boolean fitsStep =
+          change instanceof FieldChange fieldChange && !fields.contains(fieldChange.field());
       if (!fitsStep && !step.isEmpty()) {
         steps.add(new ChangeSequence(step));
         step = new ArrayList<>();

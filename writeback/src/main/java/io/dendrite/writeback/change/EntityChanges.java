@@ -11,7 +11,8 @@ public record EntityChanges(EntityKey key, ChangeSequence changes) {
   /** @throws IllegalArgumentException when the key or the changes are null */
   public EntityChanges {
     if (key == null || changes == null) {
-      throw new IllegalArgumentException("key and changes must not be null, got " + key + ", " + changes);
+      throw new IllegalArgumentException(
+          "key and changes must not be null, got " + key + ", " + changes);
     }
   }
 }

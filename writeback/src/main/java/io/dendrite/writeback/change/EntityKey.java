@@ -16,9 +16,13 @@ public record EntityKey(String collection, Object id) {
     if (collection == null || collection.isBlank()) {
       throw new IllegalArgumentException("collection must be a non-blank name, got " + collection);
     }
-    if (!(id instanceof Integer || id instanceof Long || id instanceof String || id instanceof ObjectId)) {
-      throw new IllegalArgumentException("id must be a non-null Integer, Long, String or ObjectId, got "
-          + (id == null ? "null" : id.getClass().getName()));
+    if (!(id instanceof Integer
+        || id instanceof Long
+        || id instanceof String
+        || id instanceof ObjectId)) {
+      throw new IllegalArgumentException(
+          "id must be a non-null Integer, Long, String or ObjectId, got "
+              + (id == null ? "null" : id.getClass().getName()));
     }
   }
 }

@@ -38,8 +38,13 @@ public final class FieldValues {
    * @throws IllegalArgumentException when the value or a nested value has an unsupported type
    */
   public static Object check(Object value) {
-    if (value == null || value instanceof Boolean || value instanceof Integer || value instanceof Long
-        || value instanceof Double || value instanceof String || value instanceof ObjectId) {
+    if (value == null
+        || value instanceof Boolean
+        || value instanceof Integer
+        || value instanceof Long
+        || value instanceof Double
+        || value instanceof String
+        || value instanceof ObjectId) {
       return value;
     }
     if (value instanceof BigDecimal decimal) {
@@ -52,8 +57,11 @@ public final class FieldValues {
     }
     if (value instanceof Instant instant) {
       if (instant.getNano() % 1_000_000 != 0) {
-        throw new IllegalArgumentException("Instant " + instant + " has sub-millisecond precision; BSON dates"
-            + " keep milliseconds: truncate it first");
+        throw new IllegalArgumentException(
+            "Instant "
+                + instant
+                + " has sub-millisecond precision; BSON dates"
+                + " keep milliseconds: truncate it first");
       }
       return instant;
     }
@@ -65,8 +73,10 @@ public final class FieldValues {
     if (value instanceof Map<?, ?> map) {
       return checkDocument(map);
     }
-    throw new IllegalArgumentException("unsupported field value type " + value.getClass().getName()
-        + "; supported: null, Boolean, Integer, Long, Double, BigDecimal, String, Instant, ObjectId, List, Map");
+    throw new IllegalArgumentException(
+        "unsupported field value type "
+            + value.getClass().getName()
+            + "; supported: null, Boolean, Integer, Long, Double, BigDecimal, String, Instant, ObjectId, List, Map");
   }
 
   /**
@@ -79,12 +89,13 @@ public final class FieldValues {
       throw new IllegalArgumentException("document must not be null");
     }
     Map<String, Object> copy = new LinkedHashMap<>();
-    document.forEach((name, value) -> {
-      if (!(name instanceof String field)) {
-        throw new IllegalArgumentException("field names must be Strings, got " + name);
-      }
-      copy.put(checkFieldName(field), check(value));
-    });
+    document.forEach(
+        (name, value) -> {
+          if (!(name instanceof String field)) {
+            throw new IllegalArgumentException("field names must be Strings, got " + name);
+          }
+          copy.put(checkFieldName(field), check(value));
+        });
     return Collections.unmodifiableMap(copy);
   }
 
@@ -95,10 +106,15 @@ public final class FieldValues {
    * @throws IllegalArgumentException when the name is empty, starts with {@code $} or contains {@code .} or NUL
    */
   public static String checkFieldName(String field) {
-    if (field == null || field.isEmpty() || field.startsWith("$") || field.indexOf('.') >= 0
+    if (field == null
+        || field.isEmpty()
+        || field.startsWith("$")
+        || field.indexOf('.') >= 0
         || field.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException("field name must be non-empty, not start with '$' and contain no '.'"
-          + " or NUL, got " + (field == null ? "null" : "'" + field + "'"));
+      throw new IllegalArgumentException(
+          "field name must be non-empty, not start with '$' and contain no '.'"
+              + " or NUL, got "
+              + (field == null ? "null" : "'" + field + "'"));
     }
     return field;
   }
@@ -121,7 +137,8 @@ public final class FieldValues {
    * @throws IllegalArgumentException for BSON types outside the supported values (binary, regex, timestamp ...)
    */
   public static Object fromBson(BsonValue value) {
-    try (BsonDocumentReader reader = new BsonDocumentReader(new BsonDocument(HOLDER_FIELD, value))) {
+    try (BsonDocumentReader reader =
+        new BsonDocumentReader(new BsonDocument(HOLDER_FIELD, value))) {
       reader.readStartDocument();
       reader.readBsonType();
       reader.readName();
@@ -155,13 +172,15 @@ public final class FieldValues {
       writer.writeEndArray();
     } else if (value instanceof Map<?, ?> map) {
       writer.writeStartDocument();
-      map.forEach((name, element) -> {
-        writer.writeName((String) name);
-        write(writer, element);
-      });
+      map.forEach(
+          (name, element) -> {
+            writer.writeName((String) name);
+            write(writer, element);
+          });
       writer.writeEndDocument();
     } else {
-      throw new IllegalArgumentException("unsupported field value type " + value.getClass().getName());
+      throw new IllegalArgumentException(
+          "unsupported field value type " + value.getClass().getName());
     }
   }
 
@@ -195,7 +214,8 @@ public final class FieldValues {
         try {
           return decimal.bigDecimalValue();
         } catch (ArithmeticException e) {
-          throw new IllegalArgumentException("Decimal128 " + decimal + " has no BigDecimal equivalent", e);
+          throw new IllegalArgumentException(
+              "Decimal128 " + decimal + " has no BigDecimal equivalent", e);
         }
       case ARRAY:
         List<Object> list = new ArrayList<>();

@@ -44,8 +44,9 @@ final class SequenceCompaction {
   static List<Change> compact(List<Change> changes) {
     int lastWhole = lastWholeDocumentChange(changes);
     if (lastWhole >= 0) {
-      return List.of(foldIntoWholeDocumentChange(changes.get(lastWhole), changes.subList(lastWhole + 1,
-          changes.size())));
+      return List.of(
+          foldIntoWholeDocumentChange(
+              changes.get(lastWhole), changes.subList(lastWhole + 1, changes.size())));
     }
     Map<String, List<FieldChange>> runs = new LinkedHashMap<>();
     for (Change change : changes) {
@@ -93,8 +94,9 @@ final class SequenceCompaction {
     if ((change instanceof AddToSet || change instanceof Pull) && change.equals(last)) {
       return;
     }
-    if (change instanceof Pull pull && addsValue(last, pull.value()) && hasArrayGuaranteeBefore(run,
-        run.size() - 1)) {
+    if (change instanceof Pull pull
+        && addsValue(last, pull.value())
+        && hasArrayGuaranteeBefore(run, run.size() - 1)) {
       run.remove(run.size() - 1);
       append(run, change);
       return;

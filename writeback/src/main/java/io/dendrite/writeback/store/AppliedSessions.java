@@ -32,9 +32,13 @@ final class AppliedSessions {
       return;
     }
     try (Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE IF NOT EXISTS `" + TABLE + "` (session_id VARCHAR("
-          + MAX_SESSION_ID_LENGTH + ") NOT NULL PRIMARY KEY, applied_at_ms BIGINT NOT NULL,"
-          + " INDEX (applied_at_ms))");
+      statement.execute(
+          "CREATE TABLE IF NOT EXISTS `"
+              + TABLE
+              + "` (session_id VARCHAR("
+              + MAX_SESSION_ID_LENGTH
+              + ") NOT NULL PRIMARY KEY, applied_at_ms BIGINT NOT NULL,"
+              + " INDEX (applied_at_ms))");
     }
     tableExists = true;
   }
@@ -45,8 +49,9 @@ final class AppliedSessions {
    * @return false when the session was already applied (the caller then applies nothing)
    */
   boolean claim(Connection connection, String sessionId, Instant now) throws SQLException {
-    try (PreparedStatement insert = connection.prepareStatement(
-        "INSERT INTO `" + TABLE + "` (session_id, applied_at_ms) VALUES (?, ?)")) {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO `" + TABLE + "` (session_id, applied_at_ms) VALUES (?, ?)")) {
       insert.setString(1, sessionId);
       insert.setLong(2, now.toEpochMilli());
       insert.executeUpdate();
@@ -58,17 +63,21 @@ final class AppliedSessions {
 
   /** Deletes the records of sessions applied before {@code cutoff}; returns how many. */
   int forgetBefore(Connection connection, Instant cutoff) throws SQLException {
-    try (PreparedStatement delete = connection.prepareStatement(
-        "DELETE FROM `" + TABLE + "` WHERE applied_at_ms < ?")) {
+    try (PreparedStatement delete =
+        connection.prepareStatement("DELETE FROM `" + TABLE + "` WHERE applied_at_ms < ?")) {
       delete.setLong(1, cutoff.toEpochMilli());
       return delete.executeUpdate();
     }
   }
 
   /** Up to {@code limit} ids applied before {@code cutoff} and greater than {@code afterId}, in id order. */
-  List<String> idsBefore(Connection connection, Instant cutoff, String afterId, int limit) throws SQLException {
-    try (PreparedStatement select = connection.prepareStatement("SELECT session_id FROM `" + TABLE
-        + "` WHERE applied_at_ms < ? AND session_id > ? ORDER BY session_id LIMIT ?")) {
+  List<String> idsBefore(Connection connection, Instant cutoff, String afterId, int limit)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT session_id FROM `"
+                + TABLE
+                + "` WHERE applied_at_ms < ? AND session_id > ? ORDER BY session_id LIMIT ?")) {
       select.setLong(1, cutoff.toEpochMilli());
       select.setString(2, afterId);
       select.setInt(3, limit);
@@ -85,8 +94,9 @@ final class AppliedSessions {
   /** Deletes the records of {@code sessionIds} in one statement (so pass a page); returns how many existed. */
   int forget(Connection connection, Collection<String> sessionIds) throws SQLException {
     String placeholders = String.join(", ", Collections.nCopies(sessionIds.size(), "?"));
-    try (PreparedStatement delete = connection.prepareStatement(
-        "DELETE FROM `" + TABLE + "` WHERE session_id IN (" + placeholders + ")")) {
+    try (PreparedStatement delete =
+        connection.prepareStatement(
+            "DELETE FROM `" + TABLE + "` WHERE session_id IN (" + placeholders + ")")) {
       int index = 1;
       for (String sessionId : sessionIds) {
         delete.setString(index++, sessionId);
@@ -97,8 +107,11 @@ final class AppliedSessions {
 
   static void checkSessionId(String sessionId) {
     if (sessionId == null || sessionId.isBlank() || sessionId.length() > MAX_SESSION_ID_LENGTH) {
-      throw new IllegalArgumentException("session id must be non-blank and at most " + MAX_SESSION_ID_LENGTH
-          + " characters, got " + sessionId);
+      throw new IllegalArgumentException(
+          "session id must be non-blank and at most "
+              + MAX_SESSION_ID_LENGTH
+              + " characters, got "
+              + sessionId);
     }
   }
 }

@@ -23,8 +23,8 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.WriteModel;
 import io.dendrite.core.DataStoreException;
 import io.dendrite.core.DataStoreUnavailableException;
-import io.dendrite.writeback.change.Change.FieldChange;
 import io.dendrite.writeback.change.Change;
+import io.dendrite.writeback.change.Change.FieldChange;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -73,12 +73,17 @@ public final class MongoStore implements DataStore {
       throw new IllegalArgumentException("database name must be non-blank, got " + databaseName);
     }
     int millis = Math.toIntExact(timeout.toMillis());
-    MongoClientSettings settings = MongoClientSettings.builder()
-        .applyConnectionString(new ConnectionString(connectionString))
-        .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(millis, TimeUnit.MILLISECONDS))
-        .applyToSocketSettings(socket -> socket.connectTimeout(millis, TimeUnit.MILLISECONDS)
-            .readTimeout(millis, TimeUnit.MILLISECONDS))
-        .build();
+    MongoClientSettings settings =
+        MongoClientSettings.builder()
+            .applyConnectionString(new ConnectionString(connectionString))
+            .applyToClusterSettings(
+                cluster -> cluster.serverSelectionTimeout(millis, TimeUnit.MILLISECONDS))
+            .applyToSocketSettings(
+                socket ->
+                    socket
+                        .connectTimeout(millis, TimeUnit.MILLISECONDS)
+                        .readTimeout(millis, TimeUnit.MILLISECONDS))
+            .build();
     return new MongoStore(MongoClients.create(settings), databaseName);
   }
 
@@ -87,30 +92,41 @@ public final class MongoStore implements DataStore {
     Map<String, List<WriteModel<BsonDocument>>> writesByCollection = new LinkedHashMap<>();
     for (EntityChanges entity : batch) {
       List<WriteModel<BsonDocument>> writes =
-          writesByCollection.computeIfAbsent(entity.key().collection(), collection -> new ArrayList<>());
+          writesByCollection.computeIfAbsent(
+              entity.key().collection(), collection -> new ArrayList<>());
       for (ChangeSequence step : entity.changes().steps()) {
         writes.add(writeOf(entity.key(), step));
       }
     }
     BulkWriteOptions ordered = new BulkWriteOptions().ordered(true);
-    writesByCollection.forEach((collection, writes) ->
-        call("apply changes to " + collection, () -> collection(collection).bulkWrite(writes, ordered)));
+    writesByCollection.forEach(
+        (collection, writes) ->
+            call(
+                "apply changes to " + collection,
+                () -> collection(collection).bulkWrite(writes, ordered)));
   }
 
   @Override
   public Optional<Entity> read(EntityKey key) {
-    BsonDocument document = call("read " + key, () -> collection(key.collection()).find(idIs(key)).first());
+    BsonDocument document =
+        call("read " + key, () -> collection(key.collection()).find(idIs(key)).first());
     return Optional.ofNullable(document).map(found -> entityOf(key.collection(), found));
   }
 
   @Override
-  public List<Entity> readRange(String collection, String field, Object lowerBound, Object upperBound) {
+  public List<Entity> readRange(
+      String collection, String field, Object lowerBound, Object upperBound) {
     RangeBounds.check(collection, field, lowerBound, upperBound);
-    Bson inRange = and(gte(field, FieldValues.toBson(lowerBound)), lte(field, FieldValues.toBson(upperBound)));
-    return call("read a range of " + collection, () -> collection(collection).find(inRange)
-        .sort(ascending(field, ID))
-        .map(document -> entityOf(collection, document))
-        .into(new ArrayList<>()));
+    Bson inRange =
+        and(gte(field, FieldValues.toBson(lowerBound)), lte(field, FieldValues.toBson(upperBound)));
+    return call(
+        "read a range of " + collection,
+        () ->
+            collection(collection)
+                .find(inRange)
+                .sort(ascending(field, ID))
+                .map(document -> entityOf(collection, document))
+                .into(new ArrayList<>()));
   }
 
   @Override
@@ -122,7 +138,9 @@ public final class MongoStore implements DataStore {
     Change first = step.changes().get(0);
     if (first instanceof Change.Insert insert) {
       refuseIdField(key, insert.fields().containsKey(ID));
-      return new ReplaceOneModel<>(idIs(key), (BsonDocument) FieldValues.toBson(insert.fields()),
+      return new ReplaceOneModel<>(
+          idIs(key),
+          (BsonDocument) FieldValues.toBson(insert.fields()),
           new ReplaceOptions().upsert(true));
     }
     if (first instanceof Change.Delete) {
@@ -138,14 +156,17 @@ public final class MongoStore implements DataStore {
       if (!update.containsKey(operator)) {
         update.append(operator, new BsonDocument());
       }
-      update.getDocument(operator).append(fieldChange.field(), pull ? new BsonArray(List.of(operand)) : operand);
+      update
+          .getDocument(operator)
+          .append(fieldChange.field(), pull ? new BsonArray(List.of(operand)) : operand);
     }
     return new UpdateOneModel<>(idIs(key), update);
   }
 
   private static void refuseIdField(EntityKey key, boolean touchesId) {
     if (touchesId) {
-      throw new IllegalArgumentException("changes to " + key + " must not touch " + ID + "; it is the key");
+      throw new IllegalArgumentException(
+          "changes to " + key + " must not touch " + ID + "; it is the key");
     }
   }
 
@@ -155,7 +176,8 @@ public final class MongoStore implements DataStore {
 
   @SuppressWarnings("unchecked")
   private static Entity entityOf(String collection, BsonDocument document) {
-    Map<String, Object> fields = new LinkedHashMap<>((Map<String, Object>) FieldValues.fromBson(document));
+    Map<String, Object> fields =
+        new LinkedHashMap<>((Map<String, Object>) FieldValues.fromBson(document));
     Object id = fields.remove(ID);
     return new Entity(new EntityKey(collection, id), fields);
   }
@@ -168,7 +190,8 @@ public final class MongoStore implements DataStore {
     try {
       return operation.get();
     } catch (MongoTimeoutException | MongoSocketException e) {
-      throw new DataStoreUnavailableException("MongoDB unavailable; could not " + what + ": " + e.getMessage(), e);
+      throw new DataStoreUnavailableException(
+          "MongoDB unavailable; could not " + what + ": " + e.getMessage(), e);
     } catch (MongoException e) {
       throw new DataStoreException("MongoDB failed to " + what + ": " + e.getMessage(), e);
     }

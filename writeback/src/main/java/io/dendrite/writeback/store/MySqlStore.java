@@ -80,7 +80,8 @@ public final class MySqlStore implements DataStore {
     config.setJdbcUrl(jdbcUrl);
     config.setMaximumPoolSize(maxPoolSize);
     config.setConnectionTimeout(timeout.toMillis());
-    // Checking a pooled connection before handing it out waits 5 s by default, past the timeout promised here.
+    // Checking a pooled connection before handing it out waits 5 s by default, past the timeout
+    // promised here.
     config.setValidationTimeout(timeout.toMillis());
     config.setInitializationFailTimeout(-1);
     config.setPoolName("dendrite-mysql-store");
@@ -97,17 +98,21 @@ public final class MySqlStore implements DataStore {
     if (jdbcUrl != null && jdbcUrl.startsWith("jdbc:mariadb:")) {
       // Bulk batches need the statement prepared on the server; reads then travel in binary too.
       properties.put("useServerPrepStmts", "true");
-      // Off by default since MariaDB Connector/J 3.2 only because bulk batches report SUCCESS_NO_INFO instead of
+      // Off by default since MariaDB Connector/J 3.2 only because bulk batches report
+      // SUCCESS_NO_INFO instead of
       // per-row update counts, which the store never reads.
       properties.put("useBulkStmts", "true");
       return properties;
     }
     if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:mysql:")) {
-      throw new IllegalArgumentException("a MySQL store needs a jdbc:mysql: (MySQL Connector/J) or jdbc:mariadb:"
-          + " (MariaDB Connector/J) URL, got " + (jdbcUrl == null ? null : jdbcUrl.replaceAll("\\?.*", "?...")));
+      throw new IllegalArgumentException(
+          "a MySQL store needs a jdbc:mysql: (MySQL Connector/J) or jdbc:mariadb:"
+              + " (MariaDB Connector/J) URL, got "
+              + (jdbcUrl == null ? null : jdbcUrl.replaceAll("\\?.*", "?...")));
     }
     properties.put("rewriteBatchedStatements", "true");
-    // Without these the driver sends SET autocommit and COMMIT round trips even when nothing changed, and parses
+    // Without these the driver sends SET autocommit and COMMIT round trips even when nothing
+    // changed, and parses
     // every statement again: a drain applies many small transactions of a few statement shapes.
     properties.put("useLocalSessionState", "true");
     properties.put("useLocalTransactionState", "true");
@@ -118,10 +123,12 @@ public final class MySqlStore implements DataStore {
   @Override
   public void apply(List<EntityChanges> batch) {
     List<List<RowStatement>> rounds = rounds(batch);
-    inTransaction("apply changes", connection -> {
-      execute(connection, rounds);
-      return null;
-    });
+    inTransaction(
+        "apply changes",
+        connection -> {
+          execute(connection, rounds);
+          return null;
+        });
   }
 
   /**
@@ -135,13 +142,15 @@ public final class MySqlStore implements DataStore {
     AppliedSessions.checkSessionId(sessionId);
     List<List<RowStatement>> rounds = rounds(batch);
     ensureAppliedSessionsTable();
-    return inTransaction("apply session " + sessionId, connection -> {
-      if (!appliedSessions.claim(connection, sessionId, Instant.now())) {
-        return false;
-      }
-      execute(connection, rounds);
-      return true;
-    });
+    return inTransaction(
+        "apply session " + sessionId,
+        connection -> {
+          if (!appliedSessions.claim(connection, sessionId, Instant.now())) {
+            return false;
+          }
+          execute(connection, rounds);
+          return true;
+        });
   }
 
   /**
@@ -152,7 +161,8 @@ public final class MySqlStore implements DataStore {
    */
   public int forgetAppliedSessionsBefore(Instant cutoff) {
     ensureAppliedSessionsTable();
-    return inTransaction("forget applied sessions", connection -> appliedSessions.forgetBefore(connection, cutoff));
+    return inTransaction(
+        "forget applied sessions", connection -> appliedSessions.forgetBefore(connection, cutoff));
   }
 
   /**
@@ -161,7 +171,8 @@ public final class MySqlStore implements DataStore {
    */
   public List<String> appliedSessionIds(Instant appliedBefore, String afterId, int limit) {
     ensureAppliedSessionsTable();
-    return inTransaction("list applied sessions",
+    return inTransaction(
+        "list applied sessions",
         connection -> appliedSessions.idsBefore(connection, appliedBefore, afterId, limit));
   }
 
@@ -176,7 +187,8 @@ public final class MySqlStore implements DataStore {
       return 0;
     }
     ensureAppliedSessionsTable();
-    return inTransaction("forget applied sessions", connection -> appliedSessions.forget(connection, sessionIds));
+    return inTransaction(
+        "forget applied sessions", connection -> appliedSessions.forget(connection, sessionIds));
   }
 
   /**
@@ -192,24 +204,49 @@ public final class MySqlStore implements DataStore {
 
   @Override
   public Optional<Entity> read(EntityKey key) {
-    return inTransaction("read " + key, connection -> {
-      String keyColumn = keyColumn(connection, key.collection());
-      List<Entity> found = query(connection, key.collection(), keyColumn, "SELECT * FROM "
-          + RowStatement.quote(key.collection()) + " WHERE " + RowStatement.quote(keyColumn) + " = ?", key.id());
-      return found.stream().findFirst();
-    });
+    return inTransaction(
+        "read " + key,
+        connection -> {
+          String keyColumn = keyColumn(connection, key.collection());
+          List<Entity> found =
+              query(
+                  connection,
+                  key.collection(),
+                  keyColumn,
+                  "SELECT * FROM "
+                      + RowStatement.quote(key.collection())
+                      + " WHERE "
+                      + RowStatement.quote(keyColumn)
+                      + " = ?",
+                  key.id());
+          return found.stream().findFirst();
+        });
   }
 
   @Override
-  public List<Entity> readRange(String collection, String field, Object lowerBound, Object upperBound) {
+  public List<Entity> readRange(
+      String collection, String field, Object lowerBound, Object upperBound) {
     RangeBounds.check(collection, field, lowerBound, upperBound);
     String column = RowStatement.quote(field);
-    return inTransaction("read a range of " + collection, connection -> {
-      String keyColumn = keyColumn(connection, collection);
-      return query(connection, collection, keyColumn, "SELECT * FROM " + RowStatement.quote(collection)
-          + " WHERE " + column + " BETWEEN ? AND ? ORDER BY " + column + ", " + RowStatement.quote(keyColumn),
-          lowerBound, upperBound);
-    });
+    return inTransaction(
+        "read a range of " + collection,
+        connection -> {
+          String keyColumn = keyColumn(connection, collection);
+          return query(
+              connection,
+              collection,
+              keyColumn,
+              "SELECT * FROM "
+                  + RowStatement.quote(collection)
+                  + " WHERE "
+                  + column
+                  + " BETWEEN ? AND ? ORDER BY "
+                  + column
+                  + ", "
+                  + RowStatement.quote(keyColumn),
+              lowerBound,
+              upperBound);
+        });
   }
 
   @Override
@@ -224,8 +261,11 @@ public final class MySqlStore implements DataStore {
       String table = entity.key().collection();
       String known = keyColumns.get(table);
       // A pooled connection and a transaction only the first time a table is seen.
-      String keyColumn = known != null ? known
-          : inTransaction("read the primary key of " + table, connection -> keyColumn(connection, table));
+      String keyColumn =
+          known != null
+              ? known
+              : inTransaction(
+                  "read the primary key of " + table, connection -> keyColumn(connection, table));
       List<ChangeSequence> steps = entity.changes().steps();
       for (int i = 0; i < steps.size(); i++) {
         if (rounds.size() == i) {
@@ -237,11 +277,15 @@ public final class MySqlStore implements DataStore {
     return rounds;
   }
 
-  private static void execute(Connection connection, List<List<RowStatement>> rounds) throws SQLException {
+  private static void execute(Connection connection, List<List<RowStatement>> rounds)
+      throws SQLException {
     for (List<RowStatement> round : rounds) {
       Map<String, List<List<Object>>> parametersBySql = new LinkedHashMap<>();
-      round.forEach(statement -> parametersBySql.computeIfAbsent(statement.sql(), sql -> new ArrayList<>())
-          .add(statement.parameters()));
+      round.forEach(
+          statement ->
+              parametersBySql
+                  .computeIfAbsent(statement.sql(), sql -> new ArrayList<>())
+                  .add(statement.parameters()));
       for (Map.Entry<String, List<List<Object>>> shape : parametersBySql.entrySet()) {
         try (PreparedStatement statement = connection.prepareStatement(shape.getKey())) {
           for (List<Object> parameters : shape.getValue()) {
@@ -254,8 +298,9 @@ public final class MySqlStore implements DataStore {
     }
   }
 
-  private List<Entity> query(Connection connection, String table, String keyColumn, String sql,
-      Object... parameters) throws SQLException {
+  private List<Entity> query(
+      Connection connection, String table, String keyColumn, String sql, Object... parameters)
+      throws SQLException {
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       bind(statement, parameters);
       try (ResultSet rows = statement.executeQuery()) {
@@ -285,7 +330,8 @@ public final class MySqlStore implements DataStore {
       if (value instanceof List || value instanceof Map) {
         throw new IllegalArgumentException("a column cannot hold an array or a document: " + value);
       }
-      statement.setObject(i + 1, value instanceof Instant instant ? Timestamp.from(instant) : value);
+      statement.setObject(
+          i + 1, value instanceof Instant instant ? Timestamp.from(instant) : value);
     }
   }
 
@@ -302,18 +348,24 @@ public final class MySqlStore implements DataStore {
       }
     }
     if (columns.size() != 1) {
-      throw new IllegalArgumentException("table " + table + " must exist and have a single-column primary key,"
-          + " found key columns " + columns);
+      throw new IllegalArgumentException(
+          "table "
+              + table
+              + " must exist and have a single-column primary key,"
+              + " found key columns "
+              + columns);
     }
     keyColumns.put(table, columns.get(0));
     return columns.get(0);
   }
 
   private void ensureAppliedSessionsTable() {
-    inTransaction("create " + AppliedSessions.TABLE, connection -> {
-      appliedSessions.ensureTable(connection);
-      return null;
-    });
+    inTransaction(
+        "create " + AppliedSessions.TABLE,
+        connection -> {
+          appliedSessions.ensureTable(connection);
+          return null;
+        });
   }
 
   /** The unit of work {@link #inTransaction} runs. */
@@ -342,11 +394,19 @@ public final class MySqlStore implements DataStore {
   }
 
   private static DataStoreException translate(String what, SQLException e) {
-    boolean unreachable = e instanceof SQLTransientConnectionException
-        || e instanceof SQLNonTransientConnectionException || e instanceof SQLRecoverableException
-        || (e.getSQLState() != null && e.getSQLState().startsWith("08"));
-    String message = "MySQL " + (unreachable ? "unavailable; could not " : "failed to ") + what + ": "
-        + e.getMessage();
-    return unreachable ? new DataStoreUnavailableException(message, e) : new DataStoreException(message, e);
+    boolean unreachable =
+        e instanceof SQLTransientConnectionException
+            || e instanceof SQLNonTransientConnectionException
+            || e instanceof SQLRecoverableException
+            || (e.getSQLState() != null && e.getSQLState().startsWith("08"));
+    String message =
+        "MySQL "
+            + (unreachable ? "unavailable; could not " : "failed to ")
+            + what
+            + ": "
+            + e.getMessage();
+    return unreachable
+        ? new DataStoreUnavailableException(message, e)
+        : new DataStoreException(message, e);
   }
 }

@@ -13,16 +13,20 @@ final class RangeBounds {
     }
     FieldValues.checkFieldName(field);
     if (lowerBound == null || upperBound == null) {
-      throw new IllegalArgumentException("range bounds must not be null, got [" + lowerBound + ", " + upperBound
-          + "]");
+      throw new IllegalArgumentException(
+          "range bounds must not be null, got [" + lowerBound + ", " + upperBound + "]");
     }
     if (lowerBound.getClass() != upperBound.getClass() || !(lowerBound instanceof Comparable)) {
-      throw new IllegalArgumentException("range bounds must be comparable values of one type, got "
-          + lowerBound.getClass().getName() + " and " + upperBound.getClass().getName());
+      throw new IllegalArgumentException(
+          "range bounds must be comparable values of one type, got "
+              + lowerBound.getClass().getName()
+              + " and "
+              + upperBound.getClass().getName());
     }
     FieldValues.check(lowerBound);
     if (((Comparable) lowerBound).compareTo(upperBound) > 0) {
-      throw new IllegalArgumentException("lower bound " + lowerBound + " is above upper bound " + upperBound);
+      throw new IllegalArgumentException(
+          "lower bound " + lowerBound + " is above upper bound " + upperBound);
     }
   }
 }

@@ -38,41 +38,50 @@ record RowStatement(String sql, List<Object> parameters) {
         values.append(", ?");
         parameters.add(field.getValue());
       }
-      // REPLACE, not INSERT ... ON DUPLICATE KEY UPDATE: an insert makes the row exactly these columns.
-      return new RowStatement("REPLACE INTO " + table + " (" + columns + ") VALUES (" + values + ")", parameters);
+      // REPLACE, not INSERT ... ON DUPLICATE KEY UPDATE: an insert makes the row exactly these
+      // columns.
+      return new RowStatement(
+          "REPLACE INTO " + table + " (" + columns + ") VALUES (" + values + ")", parameters);
     }
     if (first instanceof Change.Delete) {
-      return new RowStatement("DELETE FROM " + table + " WHERE " + quote(keyColumn) + " = ?", List.of(key.id()));
+      return new RowStatement(
+          "DELETE FROM " + table + " WHERE " + quote(keyColumn) + " = ?", List.of(key.id()));
     }
     StringBuilder assignments = new StringBuilder();
     for (Change change : step.changes()) {
       if (!change.isRowChange()) {
-        throw new IllegalArgumentException(change + " is not a row change; rows take assignments ($set),"
-            + " increments ($inc), inserts and deletes");
+        throw new IllegalArgumentException(
+            change
+                + " is not a row change; rows take assignments ($set),"
+                + " increments ($inc), inserts and deletes");
       }
       FieldChange fieldChange = (FieldChange) change;
       String column = quote(notKey(fieldChange.field(), keyColumn, key));
-      assignments.append(assignments.length() == 0 ? "" : ", ").append(column).append(" = ")
+      assignments
+          .append(assignments.length() == 0 ? "" : ", ")
+          .append(column)
+          .append(" = ")
           .append(change instanceof Change.Inc ? "COALESCE(" + column + ", 0) + ?" : "?");
       parameters.add(fieldChange.operand());
     }
     parameters.add(key.id());
-    return new RowStatement("UPDATE " + table + " SET " + assignments + " WHERE " + quote(keyColumn) + " = ?",
+    return new RowStatement(
+        "UPDATE " + table + " SET " + assignments + " WHERE " + quote(keyColumn) + " = ?",
         parameters);
   }
 
   static String quote(String identifier) {
     if (identifier == null || !IDENTIFIER.matcher(identifier).matches()) {
-      throw new IllegalArgumentException("not a plain MySQL identifier (letters, digits, _ and $, at most 64): "
-          + identifier);
+      throw new IllegalArgumentException(
+          "not a plain MySQL identifier (letters, digits, _ and $, at most 64): " + identifier);
     }
     return "`" + identifier + "`";
   }
 
   private static String notKey(String column, String keyColumn, EntityKey key) {
     if (column.equalsIgnoreCase(keyColumn)) {
-      throw new IllegalArgumentException("changes to " + key + " must not touch its primary key column "
-          + keyColumn);
+      throw new IllegalArgumentException(
+          "changes to " + key + " must not touch its primary key column " + keyColumn);
     }
     return column;
   }

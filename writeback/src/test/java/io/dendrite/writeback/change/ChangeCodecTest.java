@@ -44,11 +44,20 @@ class ChangeCodecTest {
     Map<String, Object> nested = new LinkedHashMap<>();
     nested.put("n", null);
     nested.put("list", Arrays.asList(1, 2L, 3.5, "s", null, List.of(true), Map.of("deep", false)));
-    ChangeSequence sequence = ChangeSequence.of(
-        Change.set("b", true), Change.set("i", 1), Change.set("l", 2L), Change.set("d", 2.5),
-        Change.set("s", "text"), Change.set("o", new ObjectId("5f1d7a3b2c4e6a8b9c0d1e2f")),
-        Change.set("m", new BigDecimal("12345678901234567890.123")), Change.set("t", Instant.ofEpochMilli(1234567)),
-        Change.set("doc", nested), Change.unset("u"), Change.inc("c", 3), Change.push("a", Map.of("k", "v")));
+    ChangeSequence sequence =
+        ChangeSequence.of(
+            Change.set("b", true),
+            Change.set("i", 1),
+            Change.set("l", 2L),
+            Change.set("d", 2.5),
+            Change.set("s", "text"),
+            Change.set("o", new ObjectId("5f1d7a3b2c4e6a8b9c0d1e2f")),
+            Change.set("m", new BigDecimal("12345678901234567890.123")),
+            Change.set("t", Instant.ofEpochMilli(1234567)),
+            Change.set("doc", nested),
+            Change.unset("u"),
+            Change.inc("c", 3),
+            Change.push("a", Map.of("k", "v")));
 
     assertThat(ChangeSequence.decode(sequence.encode())).isEqualTo(sequence);
     assertThat(sequence.encode()).isEqualTo(treeEncoding(sequence));
@@ -63,11 +72,13 @@ class ChangeCodecTest {
       byte[] encoded = new RandomChanges(seed).sequence(6).encode();
       for (int length = 0; length < encoded.length; length++) {
         byte[] truncated = Arrays.copyOf(encoded, length);
-        assertThatThrownBy(() -> ChangeSequence.decode(truncated)).as("seed %d, %d of %d bytes", seed, length,
-            encoded.length).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ChangeSequence.decode(truncated))
+            .as("seed %d, %d of %d bytes", seed, length, encoded.length)
+            .isInstanceOf(IllegalArgumentException.class);
       }
       byte[] longer = Arrays.copyOf(encoded, encoded.length + 1);
-      assertThatThrownBy(() -> ChangeSequence.decode(longer)).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> ChangeSequence.decode(longer))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("follow");
     }
   }
@@ -76,30 +87,45 @@ class ChangeCodecTest {
   void missingOrMistypedPartsAreRefusedByName() {
     assertRefused(new BsonDocument("changes", new BsonArray()), "format");
     assertRefused(new BsonDocument("format", new BsonInt32(1)), "changes");
-    assertRefused(new BsonDocument("format", new BsonInt32(2)).append("changes", new BsonArray()), "format 2");
-    assertRefused(new BsonDocument("format", new BsonString("1")).append("changes", new BsonArray()), "format");
+    assertRefused(
+        new BsonDocument("format", new BsonInt32(2)).append("changes", new BsonArray()),
+        "format 2");
+    assertRefused(
+        new BsonDocument("format", new BsonString("1")).append("changes", new BsonArray()),
+        "format");
     assertRefused(formatOne(new BsonDocument("field", new BsonString("a"))), "op");
-    assertRefused(formatOne(new BsonDocument("op", new BsonString("$set")).append("field", new BsonString("a"))),
+    assertRefused(
+        formatOne(
+            new BsonDocument("op", new BsonString("$set")).append("field", new BsonString("a"))),
         "value");
-    assertRefused(formatOne(new BsonDocument("op", new BsonString("$set")).append("value", new BsonInt32(1))),
+    assertRefused(
+        formatOne(new BsonDocument("op", new BsonString("$set")).append("value", new BsonInt32(1))),
         "field");
     assertRefused(formatOne(new BsonDocument("op", new BsonString("insert"))), "fields");
-    assertRefused(formatOne(new BsonDocument("op", new BsonString("$inc")).append("field", new BsonString("a"))
-        .append("value", new BsonString("x"))), "non-number");
+    assertRefused(
+        formatOne(
+            new BsonDocument("op", new BsonString("$inc"))
+                .append("field", new BsonString("a"))
+                .append("value", new BsonString("x"))),
+        "non-number");
     // Unknown fields are skipped, as the tree decoder did, so that a later writer may add some.
-    BsonDocument withExtra = formatOne(new BsonDocument("op", new BsonString("delete"))
-        .append("note", new BsonString("x")));
+    BsonDocument withExtra =
+        formatOne(
+            new BsonDocument("op", new BsonString("delete")).append("note", new BsonString("x")));
     withExtra.append("later", new BsonDocument("x", new BsonInt32(1)));
-    assertThat(ChangeSequence.decode(bytes(withExtra))).isEqualTo(ChangeSequence.of(Change.delete()));
+    assertThat(ChangeSequence.decode(bytes(withExtra)))
+        .isEqualTo(ChangeSequence.of(Change.delete()));
   }
 
   private static void assertRefused(BsonDocument document, String message) {
-    assertThatThrownBy(() -> ChangeSequence.decode(bytes(document))).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> ChangeSequence.decode(bytes(document)))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(message);
   }
 
   private static BsonDocument formatOne(BsonDocument change) {
-    return new BsonDocument("format", new BsonInt32(1)).append("changes", new BsonArray(List.of(change)));
+    return new BsonDocument("format", new BsonInt32(1))
+        .append("changes", new BsonArray(List.of(change)));
   }
 
   /** Format 1 exactly as the codec before the streaming one built it: a BSON document tree. */
@@ -108,14 +134,16 @@ class ChangeCodecTest {
     for (Change change : sequence.changes()) {
       BsonDocument encoded;
       if (change instanceof FieldChange fieldChange) {
-        encoded = new BsonDocument("op", new BsonString(fieldChange.operator()))
-            .append("field", new BsonString(fieldChange.field()));
+        encoded =
+            new BsonDocument("op", new BsonString(fieldChange.operator()))
+                .append("field", new BsonString(fieldChange.field()));
         if (!(change instanceof Change.Unset)) {
           encoded.append("value", FieldValues.toBson(fieldChange.operand()));
         }
       } else if (change instanceof Change.Insert insert) {
-        encoded = new BsonDocument("op", new BsonString("insert"))
-            .append("fields", FieldValues.toBson(insert.fields()));
+        encoded =
+            new BsonDocument("op", new BsonString("insert"))
+                .append("fields", FieldValues.toBson(insert.fields()));
       } else {
         encoded = new BsonDocument("op", new BsonString("delete"));
       }
@@ -125,7 +153,8 @@ class ChangeCodecTest {
   }
 
   private static byte[] bytes(BsonDocument document) {
-    ByteBuffer buffer = new RawBsonDocument(document, new BsonDocumentCodec()).getByteBuffer().asNIO();
+    ByteBuffer buffer =
+        new RawBsonDocument(document, new BsonDocumentCodec()).getByteBuffer().asNIO();
     byte[] bytes = new byte[buffer.remaining()];
     buffer.get(bytes);
     return bytes;

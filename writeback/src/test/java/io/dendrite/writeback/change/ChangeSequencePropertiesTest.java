@@ -23,8 +23,12 @@ class ChangeSequencePropertiesTest {
       assertThat(compacted.applyTo(document))
           .as("seed %d: %s compacted to %s on %s", seed, sequence, compacted, document)
           .isEqualTo(sequence.applyTo(document));
-      assertThat(compacted.changes().size()).as("seed %d", seed).isLessThanOrEqualTo(sequence.changes().size());
-      assertThat(compacted.compact()).as("seed %d: compaction is stable", seed).isEqualTo(compacted);
+      assertThat(compacted.changes().size())
+          .as("seed %d", seed)
+          .isLessThanOrEqualTo(sequence.changes().size());
+      assertThat(compacted.compact())
+          .as("seed %d: compaction is stable", seed)
+          .isEqualTo(compacted);
     }
   }
 
@@ -37,16 +41,19 @@ class ChangeSequencePropertiesTest {
 
       ChangeSequence converted = sequence.toIdempotent(document);
 
-      String context = String.format("seed %d: %s converted to %s on %s", seed, sequence, converted, document);
+      String context =
+          String.format("seed %d: %s converted to %s on %s", seed, sequence, converted, document);
       assertThat(converted.isIdempotent()).as(context).isTrue();
       Optional<Map<String, Object>> once = sequence.applyTo(document);
       assertThat(converted.applyTo(document)).as(context).isEqualTo(once);
       assertThat(converted.applyTo(converted.applyTo(document))).as(context).isEqualTo(once);
       for (ChangeSequence step : converted.steps()) {
-        assertThat(converted.applyTo(step.applyTo(document))).as(context + " after a partial apply")
+        assertThat(converted.applyTo(step.applyTo(document)))
+            .as(context + " after a partial apply")
             .isEqualTo(once);
       }
-      assertThat(converted.toIdempotent(once)).as(context + ": converting again changes nothing")
+      assertThat(converted.toIdempotent(once))
+          .as(context + ": converting again changes nothing")
           .isEqualTo(converted);
     }
   }
@@ -59,7 +66,8 @@ class ChangeSequencePropertiesTest {
       ChangeSequence first = random.sequence(MAX_LENGTH);
       ChangeSequence later = random.sequence(4);
       ChangeSequence converted = first.toIdempotent(document);
-      // A crash after applying the converted form: the store holds its result, the buffer holds converted+later.
+      // A crash after applying the converted form: the store holds its result, the buffer holds
+      // converted+later.
       Optional<Map<String, Object>> crashedState = converted.applyTo(document);
 
       ChangeSequence buffered = converted.then(later);
@@ -78,7 +86,8 @@ class ChangeSequencePropertiesTest {
       Optional<Map<String, Object>> document = random.document();
       ChangeSequence sequence = random.idempotentSequence(4);
       if (sequence.isIdempotent()) {
-        assertThat(sequence.applyTo(sequence.applyTo(document))).as("seed %d: %s on %s", seed, sequence, document)
+        assertThat(sequence.applyTo(sequence.applyTo(document)))
+            .as("seed %d: %s on %s", seed, sequence, document)
             .isEqualTo(sequence.applyTo(document));
       }
     }

@@ -77,28 +77,42 @@ final class RandomChanges {
       boolean counter = random.nextInt(3) != 0;
       String field = counter ? pick(COUNTERS) : REAL;
       switch (random.nextInt(4)) {
-        case 0: return Change.set(field, counter ? counter() : real());
-        case 1: return Change.unset(field);
-        default: return Change.inc(field, counter ? counter() : real());
+        case 0:
+          return Change.set(field, counter ? counter() : real());
+        case 1:
+          return Change.unset(field);
+        default:
+          return Change.inc(field, counter ? counter() : real());
       }
     }
     if (kind < 18) {
       String field = pick(ARRAYS);
       switch (random.nextInt(6)) {
-        case 0: return random.nextBoolean() ? Change.set(field, array()) : Change.unset(field);
-        case 1: return Change.push(field, pick(ELEMENTS));
-        case 2: case 3: return Change.addToSet(field, pick(ELEMENTS));
-        default: return Change.pull(field, pick(ELEMENTS));
+        case 0:
+          return random.nextBoolean() ? Change.set(field, array()) : Change.unset(field);
+        case 1:
+          return Change.push(field, pick(ELEMENTS));
+        case 2:
+        case 3:
+          return Change.addToSet(field, pick(ELEMENTS));
+        default:
+          return Change.pull(field, pick(ELEMENTS));
       }
     }
-    return random.nextBoolean() ? Change.set(pick(TEXTS), "t" + random.nextInt(3)) : Change.unset(pick(TEXTS));
+    return random.nextBoolean()
+        ? Change.set(pick(TEXTS), "t" + random.nextInt(3))
+        : Change.unset(pick(TEXTS));
   }
 
   private Number counter() {
     switch (random.nextInt(4)) {
-      case 0: case 1: return random.nextInt(7) - 3;
-      case 2: return (long) random.nextInt(7) - 3;
-      default: return BigDecimal.valueOf(random.nextInt(7) - 3, 1);
+      case 0:
+      case 1:
+        return random.nextInt(7) - 3;
+      case 2:
+        return (long) random.nextInt(7) - 3;
+      default:
+        return BigDecimal.valueOf(random.nextInt(7) - 3, 1);
     }
   }
 

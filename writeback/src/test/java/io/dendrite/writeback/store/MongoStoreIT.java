@@ -34,20 +34,43 @@ class MongoStoreIT {
   @Test
   void everyChangeKindAgreesWithTheInMemorySemantics(MongoTestDatabase database) {
     try (MongoStore store = open(database)) {
-      // No BigDecimal here: the test server (FerretDB 1.x) drops the connection on Decimal128; MongoDB takes it.
-      Map<String, Object> initial = Map.of("name", "ann", "visits", 1, "tags", List.of("a", "b", "a"),
-          "balance", 1.5, "seen", Instant.ofEpochMilli(1_700_000_000_000L), "profile", Map.of("city", "LA"));
-      ChangeSequence changes = ChangeSequence.of(set("name", "bob"), unset("profile"), inc("visits", 4),
-          inc("balance", 0.25), addToSet("tags", "c"), addToSet("tags", "b"), push("log", "x"),
-          pull("tags", "a"), set("nested", Map.of("k", List.of(1, 2L))));
+      // No BigDecimal here: the test server (FerretDB 1.x) drops the connection on Decimal128;
+      // MongoDB takes it.
+      Map<String, Object> initial =
+          Map.of(
+              "name",
+              "ann",
+              "visits",
+              1,
+              "tags",
+              List.of("a", "b", "a"),
+              "balance",
+              1.5,
+              "seen",
+              Instant.ofEpochMilli(1_700_000_000_000L),
+              "profile",
+              Map.of("city", "LA"));
+      ChangeSequence changes =
+          ChangeSequence.of(
+              set("name", "bob"),
+              unset("profile"),
+              inc("visits", 4),
+              inc("balance", 0.25),
+              addToSet("tags", "c"),
+              addToSet("tags", "b"),
+              push("log", "x"),
+              pull("tags", "a"),
+              set("nested", Map.of("k", List.of(1, 2L))));
       EntityKey ann = new EntityKey(USERS, 1);
 
       store.apply(List.of(new EntityChanges(ann, ChangeSequence.of(insert(initial)))));
       store.apply(List.of(new EntityChanges(ann, changes)));
 
-      assertThat(store.read(ann).map(Entity::fields)).isEqualTo(changes.applyTo(Optional.of(initial)));
-      assertThat(store.read(ann).orElseThrow().fields()).containsEntry("visits", 5).containsEntry("tags",
-          List.of("b", "c"));
+      assertThat(store.read(ann).map(Entity::fields))
+          .isEqualTo(changes.applyTo(Optional.of(initial)));
+      assertThat(store.read(ann).orElseThrow().fields())
+          .containsEntry("visits", 5)
+          .containsEntry("tags", List.of("b", "c"));
     }
   }
 
@@ -56,7 +79,8 @@ class MongoStoreIT {
     try (MongoStore store = open(database)) {
       EntityKey key = new EntityKey(USERS, "u1");
 
-      store.apply(List.of(new EntityChanges(key, ChangeSequence.of(insert(Map.of("a", 1, "b", 2))))));
+      store.apply(
+          List.of(new EntityChanges(key, ChangeSequence.of(insert(Map.of("a", 1, "b", 2))))));
       store.apply(List.of(new EntityChanges(key, ChangeSequence.of(insert(Map.of("c", 3))))));
       assertThat(store.read(key)).contains(new Entity(key, Map.of("c", 3)));
 
@@ -69,10 +93,21 @@ class MongoStoreIT {
   void batchOfManyDocumentsWithMultiStepSequencesAndRangeRead(MongoTestDatabase database) {
     try (MongoStore store = open(database)) {
       List<EntityChanges> batch = new ArrayList<>();
-      IntStream.rangeClosed(1, 40).forEach(id -> batch.add(new EntityChanges(new EntityKey(USERS, id),
-          ChangeSequence.of(insert(Map.of("score", id * 10)), push("log", "a"), push("log", "b"), inc("n", 1),
-              inc("n", 0.5)))));
-      batch.add(new EntityChanges(new EntityKey("others", 1), ChangeSequence.of(insert(Map.of("score", 50)))));
+      IntStream.rangeClosed(1, 40)
+          .forEach(
+              id ->
+                  batch.add(
+                      new EntityChanges(
+                          new EntityKey(USERS, id),
+                          ChangeSequence.of(
+                              insert(Map.of("score", id * 10)),
+                              push("log", "a"),
+                              push("log", "b"),
+                              inc("n", 1),
+                              inc("n", 0.5)))));
+      batch.add(
+          new EntityChanges(
+              new EntityKey("others", 1), ChangeSequence.of(insert(Map.of("score", 50)))));
 
       store.apply(batch);
 
@@ -90,15 +125,20 @@ class MongoStoreIT {
     try (MongoStore store = open(database)) {
       EntityKey key = new EntityKey(USERS, 9);
       store.apply(List.of(new EntityChanges(key, ChangeSequence.of(insert(Map.of("visits", 10))))));
-      ChangeSequence buffered = ChangeSequence.of(inc("visits", 2), push("log", "v"), inc("visits", 3));
+      ChangeSequence buffered =
+          ChangeSequence.of(inc("visits", 2), push("log", "v"), inc("visits", 3));
 
       ChangeSequence converted = buffered.toIdempotent(store.read(key).map(Entity::fields));
       store.apply(List.of(new EntityChanges(key, converted)));
-      // crash before the buffered write was deleted: the next drainer applies the persisted converted form again
+      // crash before the buffered write was deleted: the next drainer applies the persisted
+      // converted form again
       ChangeSequence persisted = ChangeSequence.decode(converted.encode());
-      store.apply(List.of(new EntityChanges(key, persisted.toIdempotent(store.read(key).map(Entity::fields)))));
+      store.apply(
+          List.of(
+              new EntityChanges(key, persisted.toIdempotent(store.read(key).map(Entity::fields)))));
 
-      assertThat(store.read(key).orElseThrow().fields()).isEqualTo(Map.of("visits", 15, "log", List.of("v")));
+      assertThat(store.read(key).orElseThrow().fields())
+          .isEqualTo(Map.of("visits", 15, "log", List.of("v")));
     }
   }
 
@@ -106,11 +146,13 @@ class MongoStoreIT {
   void refusesChangesToTheIdBeforeSendingAnything(MongoTestDatabase database) {
     try (MongoStore store = open(database)) {
       EntityKey key = new EntityKey(USERS, 1);
-      List<EntityChanges> batch = List.of(
-          new EntityChanges(new EntityKey(USERS, 2), ChangeSequence.of(insert(Map.of("a", 1)))),
-          new EntityChanges(key, ChangeSequence.of(set("_id", 5))));
+      List<EntityChanges> batch =
+          List.of(
+              new EntityChanges(new EntityKey(USERS, 2), ChangeSequence.of(insert(Map.of("a", 1)))),
+              new EntityChanges(key, ChangeSequence.of(set("_id", 5))));
 
-      assertThatThrownBy(() -> store.apply(batch)).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> store.apply(batch))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("_id");
       assertThat(store.read(new EntityKey(USERS, 2))).isEmpty();
     }
@@ -118,13 +160,16 @@ class MongoStoreIT {
 
   @Test
   void unreachableServerIsReportedAsUnavailable() {
-    try (MongoStore store = MongoStore.open("mongodb://127.0.0.1:" + ClosedPort.find(), "down",
-        Duration.ofMillis(500))) {
+    try (MongoStore store =
+        MongoStore.open(
+            "mongodb://127.0.0.1:" + ClosedPort.find(), "down", Duration.ofMillis(500))) {
       EntityKey key = new EntityKey(USERS, 1);
 
-      assertThatThrownBy(() -> store.read(key)).isInstanceOf(DataStoreUnavailableException.class)
+      assertThatThrownBy(() -> store.read(key))
+          .isInstanceOf(DataStoreUnavailableException.class)
           .hasMessageContaining("MongoDB unavailable");
-      assertThatThrownBy(() -> store.apply(List.of(new EntityChanges(key, ChangeSequence.of(set("a", 1))))))
+      assertThatThrownBy(
+              () -> store.apply(List.of(new EntityChanges(key, ChangeSequence.of(set("a", 1))))))
           .isInstanceOf(DataStoreUnavailableException.class);
     }
   }

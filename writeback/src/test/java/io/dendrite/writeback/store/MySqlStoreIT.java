@@ -40,7 +40,8 @@ class MySqlStoreIT {
 
   /** A driver, named by the URL scheme that picks it. */
   enum Driver {
-    CONNECTOR_J("jdbc:mysql:"), MARIADB_BULK("jdbc:mariadb:");
+    CONNECTOR_J("jdbc:mysql:"),
+    MARIADB_BULK("jdbc:mariadb:");
 
     private final String scheme;
 
@@ -62,16 +63,26 @@ class MySqlStoreIT {
       EntityKey ann = new EntityKey(USERS, 1);
       EntityKey bob = new EntityKey(USERS, 2);
 
-      store.apply(List.of(
-          new EntityChanges(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 10)))),
-          new EntityChanges(bob, ChangeSequence.of(insert(Map.of("name", "bob", "score", 20))))));
-      store.apply(List.of(
-          new EntityChanges(ann, ChangeSequence.of(set("name", "anne"), inc("score", 5),
-              inc("balance", new BigDecimal("2.25")), inc("score", 1))),
-          new EntityChanges(bob, ChangeSequence.of(delete()))));
+      store.apply(
+          List.of(
+              new EntityChanges(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 10)))),
+              new EntityChanges(
+                  bob, ChangeSequence.of(insert(Map.of("name", "bob", "score", 20))))));
+      store.apply(
+          List.of(
+              new EntityChanges(
+                  ann,
+                  ChangeSequence.of(
+                      set("name", "anne"),
+                      inc("score", 5),
+                      inc("balance", new BigDecimal("2.25")),
+                      inc("score", 1))),
+              new EntityChanges(bob, ChangeSequence.of(delete()))));
 
-      assertThat(store.read(ann)).contains(new Entity(ann, Map.of("name", "anne", "score", 16,
-          "balance", new BigDecimal("2.25"))));
+      assertThat(store.read(ann))
+          .contains(
+              new Entity(
+                  ann, Map.of("name", "anne", "score", 16, "balance", new BigDecimal("2.25"))));
       assertThat(store.read(bob)).isEmpty();
     }
   }
@@ -83,14 +94,24 @@ class MySqlStoreIT {
     createUsers(database);
     try (MySqlStore store = open(driver, database)) {
       List<EntityChanges> batch = new ArrayList<>();
-      IntStream.rangeClosed(1, 200).forEach(id -> batch.add(new EntityChanges(new EntityKey(USERS, id),
-          ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id)), inc("score", 1000), inc("score", 0)))));
+      IntStream.rangeClosed(1, 200)
+          .forEach(
+              id ->
+                  batch.add(
+                      new EntityChanges(
+                          new EntityKey(USERS, id),
+                          ChangeSequence.of(
+                              insert(Map.of("name", "u" + id, "score", id)),
+                              inc("score", 1000),
+                              inc("score", 0)))));
 
       store.apply(batch);
 
-      assertThat(store.readRange(USERS, "score", 1050, 1053)).extracting(entity -> entity.key().id())
+      assertThat(store.readRange(USERS, "score", 1050, 1053))
+          .extracting(entity -> entity.key().id())
           .containsExactly(50, 51, 52, 53);
-      assertThat(store.read(new EntityKey(USERS, 200)).orElseThrow().fields()).containsEntry("score", 1200);
+      assertThat(store.read(new EntityKey(USERS, 200)).orElseThrow().fields())
+          .containsEntry("score", 1200);
     }
   }
 
@@ -102,7 +123,8 @@ class MySqlStoreIT {
     try (MySqlStore store = open(driver, database)) {
       EntityKey ann = new EntityKey(USERS, 1);
       store.apply(List.of(new EntityChanges(ann, ChangeSequence.of(insert(Map.of("score", 0))))));
-      List<EntityChanges> session = List.of(new EntityChanges(ann, ChangeSequence.of(inc("score", 7))));
+      List<EntityChanges> session =
+          List.of(new EntityChanges(ann, ChangeSequence.of(inc("score", 7))));
 
       assertThat(store.applyOnce("session-1", session)).isTrue();
       assertThat(store.applyOnce("session-1", session)).isFalse();
@@ -123,10 +145,13 @@ class MySqlStoreIT {
     try (MySqlStore store = open(driver, database)) {
       EntityKey ann = new EntityKey(USERS, 1);
       store.apply(List.of(new EntityChanges(ann, ChangeSequence.of(insert(Map.of("score", 0))))));
-      List<EntityChanges> failing = List.of(new EntityChanges(ann, ChangeSequence.of(inc("score", 1))),
-          new EntityChanges(ann, ChangeSequence.of(set("no_such_column", 1))));
+      List<EntityChanges> failing =
+          List.of(
+              new EntityChanges(ann, ChangeSequence.of(inc("score", 1))),
+              new EntityChanges(ann, ChangeSequence.of(set("no_such_column", 1))));
 
-      assertThatThrownBy(() -> store.applyOnce("session-2", failing)).isInstanceOf(DataStoreException.class)
+      assertThatThrownBy(() -> store.applyOnce("session-2", failing))
+          .isInstanceOf(DataStoreException.class)
           .isNotInstanceOf(DataStoreUnavailableException.class);
 
       assertThat(store.read(ann).orElseThrow().fields()).containsEntry("score", 0);
@@ -158,14 +183,22 @@ class MySqlStoreIT {
       throws SQLException {
     createUsers(database);
     try (MySqlStore store = open(driver, database)) {
-      List<EntityChanges> batch = List.of(
-          new EntityChanges(new EntityKey(USERS, 1), ChangeSequence.of(insert(Map.of("score", 1)))),
-          new EntityChanges(new EntityKey(USERS, 2), ChangeSequence.of(addToSet("name", "x"))));
+      List<EntityChanges> batch =
+          List.of(
+              new EntityChanges(
+                  new EntityKey(USERS, 1), ChangeSequence.of(insert(Map.of("score", 1)))),
+              new EntityChanges(new EntityKey(USERS, 2), ChangeSequence.of(addToSet("name", "x"))));
 
-      assertThatThrownBy(() -> store.apply(batch)).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> store.apply(batch))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("not a row change");
-      assertThatThrownBy(() -> store.apply(List.of(new EntityChanges(new EntityKey(USERS, 1),
-          ChangeSequence.of(set("id", 5)))))).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(
+              () ->
+                  store.apply(
+                      List.of(
+                          new EntityChanges(
+                              new EntityKey(USERS, 1), ChangeSequence.of(set("id", 5))))))
+          .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> store.read(new EntityKey("no_such_table", 1)))
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(store.read(new EntityKey(USERS, 1))).isEmpty();
@@ -175,13 +208,20 @@ class MySqlStoreIT {
   @ParameterizedTest
   @EnumSource(Driver.class)
   void unreachableServerIsReportedAsUnavailable(Driver driver) {
-    try (MySqlStore store = MySqlStore.open(driver.url("jdbc:mysql://127.0.0.1:" + ClosedPort.find()
-        + "/down?user=u&password=p"), 2, Duration.ofMillis(500))) {
+    try (MySqlStore store =
+        MySqlStore.open(
+            driver.url("jdbc:mysql://127.0.0.1:" + ClosedPort.find() + "/down?user=u&password=p"),
+            2,
+            Duration.ofMillis(500))) {
       EntityKey key = new EntityKey(USERS, 1);
 
-      assertThatThrownBy(() -> store.read(key)).isInstanceOf(DataStoreUnavailableException.class)
+      assertThatThrownBy(() -> store.read(key))
+          .isInstanceOf(DataStoreUnavailableException.class)
           .hasMessageContaining("MySQL unavailable");
-      assertThatThrownBy(() -> store.applyOnce("s", List.of(new EntityChanges(key, ChangeSequence.of(delete())))))
+      assertThatThrownBy(
+              () ->
+                  store.applyOnce(
+                      "s", List.of(new EntityChanges(key, ChangeSequence.of(delete())))))
           .isInstanceOf(DataStoreUnavailableException.class);
     }
   }
@@ -192,26 +232,42 @@ class MySqlStoreIT {
   @Timeout(60)
   void silentServerIsReportedAsUnavailable(Driver driver) throws Exception {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        MySqlStore store = MySqlStore.open(driver.url("jdbc:mysql://127.0.0.1:" + silent.getLocalPort()
-            + "/silent?user=u&password=p"), 2, Duration.ofMillis(500))) {
+        MySqlStore store =
+            MySqlStore.open(
+                driver.url(
+                    "jdbc:mysql://127.0.0.1:"
+                        + silent.getLocalPort()
+                        + "/silent?user=u&password=p"),
+                2,
+                Duration.ofMillis(500))) {
       EntityKey key = new EntityKey(USERS, 1);
 
-      assertThatThrownBy(() -> store.apply(List.of(new EntityChanges(key, ChangeSequence.of(delete())))))
-          .isInstanceOf(DataStoreUnavailableException.class).hasMessageContaining("MySQL unavailable");
+      assertThatThrownBy(
+              () -> store.apply(List.of(new EntityChanges(key, ChangeSequence.of(delete())))))
+          .isInstanceOf(DataStoreUnavailableException.class)
+          .hasMessageContaining("MySQL unavailable");
     }
   }
 
   @Test
   void aUrlOfAnotherDriverIsRefusedWithoutEchoingItsCredentials() {
-    assertThatThrownBy(() -> MySqlStore.open("jdbc:postgresql://127.0.0.1/db?user=u&password=secret", 2,
-        Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("jdbc:mariadb:").hasMessageNotContaining("secret");
+    assertThatThrownBy(
+            () ->
+                MySqlStore.open(
+                    "jdbc:postgresql://127.0.0.1/db?user=u&password=secret",
+                    2,
+                    Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("jdbc:mariadb:")
+        .hasMessageNotContaining("secret");
   }
 
   private static void createUsers(MySqlTestDatabase database) throws SQLException {
-    try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT,"
-          + " balance DECIMAL(10,2), INDEX (score))");
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute(
+          "CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT,"
+              + " balance DECIMAL(10,2), INDEX (score))");
     }
   }
 
