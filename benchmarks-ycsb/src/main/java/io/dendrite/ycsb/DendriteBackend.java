@@ -127,10 +127,11 @@ final class DendriteBackend implements RecordBackend {
               .collection(table.name())
               .domain(RecordTable.NUMBER)
               .cache(cache)
-              .writePolicy(policy)
-              .beta(beta)
+              .maxSharedFraction(beta)
               .changeRecords(new RecordChangeRecords(table));
-      if (policy == WritePolicy.WRITE_BACK) {
+      if (policy != WritePolicy.WRITE_BACK) {
+        builder.writePolicy(policy);
+      } else {
         engine =
             WriteBack.builder()
                 .cache(cache)
@@ -146,12 +147,11 @@ final class DendriteBackend implements RecordBackend {
                 .build();
         buffer =
             RangeWriteBack.builder(DomainType.LONG)
-                .cache(cache)
                 .writeBack(engine)
                 .collection(table.name())
                 .domain(RecordTable.NUMBER)
                 .build();
-        builder.writeBuffer(buffer);
+        builder.writeBack(buffer);
       }
       return new DendriteBackend(store, cache, engine, buffer, builder.build());
     } catch (RuntimeException e) {

@@ -1174,19 +1174,29 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       return this;
     }
 
-    /** Write-around (default), write-through, or write-back (which also needs a {@link #writeBuffer}). */
+    /**
+     * Write-around (default) or write-through. Write-back is chosen with its buffer, {@link #writeBack}.
+     *
+     * @throws IllegalArgumentException for {@link WritePolicy#WRITE_BACK}, which needs its buffer
+     */
     public Builder<K, R> writePolicy(WritePolicy policy) {
-      this.policy = Objects.requireNonNull(policy, "policy");
+      Objects.requireNonNull(policy, "policy");
+      if (policy == WritePolicy.WRITE_BACK) {
+        throw new IllegalArgumentException(
+            "policy WRITE_BACK needs the buffer its writes go to: use writeBack(buffer)");
+      }
+      this.policy = policy;
       return this;
     }
 
     /**
-     * Where {@link WritePolicy#WRITE_BACK} buffers writes (the write-back module's {@code RangeWriteBack}).
-     * With write-back, the {@code change} given to a write is handed to this buffer, which must accept its type,
-     * and the write's {@link ChangeApplier} is not used (it may be null).
+     * {@link WritePolicy#WRITE_BACK}: writes are buffered in {@code buffer} (the write-back module's {@code
+     * RangeWriteBack}), which drains them to the data store later. The {@code change} given to a write is handed to
+     * the buffer, which must accept its type, and the write's {@link ChangeApplier} is not used (it may be null).
      */
-    public Builder<K, R> writeBuffer(WriteBuffer<K> writeBuffer) {
-      this.writeBuffer = Objects.requireNonNull(writeBuffer, "writeBuffer");
+    public Builder<K, R> writeBack(WriteBuffer<K> buffer) {
+      this.writeBuffer = Objects.requireNonNull(buffer, "buffer");
+      this.policy = WritePolicy.WRITE_BACK;
       return this;
     }
 
@@ -1200,10 +1210,14 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       return this;
     }
 
-    /** β in [0, 1]: the largest fraction of data two cached result sets may share (default 1). */
-    public Builder<K, R> beta(double beta) {
+    /**
+     * The largest fraction of their rows two cached result sets may share, in [0, 1] (the CPR paper's β, default
+     * 1): 0 caches every row once, as points; 1 caches each range's result whole, however much it overlaps others.
+     */
+    public Builder<K, R> maxSharedFraction(double beta) {
       if (!(beta >= 0 && beta <= 1)) {
-        throw new IllegalArgumentException("beta must be in [0, 1], got " + beta);
+        throw new IllegalArgumentException(
+            "maxSharedFraction (beta) must be in [0, 1], got " + beta);
       }
       this.beta = beta;
       return this;
@@ -1248,9 +1262,9 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (collection == null || domain == null || cache == null) {
         throw new IllegalStateException("collection, domain and cache are required");
       }
-      if ((policy == WritePolicy.WRITE_BACK) != (writeBuffer != null)) {
+      if (writeBuffer != null && policy != WritePolicy.WRITE_BACK) {
         throw new IllegalStateException(
-            "a write buffer is required by WRITE_BACK and used by nothing else");
+            "writeBack(buffer) and writePolicy(" + policy + ") conflict: choose one");
       }
       return new Dendrite<>(this);
     }

@@ -9,7 +9,7 @@ public enum WritePolicy {
   /**
    * Update them as write-through does, but hand the change to a {@link WriteBuffer} instead of the data
    * store: the write is acknowledged once it is buffered, and a get that misses applies the buffered writes
-   * overlapping its interval before it queries.
+   * overlapping its interval before it queries. Chosen with its buffer, {@link Dendrite.Builder#writeBack}.
    */
   WRITE_BACK
 }

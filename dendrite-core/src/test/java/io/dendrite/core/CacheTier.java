@@ -25,7 +25,8 @@ final class CacheTier implements AutoCloseable {
     List<ServerAddress> addresses = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       IqServer server =
-          IqServer.start(IqServerConfig.builder().port(0).leaseMillis(10_000).build());
+          IqServer.start(
+              IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(10_000)).build());
       servers.add(server);
       int port = server.port();
       if (behindProxies) {

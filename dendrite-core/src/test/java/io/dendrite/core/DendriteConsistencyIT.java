@@ -52,8 +52,11 @@ class DendriteConsistencyIT {
             RUN,
             builder ->
                 changeRecords
-                    ? builder.writePolicy(policy).beta(beta).changeRecords(ScoreTable.SET_RECORDS)
-                    : builder.writePolicy(policy).beta(beta));
+                    ? builder
+                        .writePolicy(policy)
+                        .maxSharedFraction(beta)
+                        .changeRecords(ScoreTable.SET_RECORDS)
+                    : builder.writePolicy(policy).maxSharedFraction(beta));
 
     assertThat(outcome.report.count()).as("stale reads: %s", outcome.report.violations()).isZero();
     assertThat(outcome.report.rowReadsChecked()).isGreaterThan(1_000);
@@ -72,7 +75,8 @@ class DendriteConsistencyIT {
         run(
             database,
             CONTROL_RUN,
-            builder -> builder.writePolicy(policy).beta(1.0).withoutLeasesForTesting());
+            builder ->
+                builder.writePolicy(policy).maxSharedFraction(1.0).withoutLeasesForTesting());
 
     assertThat(outcome.report.count()).as("stale reads without leases").isGreaterThan(0);
   }

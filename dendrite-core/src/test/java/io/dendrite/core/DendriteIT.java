@@ -43,7 +43,7 @@ class DendriteIT {
   }
 
   private Dendrite<Integer, ScoreRow> dendrite(WritePolicy policy, double beta) {
-    return dendrite(builder -> builder.writePolicy(policy).beta(beta));
+    return dendrite(builder -> builder.writePolicy(policy).maxSharedFraction(beta));
   }
 
   private Dendrite<Integer, ScoreRow> dendrite(
@@ -275,7 +275,7 @@ class DendriteIT {
             builder ->
                 builder
                     .writePolicy(WritePolicy.WRITE_AROUND)
-                    .beta(0.0)
+                    .maxSharedFraction(0.0)
                     .intervalLeases(Duration.ofMillis(300), Duration.ofSeconds(10)))) {
       CompletableFuture<List<ScoreRow>> filler =
           CompletableFuture.supplyAsync(() -> get(dendrite, 0, 3));
@@ -304,7 +304,9 @@ class DendriteIT {
   void aFillerDoesNotCoverAPointWhoseEntryAGetDroppedMeanwhile() throws Exception {
     StallingCodec stalling = new StallingCodec(null);
     try (Dendrite<Integer, ScoreRow> dendrite =
-        dendrite(stalling, builder -> builder.writePolicy(WritePolicy.WRITE_AROUND).beta(0.0))) {
+        dendrite(
+            stalling,
+            builder -> builder.writePolicy(WritePolicy.WRITE_AROUND).maxSharedFraction(0.0))) {
       List<ScoreRow> rows = table.range(0, 1);
       get(dendrite, 0, 0); // point 0 cached and registered; [0, 1] is not covered
       stalling.holdOn(row -> row.id() == 1);
@@ -525,8 +527,7 @@ class DendriteIT {
           @Override
           public void applyOverlapping(Interval<Integer> interval) {}
         };
-    try (Dendrite<Integer, ScoreRow> dendrite =
-        dendrite(builder -> builder.writePolicy(WritePolicy.WRITE_BACK).writeBuffer(failing))) {
+    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(builder -> builder.writeBack(failing))) {
       get(dendrite, 0, 9);
       ScoreRow row = new ScoreRow(3, 33);
       assertThatThrownBy(() -> dendrite.update(3, 3, row, null, ScoreTable.putting(row)))

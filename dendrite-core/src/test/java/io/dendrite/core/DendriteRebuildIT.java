@@ -77,7 +77,7 @@ class DendriteRebuildIT {
         .domain("id")
         .cache(cacheTier.client)
         .writePolicy(policy)
-        .beta(beta)
+        .maxSharedFraction(beta)
         .logBatch(2)
         .build();
   }

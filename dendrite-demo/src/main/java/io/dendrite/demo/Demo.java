@@ -73,7 +73,7 @@ public final class Demo {
                 .range(0, ROWS - 1)
                 .cache(cache)
                 .writePolicy(WritePolicy.WRITE_THROUGH)
-                .beta(1.0)
+                .maxSharedFraction(1.0)
                 .build()) {
       System.out.printf("IQ server: embedded on 127.0.0.1:%d%n", server.port());
       load(db);

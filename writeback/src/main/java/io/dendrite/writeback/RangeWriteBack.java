@@ -5,7 +5,6 @@ import io.dendrite.core.RangeNames;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.interval.BufferedWriteIndex;
 import io.dendrite.core.interval.Interval;
-import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -37,9 +36,9 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * RangeWriteBack<Long> buffer = RangeWriteBack.builder(DomainType.LONG)
- *     .cache(iqClient).writeBack(engine).collection("t").domain("id").build();
+ *     .writeBack(engine).collection("t").domain("id").build();
  * Dendrite<Long, Row> dendrite = Dendrite.builder(DomainType.LONG, codec).collection("t").domain("id")
- *     .cache(iqClient).writePolicy(WritePolicy.WRITE_BACK).writeBuffer(buffer).build();
+ *     .cache(iqClient).writeBack(buffer).build();
  * dendrite.update(7L, 7L, new EntityChanges(new EntityKey("t", 7L), ChangeSequence.of(Change.set("v", 1))),
  *     null, cacheUpdate);
  * }</pre>
@@ -116,7 +115,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     this.applyOnMiss = builder.applyOnMiss;
     this.intervalLog =
         new BufferedIntervalLog(
-            builder.cache,
+            builder.writeBack.cache(),
             builder.collection,
             builder.domain,
             builder.logPartitions,
@@ -438,7 +437,6 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
    */
   public static final class Builder<K extends Comparable<? super K>> {
     private final DomainType<K> type;
-    private IqClient cache;
     private WriteBack writeBack;
     private String collection;
     private String domain;
@@ -450,12 +448,6 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
 
     private Builder(DomainType<K> type) {
       this.type = Objects.requireNonNull(type, "type");
-    }
-
-    /** The cache servers that hold the log (the engine's). Required. */
-    public Builder<K> cache(IqClient cache) {
-      this.cache = Objects.requireNonNull(cache, "cache");
-      return this;
     }
 
     /**
@@ -489,8 +481,8 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     }
 
     /** How many removal records to batch into one append (α, default 16); a lost batch only costs no-op drains. */
-    public Builder<K> logBatch(int records) {
-      this.logBatch = atLeastOne("logBatch", records);
+    public Builder<K> logBatch(int alpha) {
+      this.logBatch = atLeastOne("logBatch (alpha)", alpha);
       return this;
     }
 
@@ -532,8 +524,8 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
      * @throws IllegalStateException when a required setting is missing
      */
     public RangeWriteBack<K> build() {
-      if (cache == null || writeBack == null || collection == null || domain == null) {
-        throw new IllegalStateException("cache, writeBack, collection and domain are required");
+      if (writeBack == null || collection == null || domain == null) {
+        throw new IllegalStateException("writeBack, collection and domain are required");
       }
       return new RangeWriteBack<>(this);
     }

@@ -58,6 +58,7 @@ public final class WriteBack implements AutoCloseable {
   private final DrainThreads drainThreads;
   private final int replicas;
   private final PinnedReplicas pinnedReplicas;
+  private final IqClient cache;
   private final ReplicaRepair replicaRepair;
   private final Duration drainOnClose;
   private boolean closed;
@@ -66,6 +67,7 @@ public final class WriteBack implements AutoCloseable {
     this.replicas = builder.replicas;
     this.drainOnClose = builder.drainOnClose;
     Duration drainDelay = builder.drainDelay;
+    this.cache = builder.cache;
     PinnedReplicas replicas = new PinnedReplicas(builder.cache, builder.replicas);
     this.pinnedReplicas = replicas;
     Clock clock = Clock.systemUTC();
@@ -218,6 +220,11 @@ public final class WriteBack implements AutoCloseable {
         foundWork = true;
       }
     }
+  }
+
+  /** The cache servers holding this engine's buffered writes (a range write-back's log goes there too). */
+  IqClient cache() {
+    return cache;
   }
 
   /** Every document the partitions list as buffered now (one batched read of them all). */

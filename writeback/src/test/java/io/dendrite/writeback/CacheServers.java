@@ -41,7 +41,7 @@ final class CacheServers implements AutoCloseable {
               IqServerConfig.builder()
                   .port(0)
                   .pinnedMemoryBytes(pinnedMemoryBytes)
-                  .leaseMillis(leaseLifetime.toMillis())
+                  .leaseLifetime(leaseLifetime)
                   .build());
       servers.add(server);
       addresses.add(new ServerAddress("127.0.0.1", server.port()));

@@ -122,7 +122,9 @@ class CutOffCacheServerIT {
   private List<ServerAddress> startServersFirstBehindProxy() throws Exception {
     List<ServerAddress> addresses = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      IqServer server = IqServer.start(IqServerConfig.builder().port(0).leaseMillis(3_000).build());
+      IqServer server =
+          IqServer.start(
+              IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(3_000)).build());
       servers.add(server);
       if (i == 0) {
         proxy = new CuttableProxy(server.port());

@@ -2,7 +2,6 @@ package io.dendrite.writeback;
 
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
-import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.store.DataStore;
 import java.util.List;
@@ -29,7 +28,6 @@ final class RangeStack implements AutoCloseable {
         range
             .apply(
                 RangeWriteBack.builder(DomainType.LONG)
-                    .cache(cache)
                     .writeBack(writeBack)
                     .collection(RangeRow.TABLE)
                     .domain(RangeRow.RANGE_ATTRIBUTE))
@@ -42,8 +40,7 @@ final class RangeStack implements AutoCloseable {
                     .domain(RangeRow.RANGE_ATTRIBUTE)
                     .range(0L, MAX_ID)
                     .cache(cache)
-                    .writePolicy(WritePolicy.WRITE_BACK)
-                    .writeBuffer(buffer))
+                    .writeBack(buffer))
             .build();
   }
 

@@ -81,7 +81,7 @@ class RangeWriteBackConsistencyIT {
               beta,
               true,
               range -> range,
-              settings -> settings.beta(beta).changeRecords(RangeRow.CHANGE_RECORDS)));
+              settings -> settings.maxSharedFraction(beta).changeRecords(RangeRow.CHANGE_RECORDS)));
     }
   }
 
@@ -171,7 +171,8 @@ class RangeWriteBackConsistencyIT {
       boolean singleProcess,
       UnaryOperator<RangeWriteBack.Builder<Long>> range)
       throws Exception {
-    return run(store, duration, beta, singleProcess, range, settings -> settings.beta(beta));
+    return run(
+        store, duration, beta, singleProcess, range, settings -> settings.maxSharedFraction(beta));
   }
 
   private static Outcome run(

@@ -96,7 +96,7 @@ public final class LoadGenerator {
             IqServer.start(
                 IqServerConfig.builder()
                     .port(0)
-                    .leaseMillis(10_000)
+                    .leaseLifetime(Duration.ofMillis(10_000))
                     .memoryBytes(256L << 20)
                     .build());
         iq =

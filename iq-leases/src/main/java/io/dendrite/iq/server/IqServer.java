@@ -91,14 +91,14 @@ public final class IqServer implements AutoCloseable {
               .bind(config.listenAddress(), config.port())
               .syncUninterruptibly()
               .channel();
-      long sweepMillis = Math.max(50, Math.min(1000, config.leaseMillis() / 4));
+      long sweepMillis = Math.max(50, Math.min(1000, config.leaseLifetime().toMillis() / 4));
       workers.scheduleAtFixedRate(state::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
       IqServer server = new IqServer(acceptor, workers, channel, state);
       LOG.info(
           "IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B, {})",
           config.listenAddress(),
           server.port,
-          config.leaseMillis(),
+          config.leaseLifetime().toMillis(),
           config.memoryBytes(),
           config.pinnedMemoryBytes(),
           epoll ? "epoll" : "nio");

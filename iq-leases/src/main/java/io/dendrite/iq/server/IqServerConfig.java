@@ -1,12 +1,14 @@
 package io.dendrite.iq.server;
 
+import java.time.Duration;
+
 /**
  * Everything an {@link IqServer} can be configured with. Immutable; build one with
  * {@link #builder()} or take {@link #defaults()}.
  *
  * @param port TCP port, {@code 0} for an ephemeral one (see {@link IqServer#port()})
  * @param listenAddress the address to bind; loopback unless told otherwise
- * @param leaseMillis lifetime of every lease, transaction record and session record
+ * @param leaseLifetime lifetime of every lease, transaction record and session record
  * @param memoryBytes budget for unpinned items (keys, values and per-item overhead)
  * @param pinnedMemoryBytes budget for pinned items, which are never evicted
  * @param maxItemSize the largest value accepted, in bytes
@@ -18,7 +20,7 @@ package io.dendrite.iq.server;
 public record IqServerConfig(
     int port,
     String listenAddress,
-    long leaseMillis,
+    Duration leaseLifetime,
     long memoryBytes,
     long pinnedMemoryBytes,
     int maxItemSize,
@@ -29,7 +31,9 @@ public record IqServerConfig(
   public IqServerConfig {
     require(port >= 0 && port <= 65_535, "port must be in [0, 65535]");
     require(listenAddress != null && !listenAddress.isBlank(), "listenAddress is required");
-    require(leaseMillis > 0, "leaseMillis must be positive");
+    require(
+        leaseLifetime != null && leaseLifetime.toMillis() > 0,
+        "leaseLifetime must be at least 1 ms, got " + leaseLifetime);
     require(memoryBytes > 0, "memoryBytes must be positive");
     require(pinnedMemoryBytes >= 0, "pinnedMemoryBytes must not be negative");
     require(maxItemSize > 0 && maxItemSize <= (1 << 30), "maxItemSize must be in (0, 1 GiB]");
@@ -57,7 +61,7 @@ public record IqServerConfig(
   public static final class Builder {
     private int port = 11211;
     private String listenAddress = "127.0.0.1";
-    private long leaseMillis = 10_000;
+    private Duration leaseLifetime = Duration.ofSeconds(10);
     private long memoryBytes = 64L << 20;
     private long pinnedMemoryBytes = 64L << 20;
     private int maxItemSize = 1 << 20;
@@ -77,8 +81,9 @@ public record IqServerConfig(
       return this;
     }
 
-    public Builder leaseMillis(long leaseMillis) {
-      this.leaseMillis = leaseMillis;
+    /** How long every lease, transaction record and session record lives (default 10 s). */
+    public Builder leaseLifetime(Duration leaseLifetime) {
+      this.leaseLifetime = leaseLifetime;
       return this;
     }
 
@@ -117,7 +122,7 @@ public record IqServerConfig(
       return new IqServerConfig(
           port,
           listenAddress,
-          leaseMillis,
+          leaseLifetime,
           memoryBytes,
           pinnedMemoryBytes,
           maxItemSize,

@@ -122,7 +122,7 @@ public final class IqServerMain {
         case "--max-item-size" -> builder.maxItemSize(Math.toIntExact(size(option, value)));
         case "--memory" -> builder.memoryBytes(size(option, value));
         case "--pinned-memory" -> builder.pinnedMemoryBytes(size(option, value));
-        case "--lease-ms" -> builder.leaseMillis(integer(option, value));
+        case "--lease-ms" -> builder.leaseLifetime(Duration.ofMillis(integer(option, value)));
         default -> throw new IllegalArgumentException("unknown option " + option);
       }
     }

@@ -54,7 +54,7 @@ final class ServerState {
     this.clock = clock;
     this.scheduler = scheduler;
     this.items = new ItemStore(config.memoryBytes(), config.pinnedMemoryBytes(), clock);
-    this.sessions = new SessionTable(clock, config.leaseMillis(), stats);
+    this.sessions = new SessionTable(clock, config.leaseLifetime().toMillis(), stats);
     this.leases = new LeaseTable(sessions::isLive, stats);
     this.startedAtMillis = clock.getAsLong();
   }
@@ -65,7 +65,7 @@ final class ServerState {
 
   /** When a lease granted now lapses. */
   long leaseExpiry() {
-    return now() + config.leaseMillis();
+    return now() + config.leaseLifetime().toMillis();
   }
 
   /** Converts a memcached exptime to a wall-clock expiry ({@code 0} = never). */

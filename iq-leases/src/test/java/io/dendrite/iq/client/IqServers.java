@@ -32,7 +32,9 @@ final class IqServers implements AutoCloseable {
     for (int i = 0; i < count; i++) {
       servers.add(
           IqServer.start(
-              serverSettings.apply(IqServerConfig.builder().port(0).leaseMillis(10_000)).build()));
+              serverSettings
+                  .apply(IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(10_000)))
+                  .build()));
     }
     client =
         clientSettings

@@ -24,7 +24,7 @@ class ReplicaPlacementIT {
       new IqServers(
           3,
           client -> client.requestTimeout(Duration.ofMillis(500)),
-          server -> server.leaseMillis(LEASE_MILLIS));
+          server -> server.leaseLifetime(Duration.ofMillis(LEASE_MILLIS)));
   private final IqClient client = cluster.client;
   private final List<String> keys = IntStream.range(0, 300).mapToObj(i -> "BW:k" + i).toList();
 

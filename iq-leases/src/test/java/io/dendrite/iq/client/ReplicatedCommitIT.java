@@ -29,7 +29,8 @@ class ReplicatedCommitIT {
   @Test
   void aCommitThatLapsedOnEveryServerIsALostLeaseAndChangesNothing() throws Exception {
     try (IqServer server =
-            IqServer.start(IqServerConfig.builder().port(0).leaseMillis(10_000).build());
+            IqServer.start(
+                IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(10_000)).build());
         LapsingProxy proxy = new LapsingProxy(server.port());
         IqClient client =
             IqClient.builder()

@@ -142,7 +142,10 @@ class SharedConnectionIT {
     cluster.servers.set(
         0,
         io.dendrite.iq.server.IqServer.start(
-            io.dendrite.iq.server.IqServerConfig.builder().port(port).leaseMillis(10_000).build()));
+            io.dendrite.iq.server.IqServerConfig.builder()
+                .port(port)
+                .leaseLifetime(Duration.ofMillis(10_000))
+                .build()));
 
     assertThat(server.epoch())
         .as("seen closed without a request failing first")

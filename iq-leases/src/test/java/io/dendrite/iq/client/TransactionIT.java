@@ -154,7 +154,9 @@ class TransactionIT {
     int port = old.port();
     old.close();
     cluster.servers.set(
-        1, IqServer.start(IqServerConfig.builder().port(port).leaseMillis(10_000).build()));
+        1,
+        IqServer.start(
+            IqServerConfig.builder().port(port).leaseLifetime(Duration.ofMillis(10_000)).build()));
 
     assertThat(tx.commit()).isEqualTo(Outcome.STATE_LOST);
     assertThat(client.get(key)).as("the new server is usable").isEmpty();
@@ -168,7 +170,9 @@ class TransactionIT {
     int port = old.port();
     old.close();
     cluster.servers.set(
-        2, IqServer.start(IqServerConfig.builder().port(port).leaseMillis(10_000).build()));
+        2,
+        IqServer.start(
+            IqServerConfig.builder().port(port).leaseLifetime(Duration.ofMillis(10_000)).build()));
     // The new server hands out the same token numbers; the old handle must not fill its lease.
     ReadResult fresh = client.read(key);
     assertThat(fresh).isInstanceOf(ReadResult.Leased.class);

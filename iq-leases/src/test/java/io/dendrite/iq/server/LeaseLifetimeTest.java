@@ -2,6 +2,7 @@ package io.dendrite.iq.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,8 @@ class LeaseLifetimeTest {
   @Test
   void aDeadHoldersLeaseExpiresAndTheNextReaderGetsOne() throws InterruptedException {
     try (IqServer server =
-            IqServer.start(IqServerConfig.builder().port(0).leaseMillis(200).build());
+            IqServer.start(
+                IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(200)).build());
         TestConnection reader = new TestConnection(server.port())) {
       TestConnection holder = new TestConnection(server.port());
       long token = TestConnection.token(holder.call("iqget k 0"));
@@ -29,7 +31,8 @@ class LeaseLifetimeTest {
   @Test
   void transactionRecordsLapseWithTheLease() throws InterruptedException {
     try (IqServer server =
-            IqServer.start(IqServerConfig.builder().port(0).leaseMillis(200).build());
+            IqServer.start(
+                IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(200)).build());
         TestConnection c = new TestConnection(server.port())) {
       c.call("set k 0 0 1\nv");
       assertThat(c.call("qareg k T")).isEqualTo("LEASE 1\n");
@@ -52,7 +55,8 @@ class LeaseLifetimeTest {
   @Test
   void aRequestThatArrivesAfterItsTransactionWasReleasedTakesNoLease() {
     try (IqServer server =
-            IqServer.start(IqServerConfig.builder().port(0).leaseMillis(10_000).build());
+            IqServer.start(
+                IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(10_000)).build());
         TestConnection c = new TestConnection(server.port())) {
       c.call("set k 0 0 1\nv");
       assertThat(c.call("release T")).isEqualTo("NOT_FOUND\n");

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -91,7 +92,7 @@ class ProtocolFuzzIT {
             .maxItemSize(MAX_ITEM)
             .memoryBytes(4L << 20)
             .pinnedMemoryBytes(1L << 20)
-            .leaseMillis(500)
+            .leaseLifetime(Duration.ofMillis(500))
             .build();
     try (IqServer server = IqServer.start(config);
         Socket socket = new Socket("127.0.0.1", server.port())) {
@@ -135,7 +136,7 @@ class ProtocolFuzzIT {
         assertThat(fresh.call("set after 0 0 3\nabc")).isEqualTo("STORED\n");
         assertThat(fresh.call("get after")).isEqualTo("VALUE after 0 3\nabc\nEND\n");
         // Lease, transaction and session state lapses with the lease lifetime: nothing leaks.
-        Thread.sleep(3 * config.leaseMillis());
+        Thread.sleep(3 * config.leaseLifetime().toMillis());
         String stats = fresh.call("stats");
         assertThat(statValue(stats, "curr_leases")).isZero();
         assertThat(statValue(stats, "curr_transactions")).isZero();

@@ -3,7 +3,6 @@ package io.dendrite.writeback.bench;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.RowCodec;
-import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.server.IqServer;
 import io.dendrite.iq.server.IqServerConfig;
@@ -121,7 +120,6 @@ public class WriteBackUpdateBenchmark {
             .build();
     buffer =
         RangeWriteBack.builder(DomainType.LONG)
-            .cache(cache)
             .writeBack(engine)
             .collection("usertable")
             .domain("ycsb_id")
@@ -131,8 +129,7 @@ public class WriteBackUpdateBenchmark {
             .collection("usertable")
             .domain("ycsb_id")
             .cache(cache)
-            .writePolicy(WritePolicy.WRITE_BACK)
-            .writeBuffer(buffer)
+            .writeBack(buffer)
             .build();
   }
 
