@@ -1259,12 +1259,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
      * @throws IllegalStateException if a required setting is missing or the range is owned elsewhere
      */
     public Dendrite<K, R> build() {
-      if (collection == null || domain == null || cache == null) {
-        throw new IllegalStateException("collection, domain and cache are required");
-      }
       if (writeBuffer != null && policy != WritePolicy.WRITE_BACK) {
         throw new IllegalStateException(
             "writeBack(buffer) and writePolicy(" + policy + ") conflict: choose one");
+      }
+      if (collection == null || domain == null || cache == null) {
+        throw new IllegalStateException("collection, domain and cache are required");
       }
       return new Dendrite<>(this);
     }

@@ -1,0 +1,56 @@
+package io.dendrite.core;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dendrite.core.interval.Interval;
+import org.junit.jupiter.api.Test;
+
+/** The builder refuses what it cannot build, in the setter that got it or in build(), naming the setting. */
+class DendriteBuilderTest {
+
+  /** A buffer that is never used: the builder only keeps it. */
+  private static final WriteBuffer<Integer> UNUSED =
+      new WriteBuffer<>() {
+        @Override
+        public void check(Object change) {}
+
+        @Override
+        public void buffer(Interval<Integer> interval, Object change) {}
+
+        @Override
+        public void applyOverlapping(Interval<Integer> interval) {}
+      };
+
+  @Test
+  void writeBackIsChosenWithItsBufferNotByPolicyAlone() {
+    assertThatThrownBy(
+            () ->
+                Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+                    .writePolicy(WritePolicy.WRITE_BACK))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("writeBack(buffer)");
+  }
+
+  @Test
+  void aBufferAndAnotherPolicyConflict() {
+    assertThatThrownBy(
+            () ->
+                Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+                    .writeBack(UNUSED)
+                    .writePolicy(WritePolicy.WRITE_THROUGH)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("writeBack(buffer) and writePolicy(WRITE_THROUGH) conflict");
+  }
+
+  @Test
+  void settingsOutOfRangeAreRefusedWithTheirValue() {
+    assertThatThrownBy(
+            () -> Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC).maxSharedFraction(1.5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxSharedFraction (beta) must be in [0, 1], got 1.5");
+    assertThatThrownBy(() -> Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC).logBatch(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("got 0");
+  }
+}
