@@ -216,7 +216,7 @@ final class DendriteBackend implements RecordBackend {
         trips,
         () -> {
           // Under write-back the change goes to the buffer and the applier is not used.
-          dendrite.update(
+          dendrite.write(
               number,
               number,
               change,

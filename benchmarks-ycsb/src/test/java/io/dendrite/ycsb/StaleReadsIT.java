@@ -33,9 +33,8 @@ class StaleReadsIT {
     YcsbRun.run(directory, true, MySqlClient.class, 1, mysql).assertOnlyOk(false);
 
     // The race needs a reader's miss to straddle a writer's commit and delete: usually many times a
-    // second, but a
-    // loaded machine may take longer, so the control gets a few rounds before it is declared
-    // broken.
+    // second, but a loaded machine may take longer, so the control gets a few rounds before it is
+    // declared broken.
     long lookasideStale = 0;
     for (int round = 0; round < ROUNDS && lookasideStale == 0; round++) {
       YcsbRun lookaside =

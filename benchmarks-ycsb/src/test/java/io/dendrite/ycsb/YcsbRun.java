@@ -74,9 +74,8 @@ final class YcsbRun {
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     // Only a guard against a hung run: runs are sized by operation count, and FerretDB's range
-    // finds (a whole-table
-    // read each) fell to 4 operations per second with two soaks beside it (400 operations: over 180
-    // s).
+    // finds (a whole-table read each) fell to 4 operations per second with two soaks beside it (400
+    // operations: over 180 s).
     if (!process.waitFor(RUN_GUARD.toSeconds(), TimeUnit.SECONDS)) {
       process.destroyForcibly();
       throw new AssertionError(

@@ -63,8 +63,7 @@ public final class StaleReadChecker {
       List<History.Write> writes,
       History.Read read) {
     // The latest start among writes that ended before the read began: any write (or the initial
-    // value)
-    // that ended before this instant was certainly overwritten before the read.
+    // value) that ended before this instant was certainly overwritten before the read.
     long overwrittenBefore = Long.MIN_VALUE;
     for (History.Write write : writes) {
       if (write.end() < read.start()) {

@@ -216,10 +216,8 @@ final class EntryIndex<K extends Comparable<? super K>> {
    */
   void remove(Entry<K> entry) {
     // Under the coverage lock: a filler covering an interval checks its points are still
-    // registered, so an entry
-    // is either gone before that check or uncovered after the cover, and no plan sees the entry
-    // gone while the
-    // coverage stays (soak finding 9).
+    // registered, so an entry is either gone before that check or uncovered after the cover, and no
+    // plan sees the entry gone while the coverage stays (soak finding 9).
     long stamp = coverageLock.writeLock();
     try {
       uncoverOverlappingLocked(entry.interval());

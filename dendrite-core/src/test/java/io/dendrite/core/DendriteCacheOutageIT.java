@@ -52,7 +52,7 @@ class DendriteCacheOutageIT {
       cacheTier.proxies.get(1).cut();
       assertThat(dendrite.get(lb, lb + 4, query)).contains(new ScoreRow(lb, 0));
       ScoreRow changed = new ScoreRow(lb, 42);
-      dendrite.update(lb, lb, changed, table::set, ScoreTable.putting(changed));
+      dendrite.write(lb, lb, changed, table::set, ScoreTable.putting(changed));
       assertThat(dendrite.get(lb, lb + 4, query)).contains(changed);
       assertThat(dendrite.metrics().cacheUnavailable()).isGreaterThan(0);
 

@@ -164,11 +164,11 @@ class DendriteConsistencyIT {
     int id = random.nextInt(ROWS);
     long start = System.nanoTime();
     if (random.nextInt(10) == 0) {
-      dendrite.delete(id, id, id, table::remove, ScoreTable.removing(id));
+      dendrite.write(id, id, id, table::remove, ScoreTable.removing(id));
       history.recordWrite(id, null, start, System.nanoTime());
     } else {
       ScoreRow row = new ScoreRow(id, versions.incrementAndGet());
-      dendrite.update(id, id, row, table::set, ScoreTable.putting(row));
+      dendrite.write(id, id, row, table::set, ScoreTable.putting(row));
       history.recordWrite(id, row.val(), start, System.nanoTime());
     }
   }

@@ -75,7 +75,7 @@ class DendriteIT {
   }
 
   private void put(Dendrite<Integer, ScoreRow> dendrite, ScoreRow row) {
-    dendrite.update(row.id(), row.id(), row, table::set, ScoreTable.putting(row));
+    dendrite.write(row.id(), row.id(), row, table::set, ScoreTable.putting(row));
   }
 
   @Test
@@ -136,7 +136,7 @@ class DendriteIT {
       get(dendrite, 5, 14);
 
       put(dendrite, new ScoreRow(7, 70));
-      dendrite.delete(8, 8, 8, table::remove, ScoreTable.removing(8));
+      dendrite.write(8, 8, 8, table::remove, ScoreTable.removing(8));
 
       assertThat(get(dendrite, 0, 9))
           .contains(new ScoreRow(7, 70))
@@ -162,7 +162,7 @@ class DendriteIT {
       get(dendrite, 5, 14);
 
       long awaited = cacheTier.client.roundTripsOfCurrentThread();
-      dendrite.update(7, 7, new ScoreRow(7, 70), table::set, null);
+      dendrite.write(7, 7, new ScoreRow(7, 70), table::set, null);
       assertThat(cacheTier.client.roundTripsOfCurrentThread() - awaited)
           .as("both entries' appends together, then the commit")
           .isEqualTo(2);
@@ -176,7 +176,7 @@ class DendriteIT {
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(7, 70)).hasSize(10);
       assertThat(get(dendrite, 5, 14)).contains(new ScoreRow(7, 70)).hasSize(10);
 
-      dendrite.delete(
+      dendrite.write(
           8, 8, 8, table::remove, ScoreTable.removing(8)); // not a record: rewrites both entries
       assertThat(
               codec
@@ -186,7 +186,7 @@ class DendriteIT {
           .isEmpty();
 
       for (int version = 1; version <= 20; version++) {
-        dendrite.update(9, 9, new ScoreRow(9, version), table::set, null);
+        dendrite.write(9, 9, new ScoreRow(9, version), table::set, null);
       }
       // 16 appends, the 17th write rewrites the entry whole, then 3 more appends
       assertThat(
@@ -204,7 +204,7 @@ class DendriteIT {
   @Test
   void aChangeWithoutACacheUpdateIsRefusedUnlessChangeRecordsTakeIt() {
     try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
-      assertThatThrownBy(() -> dendrite.update(7, 7, new ScoreRow(7, 70), table::set, null))
+      assertThatThrownBy(() -> dendrite.write(7, 7, new ScoreRow(7, 70), table::set, null))
           .isInstanceOf(NullPointerException.class)
           .hasMessageContaining("cacheUpdate is required");
     }
@@ -214,7 +214,7 @@ class DendriteIT {
                 builder
                     .writePolicy(WritePolicy.WRITE_THROUGH)
                     .changeRecords(ScoreTable.SET_RECORDS))) {
-      assertThatThrownBy(() -> dendrite.delete(7, 7, 7, table::remove, null))
+      assertThatThrownBy(() -> dendrite.write(7, 7, 7, table::remove, null))
           .isInstanceOf(NullPointerException.class)
           .hasMessageContaining("not a io.dendrite.core.ScoreRow");
     }
@@ -253,7 +253,7 @@ class DendriteIT {
       assertThat(get(dendrite, 0, 9)).hasSize(9);
 
       ScoreRow inserted = new ScoreRow(5, 55);
-      dendrite.insert(5, 5, inserted, table::set, ScoreTable.putting(inserted));
+      dendrite.write(5, 5, inserted, table::set, ScoreTable.putting(inserted));
 
       assertThat(get(dendrite, 0, 9)).hasSize(10).contains(inserted);
       assertThat(queries).hasValue(1);
@@ -473,7 +473,7 @@ class DendriteIT {
       ScoreRow row = new ScoreRow(3, 33);
       assertThatThrownBy(
               () ->
-                  dendrite.update(
+                  dendrite.write(
                       3,
                       3,
                       row,
@@ -530,7 +530,7 @@ class DendriteIT {
     try (Dendrite<Integer, ScoreRow> dendrite = dendrite(builder -> builder.writeBack(failing))) {
       get(dendrite, 0, 9);
       ScoreRow row = new ScoreRow(3, 33);
-      assertThatThrownBy(() -> dendrite.update(3, 3, row, null, ScoreTable.putting(row)))
+      assertThatThrownBy(() -> dendrite.write(3, 3, row, null, ScoreTable.putting(row)))
           .isSameAs(refused);
       assertThat(dendrite.cachedEntries()).as("dropped: it was committed with the change").isZero();
       int before = queries.get();
@@ -538,7 +538,7 @@ class DendriteIT {
       assertThat(queries.get()).as("a miss").isEqualTo(before + 1);
 
       failLate[0] = false;
-      assertThatThrownBy(() -> dendrite.update(3, 3, row, null, ScoreTable.putting(row)))
+      assertThatThrownBy(() -> dendrite.write(3, 3, row, null, ScoreTable.putting(row)))
           .isSameAs(refused);
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(3, 0));
       assertThat(queries.get()).as("a hit: released, old value kept").isEqualTo(before + 1);
@@ -570,7 +570,7 @@ class DendriteIT {
           .hasMessageContaining("upperBound must be a integer");
       assertThatThrownBy(
               () ->
-                  dendrite.update(
+                  dendrite.write(
                       5, 2, new ScoreRow(2, 2), table::set, ScoreTable.putting(new ScoreRow(2, 2))))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("lowerBound 5 is greater than upperBound 2");

@@ -36,7 +36,7 @@ class DendriteRebuildIT {
           first.get(lowerBound, lowerBound + 9, (lb, ub) -> table.range(lb, ub));
         }
         ScoreRow early = new ScoreRow(35, 3535); // leaves delete (or refresh) records behind
-        first.update(35, 35, early, table::set, ScoreTable.putting(early));
+        first.write(35, 35, early, table::set, ScoreTable.putting(early));
         entriesBefore = first.cachedEntries();
       }
 
@@ -47,7 +47,7 @@ class DendriteRebuildIT {
             .isEqualTo(entriesBefore + (beta == 0 ? coveredIntervals(policy) : 0));
 
         ScoreRow row = new ScoreRow(7, 777);
-        second.update(7, 7, row, table::set, ScoreTable.putting(row));
+        second.write(7, 7, row, table::set, ScoreTable.putting(row));
 
         List<Interval<Integer>> holding7 =
             beta == 0 ? List.of(Interval.point(7)) : List.of(Interval.of(0, 9), Interval.of(5, 14));

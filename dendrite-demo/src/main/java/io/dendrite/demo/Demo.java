@@ -92,7 +92,7 @@ public final class Demo {
         if (random.nextInt(10) == 0) {
           Score changed = new Score(lowerBound, random.nextInt(1_000_000));
           long start = System.nanoTime();
-          dendrite.update(
+          dendrite.write(
               changed.id(), changed.id(), changed, row -> write(db, row), replacing(changed));
           updates.add(System.nanoTime() - start);
           continue;

@@ -370,8 +370,8 @@ final class BufferedSessions {
     }
     List<String> lacking = replicas.lackingACopy(keys);
     // The queue is locked with every chunk: the appliers, which delete session objects while they
-    // hold it, and the
-    // committers, which lock it with their mappings, cannot change these values meanwhile.
+    // hold it, and the committers, which lock it with their mappings, cannot change these values
+    // meanwhile.
     for (int from = 0; from < lacking.size(); from += RESTORE_CHUNK) {
       List<String> chunk = new ArrayList<>(List.of(queue.key()));
       chunk.addAll(lacking.subList(from, Math.min(from + RESTORE_CHUNK, lacking.size())));

@@ -254,8 +254,7 @@ final class BufferedWrites {
         }
         if (failure == null && worst.isOk()) {
           // Every stored document is listed now: by the listing just confirmed, or by one this
-          // process made before
-          // (a drain forgets it here before it deletes the buffered write).
+          // process made before (a drain forgets it here before it deletes the buffered write).
           stores.keySet().forEach(listedHere::add);
           sentValues.forEach(lock::changeConfirmed);
           if (listedHere.size() > LISTED_HERE_LIMIT) {
@@ -481,8 +480,7 @@ final class BufferedWrites {
           freed += pinnedSizes.getOrDefault(key, 0);
         }
         // Forgotten while still locked: a writer that still found them here after the delete would
-        // not list the
-        // buffered write it starts, and nothing would drain it.
+        // not list the buffered write it starts, and nothing would drain it.
         keys.forEach(key -> listedHere.remove(BufferedWriteKey.of(key)));
         Outcome deleted;
         try {
@@ -549,9 +547,8 @@ final class BufferedWrites {
     Outcome persisted = locks.commit();
     if (!persisted.isOk()) {
       // Applying without the persisted form would risk a double apply after a crash, so this waits
-      // for pinned
-      // memory instead (a converted $push holds the whole array and may not fit where the original
-      // did).
+      // for pinned memory instead (a converted $push holds the whole array and may not fit where
+      // the original did).
       throw new IqException(
           "could not persist the idempotent form of " + buffered.keySet() + ": " + persisted);
     }

@@ -160,12 +160,10 @@ final class PendingWritesPartition {
         }
       } catch (IqConnectionException unconfirmed) {
         // The buffered writes are already deleted, so the listings may stay (a later drain of this
-        // partition finds
-        // nothing buffered for them and removes them then); failing the drain here would report
-        // applied writes as
-        // failed. Seen when a replica's server died during the removal and the repair had already
-        // given its copies
-        // to a substitute that the append did not reach (docs/write-back.md, finding 10).
+        // partition finds nothing buffered for them and removes them then); failing the drain here
+        // would report applied writes as failed. Seen when a replica's server died during the
+        // removal and the repair had already given its copies to a substitute that the append did
+        // not reach (docs/write-back.md, finding 10).
         log.debug(
             "listings {} stay in {} until a later drain: {}", lines, key, unconfirmed.toString());
       }

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *     .writeBack(engine).collection("t").domain("id").build();
  * Dendrite<Long, Row> dendrite = Dendrite.builder(DomainType.LONG, codec).collection("t").domain("id")
  *     .cache(iqClient).writeBack(buffer).build();
- * dendrite.update(7L, 7L, new EntityChanges(new EntityKey("t", 7L), ChangeSequence.of(Change.set("v", 1))),
+ * dendrite.write(7L, 7L, new EntityChanges(new EntityKey("t", 7L), ChangeSequence.of(Change.set("v", 1))),
  *     null, cacheUpdate);
  * }</pre>
  *

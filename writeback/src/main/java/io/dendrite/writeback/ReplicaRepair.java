@@ -132,8 +132,7 @@ final class ReplicaRepair implements AutoCloseable {
       if (due) {
         int restored = restoreNow();
         // Done once a pass finds nothing to restore: a pass that took a live server for down (a
-        // connection left
-        // from before its restart failed) is made good by the next.
+        // connection left from before its restart failed) is made good by the next.
         due = restored > 0;
         if (restored > 0) {
           log.info(

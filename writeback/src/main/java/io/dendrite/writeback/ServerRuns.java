@@ -69,8 +69,7 @@ final class ServerRuns {
         continue;
       }
       // Down at a look, or found down by a request in between (a writer that left its replicas out
-      // of a change):
-      // a short cut between two looks counts too.
+      // of a change): a short cut between two looks counts too.
       boolean wasDown =
           downSince.remove(server) != null
               | cache.downSeenAt(server).stream().anyMatch(at -> at - previousLook > 0);

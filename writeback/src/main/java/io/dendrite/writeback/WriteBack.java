@@ -110,10 +110,9 @@ public final class WriteBack implements AutoCloseable {
                 })
             .toList();
     // With a delay, a round drains everything due and the next comes half a delay later: each
-    // document is drained
-    // between one and one and a half delays after its first buffered change, and the partitions are
-    // read twice per
-    // delay rather than every idle pause, however long the backlog of not yet due listings.
+    // document is drained between one and one and a half delays after its first buffered change,
+    // and the partitions are read twice per delay rather than every idle pause, however long the
+    // backlog of not yet due listings.
     this.drainThreads =
         new DrainThreads(
             "writeback-drain",

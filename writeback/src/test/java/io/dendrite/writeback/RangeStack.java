@@ -53,15 +53,15 @@ final class RangeStack implements AutoCloseable {
   }
 
   void insert(RangeRow row) {
-    dendrite.insert(row.id(), row.id(), row.insert(), null, row.putting());
+    dendrite.write(row.id(), row.id(), row.insert(), null, row.putting());
   }
 
   void update(RangeRow row) {
-    dendrite.update(row.id(), row.id(), row.update(), null, row.putting());
+    dendrite.write(row.id(), row.id(), row.update(), null, row.putting());
   }
 
   void delete(long id) {
-    dendrite.delete(id, id, RangeRow.delete(id), null, RangeRow.removing(id));
+    dendrite.write(id, id, RangeRow.delete(id), null, RangeRow.removing(id));
   }
 
   @Override

@@ -190,8 +190,8 @@ class RangeWriteBackConsistencyIT {
             .toList());
     Workload workload = new Workload();
     // Eight threads contend for the same entries' Q leases; on two shared, busy cores a holder can
-    // keep one past the
-    // client's default 2 s wait, and a refused write is not what this test checks.
+    // keep one past the client's default 2 s wait, and a refused write is not what this test
+    // checks.
     try (CacheServers cache =
             new CacheServers(
                 2,

@@ -181,23 +181,23 @@ class RangeWriteBackIT {
       assertThat(stack.get(0, 4)).hasSize(5);
       RangeRow changed = new RangeRow(2, 22);
 
-      assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, "val = 22", null, changed.putting()))
+      assertThatThrownBy(() -> stack.dendrite.write(2L, 2L, "val = 22", null, changed.putting()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("EntityChanges or a List<EntityChanges>, got java.lang.String");
       assertThatThrownBy(
               () ->
-                  stack.dendrite.update(
+                  stack.dendrite.write(
                       2L, 2L, List.of(changed.update(), "val = 22"), null, changed.putting()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("every element of the change list must be an EntityChanges");
-      assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, List.of(), null, changed.putting()))
+      assertThatThrownBy(() -> stack.dendrite.write(2L, 2L, List.of(), null, changed.putting()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("empty");
       EntityChanges otherTable =
           new EntityChanges(
               new io.dendrite.writeback.change.EntityKey("users", 2L),
               ChangeSequence.of(io.dendrite.writeback.change.Change.set("val", 22)));
-      assertThatThrownBy(() -> stack.dendrite.update(2L, 2L, otherTable, null, changed.putting()))
+      assertThatThrownBy(() -> stack.dendrite.write(2L, 2L, otherTable, null, changed.putting()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("collection t");
 
@@ -206,7 +206,7 @@ class RangeWriteBackIT {
       assertThat(stack.get(0, 4)).as("the cached entry is unchanged").contains(row(2));
       assertThat(stack.dendrite.metrics().writes()).isZero();
 
-      stack.dendrite.update(
+      stack.dendrite.write(
           2L,
           2L,
           List.of(changed.update(), new RangeRow(3, 33).update()),

@@ -103,8 +103,7 @@ class SessionWriteBackIT {
     List<String> queues = List.of("a", "b");
     AtomicLongArray expected = new AtomicLongArray(1 + accountsPerQueue * queues.size());
     // Two engines with clients of their own, as two application processes: they exclude each other
-    // only through
-    // the leases on the cache servers.
+    // only through the leases on the cache servers.
     try (CacheServers cache = new CacheServers(2);
         IqClient otherClient = cache.anotherClient();
         MySqlStore store = open(database);
@@ -225,8 +224,7 @@ class SessionWriteBackIT {
       assertThat(sessions.metrics().pendingWrites()).isZero();
 
       // Negative control: forgetting applied ids by age while the session is still buffered
-      // double-applies it,
-      // and the balance check sees it.
+      // double-applies it, and the balance check sees it.
       String again = sessions.commit("0", List.of(row(ACCOUNTS, 1, inc("balance", 7))));
       assertThat(store.applyOnce(again, List.of(row(ACCOUNTS, 1, inc("balance", 7))))).isTrue();
       store.forgetAppliedSessionsBefore(Instant.now().plusSeconds(60));

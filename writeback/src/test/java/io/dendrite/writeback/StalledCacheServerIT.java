@@ -157,11 +157,9 @@ class StalledCacheServerIT {
                 .build()) {
       Transaction abandoned = impatient.beginTransaction();
       // Connected before the pause: on a busy machine a connect to a stopped server can outlast the
-      // connect
-      // timeout, and then the request is never sent and there is no orphaned lease to release. The
-      // short request
-      // timeout can run out on a busy machine even for the warm-up; a timed-out attempt just
-      // reconnects.
+      // connect timeout, and then the request is never sent and there is no orphaned lease to
+      // release. The short request timeout can run out on a busy machine even for the warm-up; a
+      // timed-out attempt just reconnects.
       connectPatiently(impatient);
       server.pause();
       CompletableFuture<RefreshResult> late =

@@ -362,9 +362,8 @@ public final class Bench {
       Configuration config, String phase, Path workloadFile, Map<String, String> props) {
     List<String> command = new ArrayList<>(List.of(java, "-Xmx2g"));
     // Only the YCSB client's JVM: e.g. a flight recording of the client (JAVA_TOOL_OPTIONS would
-    // reach the
-    // IQ server processes too, and their startup banner check). {run} names this JVM, so each gets
-    // its file.
+    // reach the IQ server processes too, and their startup banner check). {run} names this JVM, so
+    // each gets its file.
     String clientOptions =
         System.getenv().getOrDefault("DENDRITE_BENCH_CLIENT_JVM_OPTS", "").strip();
     if (!clientOptions.isEmpty()) {

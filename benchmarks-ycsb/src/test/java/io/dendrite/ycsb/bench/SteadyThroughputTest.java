@@ -63,8 +63,7 @@ class SteadyThroughputTest {
   @Test
   void anIntervalThatDoesNotDivideTheRunUsesTheCounterNotTheRate() {
     // 25 s in 10 s steps: the second half starts at 20 s; the shutdown line at 25 s is the run's
-    // last status
-    // and its counter is right, although its rate is over 5 s only.
+    // last status and its counter is right, although its rate is over 5 s only.
     List<Status> twentyFiveSeconds =
         List.of(
             new Status(0, 0, 0),

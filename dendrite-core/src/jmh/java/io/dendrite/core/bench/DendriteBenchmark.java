@@ -140,7 +140,7 @@ public class DendriteBenchmark {
   public void update() {
     int id = ThreadLocalRandom.current().nextInt(ROWS);
     long value = ThreadLocalRandom.current().nextLong();
-    dendrite.update(
+    dendrite.write(
         id,
         id,
         new long[] {id, value},

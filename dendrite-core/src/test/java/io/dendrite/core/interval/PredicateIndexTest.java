@@ -65,8 +65,7 @@ class PredicateIndexTest {
     ExecutorService pool = Executors.newFixedThreadPool(threads + 2);
     AtomicBoolean writing = new AtomicBoolean(true);
     // Writers start only once both readers are querying: on a busy machine the readers could
-    // otherwise be scheduled
-    // after the writers finished, and nothing would have run concurrently.
+    // otherwise be scheduled after the writers finished, and nothing would have run concurrently.
     CountDownLatch readersQuerying = new CountDownLatch(2);
     try {
       List<Future<?>> writers = new ArrayList<>();

@@ -64,8 +64,8 @@ public final class IqClient implements AutoCloseable {
   private long lastIncludedNanos = System.nanoTime();
 
   // Per sending thread, so that a caller sharing the client across threads can attribute round
-  // trips to its own
-  // operations (a benchmark binding counts cache round trips per operation type this way).
+  // trips to its own operations (a benchmark binding counts cache round trips per operation type
+  // this way).
   private final ThreadLocal<ThreadTrips> tripsOfThread = ThreadLocal.withInitial(ThreadTrips::new);
 
   private IqClient(IqClientConfig config) {

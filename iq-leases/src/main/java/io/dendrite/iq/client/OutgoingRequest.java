@@ -49,8 +49,8 @@ final class OutgoingRequest {
     ThreadTrips trips = sender;
     if (trips != null && Thread.currentThread() == senderThread) {
       // Counted whether or not the reply is in already (another thread may have read it): what the
-      // count
-      // measures is the chain of dependent requests, not how long this thread happened to block.
+      // count measures is the chain of dependent requests, not how long this thread happened to
+      // block.
       trips.waited();
     }
     SocketConnection sentOn = connection;

@@ -95,16 +95,15 @@ public final class ReplicatedTransaction implements AutoCloseable {
                       + ")";
             } else if (!client.isDown(reply.getKey())) {
               // A connection left over from before the server restarted failed; a fresh one
-              // answers.
-              // Taking the server for down would leave its (empty) replica out of every change.
+              // answers. Taking the server for down would leave its (empty) replica out of every
+              // change.
               waitingFor = key.getKey() + " (the connection to " + reply.getKey() + " dropped)";
             }
             // Otherwise the server is down: its replica and any lease on it are gone.
           }
         }
         // A key whose every server is down is locked with no lease: it has no value (it was lost
-        // with its
-        // servers), and staging a value for it fails at commit.
+        // with its servers), and staging a value for it fails at commit.
         granted.put(key.getKey(), leases);
       }
       if (waitingFor == null) {
@@ -183,8 +182,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
         appliedSomewhere = true;
       } else if (outcome == Outcome.EXPIRED) {
         // The server no longer knew the transaction (its record lapsed with the leases between the
-        // swaps and
-        // the commit): it applied nothing.
+        // swaps and the commit): it applied nothing.
         lapsed.add(server);
       } else if (!(outcome == Outcome.STATE_LOST && client.isDown(server))) {
         throw new IqException(

@@ -54,8 +54,8 @@ final class ReplyFuture<T> extends CompletableFuture<T> {
   @Override
   public T get() throws InterruptedException, ExecutionException {
     // Where a thread starts to wait for replies (every wait of the client's own goes through here):
-    // what its flight
-    // holds goes out first, since a reply, or a later stage, may wait on one of them.
+    // what its flight holds goes out first, since a reply, or a later stage, may wait on one of
+    // them.
     Flight.writeHeldOfCurrentThread();
     awaitReplies
         .run(); // also when done: the thread's round-trip count notes that it waited (ThreadTrips)

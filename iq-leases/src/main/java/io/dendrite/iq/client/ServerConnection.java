@@ -178,8 +178,8 @@ final class ServerConnection {
       SocketConnection open = openIn(slot);
       if (open != null) {
         // A connection the server closed while it was idle (a restart) is replaced rather than
-        // failing the
-        // request; one in use is not checked, since that would cost a system call per request.
+        // failing the request; one in use is not checked, since that would cost a system call per
+        // request.
         if (open.idleLongerThan(IDLE_CHECK_NANOS)) {
           open.closeIfServerClosed();
         }

@@ -230,19 +230,16 @@ final class SocketConnection {
     Thread me = Thread.currentThread();
     while (!command.reply.isDone() && !me.isInterrupted()) {
       // Once another reader took the reply off the connection there is nothing left to read for it:
-      // taking the
-      // role would find nothing in flight and return at once, round after round (a spin that lasted
-      // as long as
-      // that reader was descheduled before completing it). Park until it completes the reply
-      // instead.
+      // taking the role would find nothing in flight and return at once, round after round (a spin
+      // that lasted as long as that reader was descheduled before completing it). Park until it
+      // completes the reply instead.
       if (!command.replyTaken && reading.compareAndSet(false, true)) {
         readAsReader(command);
       } else {
         command.waiter = me;
         // Re-checked after publishing the waiter: a reader that stopped before it could see us has
         // cleared the role by now, and we take it ourselves on the next turn; one that took our
-        // reply
-        // completes it after reading the waiter, and wakes us.
+        // reply completes it after reading the waiter, and wakes us.
         if ((command.replyTaken || reading.get()) && !command.reply.isDone()) {
           LockSupport.parkNanos(this, requestTimeoutNanos);
         }
@@ -341,8 +338,7 @@ final class SocketConnection {
       parseReceived(done);
       while (done.isEmpty() && !inFlight.isEmpty()) {
         // Wait first: a reply is rarely in before its reader gets here, so reading first would
-        // mostly cost
-        // a system call that finds nothing.
+        // mostly cost a system call that finds nothing.
         if (selector.select(waitMillis) == 0) {
           closeIfLate();
           if (closed.get()) {

@@ -213,10 +213,9 @@ final class LeaseCommands {
         return;
       }
       // Leaving: a pinned item is a replica the clients are moving to other servers. A holder that
-      // read it here
-      // might read an older copy than the one the clients that already moved wrote elsewhere; taken
-      // as busy,
-      // the taker retries, on the servers its placement gives once it has seen this one leave.
+      // read it here might read an older copy than the one the clients that already moved wrote
+      // elsewhere; taken as busy, the taker retries, on the servers its placement gives once it has
+      // seen this one leave.
       boolean leavingReplica = state.leaving && item != null && item.pinned();
       if (lease.owner != null || lease.isQuarantine() || leavingReplica) {
         state.leases.removeIfEmpty(key, lease);
@@ -301,23 +300,21 @@ final class LeaseCommands {
                   && lease.hasStaged
                   && lease.staged != null) {
                 // A pinned value that no longer fits keeps its previous version and the commit says
-                // so: removing
-                // it would drop data the cache tier is the only holder of (write-back's buffered
-                // writes).
+                // so: removing it would drop data the cache tier is the only holder of
+                // (write-back's buffered writes).
                 Item staged = lease.staged.withPending(pending);
                 if (state.items.put(key, staged) != ItemStore.StoreResult.STORED) {
                   refused[0] = true;
                 }
               } else if (held || !isPinned(key)) {
                 // Q-inv, a staged delete, nothing staged, or a cached value whose lease the tid no
-                // longer holds
-                // (expired, voided): the cached value may be stale, and deleting it is always safe.
+                // longer holds (expired, voided): the cached value may be stale, and deleting it is
+                // always safe.
                 state.items.remove(key);
               }
               // else: a pinned value whose lease this tid lost. Pinned values are data, not a copy
-              // of the database,
-              // and another holder may have changed it since: only a holder of its lease may touch
-              // it.
+              // of the database, and another holder may have changed it since: only a holder of its
+              // lease may touch it.
               if (lease != null) {
                 releaseTid(lease, tid);
               }

@@ -156,7 +156,7 @@ public class WriteBackUpdateBenchmark {
     }
     EntityChanges change =
         new EntityChanges(new EntityKey("usertable", "user" + number), new ChangeSequence(sets));
-    dendrite.update(number, number, change, null, (interval, rows) -> rows);
+    dendrite.write(number, number, change, null, (interval, rows) -> rows);
   }
 
   private static String value(ThreadLocalRandom random) {

@@ -140,10 +140,9 @@ public record ChangeSequence(List<Change> changes) {
       return compacted;
     }
     // Not idempotent after compaction means field changes only: whole-document changes compact to
-    // one change.
-    // The values come from the original changes, evaluated one by one as the store would, not from
-    // the
-    // compacted ones, so that merged increments on a Double field cannot change the last bits.
+    // one change. The values come from the original changes, evaluated one by one as the store
+    // would, not from the compacted ones, so that merged increments on a Double field cannot change
+    // the last bits.
     Optional<Map<String, Object>> after = applyTo(current);
     if (after.isEmpty()) {
       return EMPTY;

@@ -99,8 +99,7 @@ public final class MySqlStore implements DataStore {
       // Bulk batches need the statement prepared on the server; reads then travel in binary too.
       properties.put("useServerPrepStmts", "true");
       // Off by default since MariaDB Connector/J 3.2 only because bulk batches report
-      // SUCCESS_NO_INFO instead of
-      // per-row update counts, which the store never reads.
+      // SUCCESS_NO_INFO instead of per-row update counts, which the store never reads.
       properties.put("useBulkStmts", "true");
       return properties;
     }
@@ -112,8 +111,8 @@ public final class MySqlStore implements DataStore {
     }
     properties.put("rewriteBatchedStatements", "true");
     // Without these the driver sends SET autocommit and COMMIT round trips even when nothing
-    // changed, and parses
-    // every statement again: a drain applies many small transactions of a few statement shapes.
+    // changed, and parses every statement again: a drain applies many small transactions of a few
+    // statement shapes.
     properties.put("useLocalSessionState", "true");
     properties.put("useLocalTransactionState", "true");
     properties.put("prepStmtCacheSqlLimit", "4096");

@@ -1,0 +1,406 @@
+package io.dendrite.core;
+
+import io.dendrite.core.interval.Interval;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqException;
+import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.ReadResult;
+import io.dendrite.iq.client.RefreshLease;
+import io.dendrite.iq.client.RefreshResult;
+import io.dendrite.iq.client.Transaction;
+import io.dendrite.iq.client.WriteOptions;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@link WritePolicy#WRITE_THROUGH} and {@link WritePolicy#WRITE_BACK}: every cached entry the write touches is
+ * refreshed under a Q lease, by an appended change record or rewritten whole, around the data store write
+ * (write-through) or around handing the change to the {@link WriteBuffer} (write-back, which can do all of it in
+ * one round trip: {@link #writeBackInOneTrip}).
+ *
+ * @param <K> the attribute's type
+ * @param <R> the row type
+ */
+final class RefreshingWrite<K extends Comparable<? super K>, R> implements WritePath<K, R> {
+  private final RangeCache<K, R> common;
+  private final IqClient cache;
+  private final EntryIndex<K> index;
+  private final DendriteCounters metrics;
+  private final ResultSetCodec<R> resultSets;
+  private final WriteBuffer<K> writeBuffer;
+
+  /** {@code writeBuffer}: null for write-through. */
+  RefreshingWrite(RangeCache<K, R> common, WriteBuffer<K> writeBuffer) {
+    this.common = common;
+    this.cache = common.cache;
+    this.index = common.index;
+    this.metrics = common.metrics;
+    this.resultSets = common.resultSets;
+    this.writeBuffer = writeBuffer;
+  }
+
+  @Override
+  public <C> void write(
+      Interval<K> interval,
+      C change,
+      ChangeApplier<? super C> apply,
+      CacheUpdate<K, R> cacheUpdate,
+      RoundTrips trips) {
+    List<EntryIndex.Entry<K>> targets = new ArrayList<>(index.impactedBy(interval));
+    boolean point = interval.lo().compareTo(interval.hi()) == 0;
+    EntryIndex.Entry<K> newPoint = null;
+    if (point && targets.isEmpty() && index.isCovered(interval)) {
+      // A write at an attribute value the covered interval had no row for: create its point entry,
+      // logged before it exists. If it cannot be logged, the interval stops being covered instead.
+      trips.add(1);
+      if (index.announce(interval, index.keyOf(interval))) {
+        newPoint = new EntryIndex.Entry<>(interval, index.keyOf(interval));
+        targets.add(newPoint);
+      } else {
+        index.uncoverOverlapping(interval);
+      }
+    } else if (!point) {
+      index.uncoverOverlapping(interval);
+    }
+    // Encoded only for a write that touches cached results: most writes touch none.
+    byte[] record = targets.isEmpty() ? null : common.changeRecordOf(change);
+    Map<EntryIndex.Entry<K>, byte[]> appends = new LinkedHashMap<>();
+    if (record != null) {
+      for (EntryIndex.Entry<K> entry : targets) {
+        if (entry != newPoint
+            && index.changeRecords(entry.key()) < RangeCache.RECORDS_BEFORE_REWRITE) {
+          appends.put(entry, record);
+        }
+      }
+    }
+    if (writeBuffer != null && appends.size() == targets.size()) {
+      writeBackInOneTrip(interval, change, targets, record, trips);
+      return;
+    }
+    CacheUpdate<K, R> update = common.cacheUpdateOf(change, cacheUpdate);
+    // Write-back sends its buffer's first requests (log record, reads of the buffered writes) with
+    // the leases.
+    WriteBuffer.Started buffering =
+        writeBuffer == null ? null : writeBuffer.start(interval, change);
+    LeasedTargets leased;
+    try {
+      leased = leaseTargets(cache.beginTransaction(), targets, appends, trips, buffering);
+    } catch (RuntimeException failed) {
+      if (buffering != null) {
+        buffering.abandon();
+      }
+      throw failed;
+    }
+    if (leased.waited() && buffering != null) {
+      buffering =
+          writeBuffer.start(interval, change); // abandoned while waiting for another writer's lease
+    }
+    try (Transaction transaction = leased.transaction()) {
+      Map<EntryIndex.Entry<K>, List<R>> staged = new LinkedHashMap<>();
+      Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps = new LinkedHashMap<>();
+      List<CompletableFuture<Outcome>> stagedDeletes = new ArrayList<>();
+      List<EntryIndex.Entry<K>> emptied = new ArrayList<>();
+      List<EntryIndex.Entry<K>> appended = new ArrayList<>();
+      // The new values are all computed first (a cache-update function that throws changes nothing)
+      // and sent after
+      // the buffer's second step, so that step needs no reply that arrives after them.
+      Map<EntryIndex.Entry<K>, Runnable> sendSwaps = new LinkedHashMap<>();
+      for (int i = 0; i < targets.size(); i++) {
+        EntryIndex.Entry<K> entry = targets.get(i);
+        TargetLease result = leased.results().get(i);
+        if (result == null) {
+          continue; // its server is unreachable: dropped and owed a delete
+        }
+        if (result instanceof TargetLease.Appended) {
+          appended.add(entry);
+          continue;
+        }
+        RefreshLease lease = ((TargetLease.Refresh) result).lease();
+        if (lease.current().isEmpty() && entry != newPoint) {
+          continue; // evicted: the commit leaves it absent and the next get refills it
+        }
+        List<R> before =
+            lease.current().map(value -> common.rowsOf(entry, value.data())).orElse(List.of());
+        List<R> after =
+            common.normalize(
+                entry.interval(),
+                update.apply(entry.interval(), Collections.unmodifiableList(before)));
+        boolean isPoint = entry.interval().lo().compareTo(entry.interval().hi()) == 0;
+        trips.add(1);
+        if (after.isEmpty() && isPoint) {
+          // stages a delete: a point without rows has no entry
+          sendSwaps.put(
+              entry, () -> stagedDeletes.add(lease.swapAsync(new byte[0], WriteOptions.DEFAULT)));
+          emptied.add(entry);
+        } else {
+          staged.put(entry, after);
+          byte[] value = resultSets.encode(after);
+          sendSwaps.put(
+              entry, () -> swaps.put(entry, lease.swapAsync(value, WriteOptions.DEFAULT)));
+        }
+      }
+      Map<EntryIndex.Entry<K>, List<R>> refreshed = new LinkedHashMap<>();
+      WriteBuffer.Stored stored = null;
+      boolean allStaged = true;
+      try {
+        if (buffering == null) {
+          sendSwaps.values().forEach(Runnable::run);
+          allStaged = awaitSwaps(stagedDeletes, swaps, staged, refreshed);
+          RangeCache.run(() -> apply.apply(change), "apply");
+        } else {
+          stored = buffering.store();
+          // Not awaited before the commit: they reach each server before the commit sent after
+          // them.
+          sendSwaps.values().forEach(Runnable::run);
+        }
+      } catch (RuntimeException failed) {
+        if (buffering != null) {
+          buffering.abandon(); // nothing buffered yet (a no-op once stored had thrown)
+        }
+        if (!transaction.servers().isEmpty()) {
+          trips.add(transaction.servers().size());
+          transaction.release(); // the data store is unchanged: keep the old values
+        }
+        throw failed;
+      }
+      CompletableFuture<Outcome> committing = null;
+      try {
+        emptied.forEach(index::remove);
+        if (!transaction.servers().isEmpty()) {
+          trips.add(transaction.servers().size());
+          // Under write-back the commit goes out with the buffered writes: one round trip for both.
+          committing = transaction.commitAsync();
+        }
+      } finally {
+        if (stored != null) {
+          awaitStored(stored, committing, targets, trips); // also ends what the buffer holds
+        }
+      }
+      Outcome end = committing == null ? Outcome.OK : committing.join();
+      if (buffering != null) {
+        try {
+          allStaged = awaitSwaps(stagedDeletes, swaps, staged, refreshed);
+        } catch (IqException lost) {
+          allStaged = false; // the write is buffered; what the swap's server holds is unknown
+        }
+      }
+      if (!allStaged || end != Outcome.OK) {
+        common.settleEnd(Outcome.STATE_LOST, targets); // dropped: nothing to register
+        return;
+      }
+      for (Map.Entry<EntryIndex.Entry<K>, List<R>> entry : refreshed.entrySet()) {
+        if (entry.getKey() == newPoint) {
+          index.register(newPoint.interval(), newPoint.key(), entry.getValue().size());
+        } else {
+          index.updateRowCount(entry.getKey().key(), entry.getValue().size());
+        }
+      }
+      appended.forEach(entry -> index.addChangeRecord(entry.key()));
+      metrics.entriesRefreshed.add(refreshed.size() + appended.size());
+    }
+  }
+
+  /**
+   * Write-back when every cached result the write touches takes its change record (none is rewritten whole): the
+   * appends, the buffer's requests (log record, buffered writes, listings) and the commit go out in one flight, so
+   * the write awaits one round trip. The appends and the commit share each server's ordered connection, so the
+   * commit applies the appends that were granted. A result whose append was refused (another writer holds its Q
+   * lease, or the value would outgrow the item size) is dropped instead, unregistered first: the commit went out
+   * before the refusal was known. Until the write returns, a reader may find it on some results and not yet on
+   * others, as when its commit reaches one server before another; once it returns, every result it touched has it
+   * or is gone.
+   */
+  private <C> void writeBackInOneTrip(
+      Interval<K> interval,
+      C change,
+      List<EntryIndex.Entry<K>> targets,
+      byte[] record,
+      RoundTrips trips) {
+    WriteBuffer.Started buffering = writeBuffer.start(interval, change);
+    try (Transaction transaction = cache.beginTransaction()) {
+      List<CompletableFuture<Outcome>> appending = new ArrayList<>();
+      try {
+        for (EntryIndex.Entry<K> entry : targets) {
+          trips.add(1);
+          appending.add(transaction.appendOnce(entry.key(), record));
+        }
+      } catch (RuntimeException failed) {
+        buffering.abandon();
+        throw failed; // the transaction's close releases what was appended
+      }
+      WriteBuffer.Stored stored =
+          buffering.store(); // when it throws nothing is buffered: close releases the appends
+      CompletableFuture<Outcome> committing = null;
+      if (!transaction.servers().isEmpty()) {
+        trips.add(transaction.servers().size());
+        committing = transaction.commitAsync();
+      }
+      awaitStored(
+          stored, committing, targets, trips); // the first wait: the whole flight goes out here
+      Outcome end = committing == null ? Outcome.OK : committing.join();
+      List<EntryIndex.Entry<K>> appended = new ArrayList<>();
+      for (int i = 0; i < targets.size(); i++) {
+        EntryIndex.Entry<K> entry = targets.get(i);
+        CompletableFuture<Outcome> append = appending.get(i);
+        Outcome outcome = common.unlessUnreachable(entry, () -> RangeCache.await(append));
+        if (outcome == Outcome.OK) {
+          appended.add(entry);
+        } else if (outcome != null) {
+          common.drop(
+              entry,
+              trips); // ABORTED, NOT_STORED, or STATE_LOST (which fails the commit too: see below)
+        }
+      }
+      if (end != Outcome.OK) {
+        // Also NOT_FOUND where every append to a server was refused (nothing to commit there):
+        // dropped already.
+        common.settleEnd(Outcome.STATE_LOST, appended);
+        return;
+      }
+      appended.forEach(entry -> index.addChangeRecord(entry.key()));
+      metrics.entriesRefreshed.add(appended.size());
+    }
+  }
+
+  /**
+   * Waits for the staged deletes and swaps; the targets whose swap was staged go into {@code refreshed}.
+   *
+   * @return whether every one was staged: a target whose swap was refused (its lease lapsed) would keep its old
+   *     value through the commit, so the caller drops them all then
+   */
+  private boolean awaitSwaps(
+      List<CompletableFuture<Outcome>> stagedDeletes,
+      Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps,
+      Map<EntryIndex.Entry<K>, List<R>> staged,
+      Map<EntryIndex.Entry<K>, List<R>> refreshed) {
+    boolean all = true;
+    for (CompletableFuture<Outcome> delete : stagedDeletes) {
+      all &= RangeCache.await(delete) == Outcome.OK;
+    }
+    for (Map.Entry<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swap : swaps.entrySet()) {
+      if (RangeCache.await(swap.getValue()) == Outcome.OK) {
+        refreshed.put(swap.getKey(), staged.get(swap.getKey()));
+      } else {
+        all = false;
+      }
+    }
+    return all;
+  }
+
+  /**
+   * Waits for the buffered writes that went out with the commit. When they failed the write is not acknowledged,
+   * yet the refreshed results may be committed: they must not be served, so every target is dropped.
+   */
+  private void awaitStored(
+      WriteBuffer.Stored stored,
+      CompletableFuture<Outcome> committing,
+      List<EntryIndex.Entry<K>> targets,
+      RoundTrips trips) {
+    try {
+      stored.await();
+    } catch (RuntimeException failed) {
+      if (committing != null) {
+        committing.join();
+      }
+      targets.forEach(entry -> common.drop(entry, trips));
+      throw failed;
+    }
+  }
+
+  /** What a write holds on one target: its Q-refresh lease with the current value, or an append staged under one. */
+  private sealed interface TargetLease {
+    record Refresh(RefreshLease lease) implements TargetLease {}
+
+    record Appended() implements TargetLease {}
+  }
+
+  /**
+   * The transaction holding the targets' Q leases, what it holds on each target (null: server unreachable), and
+   * whether it had to wait for another writer (the write buffer's started write was abandoned then).
+   */
+  private record LeasedTargets(
+      Transaction transaction, List<TargetLease> results, boolean waited) {}
+
+  /**
+   * Takes the Q lease of every target with all the requests in flight at once, so a write pays one round trip of
+   * latency for them however many cached results it refreshes: a target in {@code appends} gets its change record
+   * appended under a Q-incremental lease in the same request ({@code iqappend}), the others are read under a
+   * Q-refresh lease ({@code qaread}) to be rewritten. When another writer holds one of them (or an append would make
+   * a value too large), what was got is given back and a fresh transaction reads every target under a Q-refresh
+   * lease, one at a time, in the index's order, waiting with backoff: two writers that each got part of the other's
+   * keys at once would otherwise wait for each other. A target whose server is unreachable is dropped, owed a
+   * delete, and has a null result.
+   */
+  private LeasedTargets leaseTargets(
+      Transaction transaction,
+      List<EntryIndex.Entry<K>> targets,
+      Map<EntryIndex.Entry<K>, byte[]> appends,
+      RoundTrips trips,
+      WriteBuffer.Started buffering) {
+    try {
+      List<CompletableFuture<?>> requests = new ArrayList<>();
+      for (EntryIndex.Entry<K> entry : targets) {
+        trips.add(1);
+        byte[] record = appends.get(entry);
+        requests.add(
+            record != null
+                ? transaction.appendOnce(entry.key(), record)
+                : transaction.readForUpdateOnce(entry.key()));
+      }
+      List<TargetLease> results = new ArrayList<>();
+      boolean busy = false;
+      for (int i = 0; i < targets.size(); i++) {
+        CompletableFuture<?> request = requests.get(i);
+        Object reply = common.unlessUnreachable(targets.get(i), () -> RangeCache.await(request));
+        if (reply instanceof RefreshResult.Granted granted) {
+          results.add(new TargetLease.Refresh(granted.lease()));
+        } else if (reply == Outcome.OK || reply == Outcome.STATE_LOST) {
+          results.add(
+              new TargetLease
+                  .Appended()); // a lost server's state fails the commit, which drops the targets
+        } else if (reply == null) {
+          results.add(null);
+        } else {
+          busy = true; // Busy, ABORTED, or NOT_STORED: the value would outgrow the item size
+          results.add(null);
+        }
+      }
+      if (!busy) {
+        return new LeasedTargets(transaction, results, false);
+      }
+    } catch (RuntimeException failed) {
+      transaction.close();
+      throw failed;
+    }
+    transaction.release();
+    if (buffering != null) {
+      buffering.abandon(); // what it holds (its documents' locks) must not wait with us: the other
+      // writer may need it
+    }
+    Transaction oneByOne = cache.beginTransaction();
+    try {
+      List<TargetLease> results = new ArrayList<>();
+      for (EntryIndex.Entry<K> entry : targets) {
+        trips.add(1);
+        RefreshResult result =
+            common.unlessUnreachable(entry, () -> oneByOne.readForUpdate(entry.key()));
+        if (result instanceof ReadResult.Busy) {
+          throw new DendriteBusyException(
+              "another process holds the Q lease of " + entry.key(), null);
+        }
+        results.add(
+            result == null
+                ? null
+                : new TargetLease.Refresh(((RefreshResult.Granted) result).lease()));
+      }
+      return new LeasedTargets(oneByOne, results, true);
+    } catch (RuntimeException failed) {
+      oneByOne.close();
+      throw failed;
+    }
+  }
+}
