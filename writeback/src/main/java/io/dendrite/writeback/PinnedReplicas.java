@@ -41,14 +41,6 @@ final class PinnedReplicas {
     this.count = count;
   }
 
-  /** @throws IllegalArgumentException unless {@code count} is between 1 and the number of cache servers */
-  static void checkCount(IqClient cache, int count) {
-    if (count < 1 || count > cache.config().servers().size()) {
-      throw new IllegalArgumentException(
-          "replicas must be between 1 and the number of cache servers, got " + count);
-    }
-  }
-
   int count() {
     return count;
   }

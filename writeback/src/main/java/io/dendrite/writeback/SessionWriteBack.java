@@ -1,6 +1,5 @@
 package io.dendrite.writeback;
 
-import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -15,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.IntSupplier;
 import java.util.stream.IntStream;
@@ -274,40 +274,24 @@ public final class SessionWriteBack implements AutoCloseable {
   }
 
   /** Configures a {@link SessionWriteBack}. */
-  public static final class Builder {
-    private IqClient cache;
+  public static final class Builder extends EngineBuilder<Builder> {
     private MySqlStore store;
-    private int replicas = 1;
     private List<String> queueNames = List.of("0");
-    private int drainThreads = 1;
-    private long pinnedBudgetBytes = Long.MAX_VALUE;
     private int maxSessionBytes = 1_000_000;
-    private Duration storeRetryDeadline = Duration.ofSeconds(2);
-    private Duration idlePause = Duration.ofMillis(50);
     private long compactAfterSessions = 10_000;
     private Duration compactEvery = Duration.ofMinutes(1);
     private Duration appliedSessionsGrace = Duration.ofMinutes(1);
-    private Duration replicaCheckInterval = Duration.ofSeconds(1);
-    private Duration replaceDownServerAfter = Duration.ofSeconds(30);
-    private Duration lockTimeout = Duration.ofSeconds(10);
 
     private Builder() {}
 
-    /** The cache tier that holds sessions, queues and mappings (required). */
-    public Builder cache(IqClient cache) {
-      this.cache = cache;
+    @Override
+    Builder self() {
       return this;
     }
 
     /** The database sessions are applied to (required). */
     public Builder store(MySqlStore store) {
-      this.store = store;
-      return this;
-    }
-
-    /** R: distinct cache servers every session, queue and mapping is pinned on (default 1). */
-    public Builder replicas(int replicas) {
-      this.replicas = replicas;
+      this.store = Objects.requireNonNull(store, "store");
       return this;
     }
 
@@ -337,33 +321,9 @@ public final class SessionWriteBack implements AutoCloseable {
       return this;
     }
 
-    /** Background drain threads (default 1), sharing the queues; 0 applies only through drainNow and reads. */
-    public Builder drainThreads(int drainThreads) {
-      this.drainThreads = drainThreads;
-      return this;
-    }
-
-    /** Pinned session bytes, every replica counted, beyond which commits fall back to write-through. */
-    public Builder pinnedBudgetBytes(long pinnedBudgetBytes) {
-      this.pinnedBudgetBytes = pinnedBudgetBytes;
-      return this;
-    }
-
     /** The largest encoded session accepted (default 1,000,000 bytes, below the servers' 1 MiB item limit). */
     public Builder maxSessionBytes(int maxSessionBytes) {
-      this.maxSessionBytes = maxSessionBytes;
-      return this;
-    }
-
-    /** How long one database operation is retried while the database is unavailable (default 2 s). */
-    public Builder storeRetryDeadline(Duration storeRetryDeadline) {
-      this.storeRetryDeadline = storeRetryDeadline;
-      return this;
-    }
-
-    /** How long a drain thread rests after a round that found nothing (default 50 ms). */
-    public Builder idlePause(Duration idlePause) {
-      this.idlePause = idlePause;
+      this.maxSessionBytes = atLeast("maxSessionBytes", 1, maxSessionBytes);
       return this;
     }
 
@@ -373,8 +333,12 @@ public final class SessionWriteBack implements AutoCloseable {
      * (default 1 min) if it applied any.
      */
     public Builder appliedSessionsCompaction(long afterSessions, Duration every) {
+      if (afterSessions < 1) {
+        throw new IllegalArgumentException(
+            "appliedSessionsCompaction afterSessions must be at least 1, got " + afterSessions);
+      }
+      this.compactEvery = notNegative("appliedSessionsCompaction every", every);
       this.compactAfterSessions = afterSessions;
-      this.compactEvery = every;
       return this;
     }
 
@@ -385,70 +349,19 @@ public final class SessionWriteBack implements AutoCloseable {
      * find the id.
      */
     public Builder appliedSessionsGrace(Duration appliedSessionsGrace) {
-      this.appliedSessionsGrace = appliedSessionsGrace;
-      return this;
-    }
-
-    /**
-     * How long a commit, drain or read waits for a queue's lock (default 10 s): while another holds it (an applier
-     * holds it across one batch of database transactions), or while a server holding one of its replicas does not
-     * answer (a stalled server is waited for, never taken for lost). Past it the operation fails, and a session is
-     * not acknowledged.
-     */
-    public Builder lockTimeout(Duration lockTimeout) {
-      this.lockTimeout = lockTimeout;
-      return this;
-    }
-
-    /**
-     * How often a background thread asks the cache servers whether one of them restarted (default 1 s); once one
-     * did, queues, session objects and mappings are written back to the replicas they lost there, as {@code
-     * WriteBack.Builder.replicaCheckInterval} does for buffered writes. {@link Duration#ZERO} turns it off.
-     */
-    public Builder replicaCheckInterval(Duration interval) {
-      this.replicaCheckInterval = interval;
-      return this;
-    }
-
-    /**
-     * How long a cache server may stay down (refusing or dropping connections; one that is slow to answer is not
-     * down) before it is replaced (default 30 s): the next server on the ring takes its place for every replicated
-     * value that had a copy there and gets that copy, so that R copies exist again and a second loss is survived too.
-     * Once the server is back as a new run it takes its copies back. Longer than a restart of one server, so that a
-     * rolling restart restores copies in place instead of moving them twice. Checked every {@link
-     * #replicaCheckInterval}.
-     */
-    public Builder replaceDownServerAfter(Duration downFor) {
-      this.replaceDownServerAfter = downFor;
+      this.appliedSessionsGrace = notNegative("appliedSessionsGrace", appliedSessionsGrace);
       return this;
     }
 
     /**
      * Starts the engine and its drain threads.
      *
-     * @throws IllegalArgumentException when a required part is missing or a value is out of range
+     * @throws IllegalStateException when the cache or the store is missing, or R exceeds the cache's servers
      */
     public SessionWriteBack build() {
-      if (cache == null || store == null) {
-        throw new IllegalArgumentException("cache and store are required");
-      }
-      PinnedReplicas.checkCount(cache, replicas);
-      if (drainThreads < 0
-          || pinnedBudgetBytes < 0
-          || maxSessionBytes < 1
-          || compactAfterSessions < 1) {
-        throw new IllegalArgumentException(
-            "drainThreads and pinnedBudgetBytes must not be negative,"
-                + " maxSessionBytes and the compaction threshold must be positive");
-      }
-      if (storeRetryDeadline.isNegative()
-          || idlePause.isNegative()
-          || compactEvery.isNegative()
-          || appliedSessionsGrace.isNegative()
-          || replicaCheckInterval.isNegative()
-          || replaceDownServerAfter.isNegative()
-          || lockTimeout.isNegative()) {
-        throw new IllegalArgumentException("durations must not be negative");
+      requireCache();
+      if (store == null) {
+        throw new IllegalStateException("store is required");
       }
       return new SessionWriteBack(this);
     }

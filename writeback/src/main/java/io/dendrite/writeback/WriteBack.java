@@ -331,81 +331,30 @@ public final class WriteBack implements AutoCloseable {
   }
 
   /** Configures a {@link WriteBack}. */
-  public static final class Builder {
-    private IqClient cache;
+  public static final class Builder extends EngineBuilder<Builder> {
     private DataStore store;
-    private int replicas = 1;
     private int partitions = 8;
-    private int drainThreads = 1;
-    private long pinnedBudgetBytes = Long.MAX_VALUE;
-    private Duration storeRetryDeadline = Duration.ofSeconds(2);
-    private Duration idlePause = Duration.ofMillis(50);
     private int drainBatch = 64;
     private boolean singleProcess;
-    private Duration lockTimeout = Duration.ofSeconds(10);
-    private Duration replicaCheckInterval = Duration.ofSeconds(1);
-    private Duration replaceDownServerAfter = Duration.ofSeconds(30);
     private Duration drainOnClose = Duration.ofSeconds(5);
     private Duration drainDelay = Duration.ZERO;
 
     private Builder() {}
 
-    /** The cache tier that holds buffered writes (required). */
-    public Builder cache(IqClient cache) {
-      this.cache = cache;
+    @Override
+    Builder self() {
       return this;
     }
 
     /** The data store buffered writes are drained to (required). */
     public Builder store(DataStore store) {
-      this.store = store;
-      return this;
-    }
-
-    /** R: distinct cache servers each buffered write is pinned on (default 1); at most the number of servers. */
-    public Builder replicas(int replicas) {
-      this.replicas = replicas;
+      this.store = Objects.requireNonNull(store, "store");
       return this;
     }
 
     /** α: pending-writes partitions (default 8); at least the number of concurrent writers and drain threads. */
     public Builder partitions(int partitions) {
-      this.partitions = partitions;
-      return this;
-    }
-
-    /** Background drain threads (default 1); 0 drains only through {@link #drainNow()} and reads. */
-    public Builder drainThreads(int drainThreads) {
-      this.drainThreads = drainThreads;
-      return this;
-    }
-
-    /**
-     * Pinned bytes, every replica counted, beyond which writes fall back to write-through (default no limit). Keep
-     * it below the cache servers' pinned quota: draining a non-idempotent buffered write first pins its
-     * idempotent form, which can be larger (a {@code $push} becomes the whole array), and waits while that is
-     * refused. The servers' own {@code PINNED_MEMORY_FULL} refusals also trigger the fallback.
-     */
-    public Builder pinnedBudgetBytes(long pinnedBudgetBytes) {
-      this.pinnedBudgetBytes = pinnedBudgetBytes;
-      return this;
-    }
-
-    /**
-     * How long one data-store operation is retried while the store is unavailable (default 2 s); keep it well
-     * below the cache servers' lease lifetime, because the document's lease is held meanwhile.
-     */
-    public Builder storeRetryDeadline(Duration storeRetryDeadline) {
-      this.storeRetryDeadline = storeRetryDeadline;
-      return this;
-    }
-
-    /**
-     * How long a drain thread rests after a round that found less than one {@link #drainBatch} of documents
-     * (default 50 ms): the longer, the fuller each batch, and the longer a write waits before it is drained.
-     */
-    public Builder idlePause(Duration idlePause) {
-      this.idlePause = idlePause;
+      this.partitions = atLeast("partitions", 1, partitions);
       return this;
     }
 
@@ -420,7 +369,7 @@ public final class WriteBack implements AutoCloseable {
      * {@link #idlePause}, whichever is longer).
      */
     public Builder drainDelay(Duration delay) {
-      this.drainDelay = delay;
+      this.drainDelay = notNegative("drainDelay", delay);
       return this;
     }
 
@@ -430,7 +379,7 @@ public final class WriteBack implements AutoCloseable {
      * that long.
      */
     public Builder drainBatch(int documents) {
-      this.drainBatch = documents;
+      this.drainBatch = atLeast("drainBatch", 1, documents);
       return this;
     }
 
@@ -447,74 +396,24 @@ public final class WriteBack implements AutoCloseable {
     }
 
     /**
-     * How long a writer, drain or read miss waits for a document's lock (default 10 s): while another holds it (a
-     * drain holds its batch across one data-store round), or while a server holding one of its replicas does not
-     * answer (a stalled server is waited for, never taken for lost). Past it the operation fails, and a write is not
-     * acknowledged.
-     */
-    public Builder lockTimeout(Duration lockTimeout) {
-      this.lockTimeout = lockTimeout;
-      return this;
-    }
-
-    /**
-     * How often a background thread asks the cache servers whether one of them restarted (default 1 s; one
-     * {@code stats} per server). Once one is back, every listed buffered write and every listing is written again
-     * to the replicas it lost there, so that R copies exist again and the next loss is survived too: a rolling
-     * restart of the cache tier loses nothing if each server is back and restored before the next goes down.
-     * {@link Duration#ZERO} turns it off; with {@code replicas(1)} there is nothing to restore.
-     */
-    public Builder replicaCheckInterval(Duration interval) {
-      this.replicaCheckInterval = interval;
-      return this;
-    }
-
-    /**
-     * How long a cache server may stay down (refusing or dropping connections; one that is slow to answer is not
-     * down) before it is replaced (default 30 s): the next server on the ring takes its place for every replicated
-     * value that had a copy there and gets that copy, so that R copies exist again and a second loss is survived too.
-     * Once the server is back as a new run it takes its copies back. Longer than a restart of one server, so that a
-     * rolling restart restores copies in place instead of moving them twice. Checked every {@link
-     * #replicaCheckInterval}.
-     */
-    public Builder replaceDownServerAfter(Duration downFor) {
-      this.replaceDownServerAfter = downFor;
-      return this;
-    }
-
-    /**
      * How long {@link WriteBack#close()} keeps draining what is still buffered (default 5 s) before it hands the rest
      * over: leaves it pinned and listed in the cache, where any engine over the same servers drains it. {@link
      * Duration#ZERO} hands everything over at once.
      */
     public Builder drainOnClose(Duration drainOnClose) {
-      this.drainOnClose = drainOnClose;
+      this.drainOnClose = notNegative("drainOnClose", drainOnClose);
       return this;
     }
 
     /**
      * Starts the engine and its drain threads.
      *
-     * @throws IllegalArgumentException when a required part is missing or a count is out of range
+     * @throws IllegalStateException when the cache or the store is missing, or R exceeds the cache's servers
      */
     public WriteBack build() {
-      if (cache == null || store == null) {
-        throw new IllegalArgumentException("cache and store are required");
-      }
-      PinnedReplicas.checkCount(cache, replicas);
-      if (partitions < 1 || drainBatch < 1 || drainThreads < 0 || pinnedBudgetBytes < 0) {
-        throw new IllegalArgumentException(
-            "partitions and drainBatch must be positive, drainThreads and"
-                + " pinnedBudgetBytes not negative");
-      }
-      if (storeRetryDeadline.isNegative()
-          || idlePause.isNegative()
-          || lockTimeout.isNegative()
-          || replicaCheckInterval.isNegative()
-          || replaceDownServerAfter.isNegative()
-          || drainOnClose.isNegative()
-          || drainDelay.isNegative()) {
-        throw new IllegalArgumentException("durations must not be negative");
+      requireCache();
+      if (store == null) {
+        throw new IllegalStateException("store is required");
       }
       return new WriteBack(this);
     }
