@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.dendrite.core.interval.Interval;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,7 +28,8 @@ class DendriteCacheOutageIT {
       names = {"WRITE_AROUND", "WRITE_THROUGH"})
   void aServerThatComesBackNeverServesWhatChangedMeanwhile(
       WritePolicy policy, MySqlTestDatabase database) throws Exception {
-    try (CacheTier cacheTier = new CacheTier(2, true);
+    try (EmbeddedIqServers cacheTier =
+            EmbeddedIqServers.builder().count(2).behindProxies().start();
         ScoreTable table = new ScoreTable(database).create(100);
         Dendrite<Integer, ScoreRow> dendrite =
             Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)

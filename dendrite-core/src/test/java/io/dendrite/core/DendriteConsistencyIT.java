@@ -6,6 +6,7 @@ import io.dendrite.consistency.History;
 import io.dendrite.consistency.StaleReadChecker;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -88,7 +89,7 @@ class DendriteConsistencyIT {
       Duration duration,
       UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings)
       throws Exception {
-    try (CacheTier cacheTier = new CacheTier(2);
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ScoreTable table = new ScoreTable(database).create(ROWS);
         Dendrite<Integer, ScoreRow> dendrite =
             settings

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dendrite.core.interval.Interval;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -26,13 +27,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** Dendrite's read and write paths against real MariaDB and two embedded IQ servers. */
 @ExtendWith(RealServers.class)
 class DendriteIT {
-  private CacheTier cacheTier;
+  private EmbeddedIqServers cacheTier;
   private ScoreTable table;
   private final AtomicInteger queries = new AtomicInteger();
 
   @BeforeEach
   void start(MySqlTestDatabase database) throws SQLException {
-    cacheTier = new CacheTier(2);
+    cacheTier = EmbeddedIqServers.start(2);
     table = new ScoreTable(database).create(100);
   }
 

@@ -7,6 +7,7 @@ import io.dendrite.core.log.PredicateLog;
 import io.dendrite.iq.client.CacheValue;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -28,7 +29,7 @@ class DendriteRebuildIT {
   @CsvSource({"WRITE_AROUND, 1.0", "WRITE_THROUGH, 1.0", "WRITE_AROUND, 0.0", "WRITE_THROUGH, 0.0"})
   void aSuccessorFindsEveryCachedEntry(WritePolicy policy, double beta, MySqlTestDatabase database)
       throws Exception {
-    try (CacheTier cacheTier = new CacheTier(3);
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(3);
         ScoreTable table = new ScoreTable(database).create(100)) {
       int entriesBefore;
       try (Dendrite<Integer, ScoreRow> first = build(cacheTier, policy, beta)) {
@@ -71,7 +72,7 @@ class DendriteRebuildIT {
   }
 
   private static Dendrite<Integer, ScoreRow> build(
-      CacheTier cacheTier, WritePolicy policy, double beta) {
+      EmbeddedIqServers cacheTier, WritePolicy policy, double beta) {
     return Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
         .collection("scores")
         .domain("id")
@@ -82,7 +83,7 @@ class DendriteRebuildIT {
         .build();
   }
 
-  private static long logRecords(CacheTier cacheTier) {
+  private static long logRecords(EmbeddedIqServers cacheTier) {
     List<String> partitions =
         IntStream.range(0, PredicateLog.PARTITIONS).mapToObj(KEYS::logKey).toList();
     return cacheTier.client.getAll(partitions).values().stream()

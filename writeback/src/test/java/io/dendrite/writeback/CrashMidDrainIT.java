@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.testsupport.faults.ChildJvm;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
@@ -105,7 +106,7 @@ class CrashMidDrainIT {
   }
 
   /** What the crashed process acknowledged, and the cache it left behind. */
-  private record Crash(DocumentModel model, CacheServers cache) {
+  private record Crash(DocumentModel model, EmbeddedIqServers cache) {
     /** Finishes the drain in this JVM, as a restarted application would. */
     DocumentModel recover(DataStore store) {
       try (WriteBack recovery =
@@ -153,7 +154,13 @@ class CrashMidDrainIT {
       model.record(key, insert);
     }
     store.apply(seed);
-    CacheServers cache = closeLater(new CacheServers(2, 64L << 20, LEASE_LIFETIME));
+    EmbeddedIqServers cache =
+        closeLater(
+            EmbeddedIqServers.builder()
+                .count(2)
+                .pinnedMemoryBytes(64L << 20)
+                .leaseLifetime(LEASE_LIFETIME)
+                .start());
 
     List<String> args = new ArrayList<>(storeArgs);
     args.addAll(

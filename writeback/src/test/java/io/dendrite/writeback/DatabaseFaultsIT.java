@@ -9,6 +9,7 @@ import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.testsupport.faults.CuttableProxy;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
@@ -103,7 +104,12 @@ class DatabaseFaultsIT {
           }
         };
     ExecutorService drainer = Executors.newSingleThreadExecutor();
-    try (CacheServers cache = new CacheServers(1, 64L << 20, Duration.ofSeconds(1));
+    try (EmbeddedIqServers cache =
+            EmbeddedIqServers.builder()
+                .count(1)
+                .pinnedMemoryBytes(64L << 20)
+                .leaseLifetime(Duration.ofSeconds(1))
+                .start();
         WriteBack writeBack =
             WriteBack.builder()
                 .cache(cache.client)
@@ -154,7 +160,7 @@ class DatabaseFaultsIT {
             super.apply(batch);
           }
         };
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         // One partition: a drain pass takes all 16 documents in one batch.
         WriteBack writeBack =
             WriteBack.builder()
@@ -211,7 +217,7 @@ class DatabaseFaultsIT {
         CuttableProxy proxy =
             new CuttableProxy(target.group(1), Integer.parseInt(target.group(2)));
         DataStore viaProxy = database.storeViaPort().apply(proxy.port());
-        CacheServers cache = new CacheServers(1);
+        EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         // One drain thread: once it has met the outage, nothing else could drain behind its back.
         WriteBack writeBack =
             WriteBack.builder()

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.WriteOptions;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.EntityKey;
 import java.time.Instant;
 import java.util.List;
@@ -14,7 +15,7 @@ class PendingWritesPartitionIT {
 
   @Test
   void listsInFirstListingOrderRemovesExactlyTheListingsSeenAndListsAgain() {
-    try (CacheServers cache = new CacheServers(2)) {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2)) {
       PendingWritesPartition partition = partition(cache);
       assertThat(partition.add(key(1), Instant.ofEpochMilli(10))).isEqualTo(Outcome.OK);
       assertThat(partition.add(key(2), Instant.ofEpochMilli(20))).isEqualTo(Outcome.OK);
@@ -48,7 +49,7 @@ class PendingWritesPartitionIT {
   /** A replica that lost lines (restarted empty and recreated by the next append) hides nothing: reads merge. */
   @Test
   void aReplicaThatMissedListingsHidesNothing() {
-    try (CacheServers cache = new CacheServers(2)) {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2)) {
       PendingWritesPartition partition = partition(cache);
       partition.add(key(1), Instant.ofEpochMilli(10));
       partition.add(key(2), Instant.ofEpochMilli(20));
@@ -68,7 +69,7 @@ class PendingWritesPartitionIT {
 
   @Test
   void drainsCompactTheLogOnceRemovedListingsOutnumberLiveOnes() {
-    try (CacheServers cache = new CacheServers(2)) {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2)) {
       PendingWritesPartition partition = partition(cache);
       partition.add(key(0), Instant.ofEpochMilli(1));
       for (int round = 1; round <= 100; round++) {
@@ -97,7 +98,7 @@ class PendingWritesPartitionIT {
   /** A compaction that raced with an append on one replica leaves that replica's log whole (CAS). */
   @Test
   void aCompactionNeverDropsAnAppendThatRacedWithIt() {
-    try (CacheServers cache = new CacheServers(2)) {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2)) {
       PendingWritesPartition partition = partition(cache);
       partition.add(key(0), Instant.ofEpochMilli(1));
       var copies =
@@ -115,7 +116,7 @@ class PendingWritesPartitionIT {
 
   /** What a drain reads while it holds the documents' locks: the listings of {@code bufferedKeys}, and the log. */
   private static PendingWritesPartition.Found listingsOf(
-      CacheServers cache, String... bufferedKeys) {
+      EmbeddedIqServers cache, String... bufferedKeys) {
     PendingWritesPartition partition = partition(cache);
     return PendingWritesPartition.listingsOf(
             new PinnedReplicas(cache.client, 2), List.of(partition), List.of(bufferedKeys))
@@ -130,7 +131,7 @@ class PendingWritesPartitionIT {
     partition.remove(found.listings(), found.read());
   }
 
-  private static PendingWritesPartition partition(CacheServers cache) {
+  private static PendingWritesPartition partition(EmbeddedIqServers cache) {
     return new PendingWritesPartition(new PinnedReplicas(cache.client, 2), 0);
   }
 

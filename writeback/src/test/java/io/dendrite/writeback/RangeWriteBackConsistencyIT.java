@@ -10,6 +10,7 @@ import io.dendrite.iq.client.Backoff;
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.MongoStore;
 import io.dendrite.writeback.store.MySqlStore;
@@ -192,16 +193,18 @@ class RangeWriteBackConsistencyIT {
     // Eight threads contend for the same entries' Q leases; on two shared, busy cores a holder can
     // keep one past the client's default 2 s wait, and a refused write is not what this test
     // checks.
-    try (CacheServers cache =
-            new CacheServers(
-                2,
-                client ->
-                    client.backoff(
-                        new Backoff(
-                            Duration.ofMillis(1),
-                            Duration.ofMillis(50),
-                            Duration.ofSeconds(20),
-                            0.5)));
+    try (EmbeddedIqServers cache =
+            EmbeddedIqServers.builder()
+                .count(2)
+                .client(
+                    client ->
+                        client.backoff(
+                            new Backoff(
+                                Duration.ofMillis(1),
+                                Duration.ofMillis(50),
+                                Duration.ofSeconds(20),
+                                0.5)))
+                .start();
         RangeStack stack =
             new RangeStack(
                 cache.client,

@@ -13,6 +13,7 @@ import io.dendrite.iq.client.RefreshResult;
 import io.dendrite.iq.client.Transaction;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.store.DataStore;
@@ -38,7 +39,7 @@ class RangeWriteBackIT {
   @Test
   void aMissAppliesTheOverlappingBufferedUpdatesInsertsAndDeletesBeforeItQueries(
       MySqlTestDatabase database) throws SQLException {
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
         RangeStack stack =
             new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0))) {
@@ -79,7 +80,7 @@ class RangeWriteBackIT {
   @Test
   void randomWritesDrainToTheModelAndDrainedEntriesLeaveTheIndex(MySqlTestDatabase database)
       throws Exception {
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
         RangeStack stack =
             new RangeStack(
@@ -122,7 +123,7 @@ class RangeWriteBackIT {
   @Test
   void aNewProcessRebuildsTheBufferedWritesIntervalsFromTheLog(MySqlTestDatabase database)
       throws SQLException {
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database)) {
       seed(store, 0, 9);
       // Each process goes away without draining (drainOnClose zero), as a crashed one would: the
@@ -174,7 +175,7 @@ class RangeWriteBackIT {
   @Test
   void aChangeOfAnotherTypeIsRefusedWithNothingChanged(MySqlTestDatabase database)
       throws SQLException {
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0))) {
       seed(store, 0, 4);
@@ -223,7 +224,7 @@ class RangeWriteBackIT {
   @Test
   void overThePinnedBudgetWritesFallBackToWriteThroughAndRangesStayRight(MySqlTestDatabase database)
       throws SQLException {
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         RangeStack stack =
             new RangeStack(
@@ -252,7 +253,8 @@ class RangeWriteBackIT {
   @Test
   void whenPinnedMemoryRefusesTheLogWritesGoThroughAtOnce(MySqlTestDatabase database)
       throws SQLException {
-    try (CacheServers cache = new CacheServers(1, 64 * 1024);
+    try (EmbeddedIqServers cache =
+            EmbeddedIqServers.builder().count(1).pinnedMemoryBytes(64 * 1024).start();
         MySqlStore store = open(database);
         RangeStack stack = new RangeStack(cache.client, store, engine -> engine.drainThreads(0))) {
       seed(store, 0, 4);
@@ -289,7 +291,7 @@ class RangeWriteBackIT {
   @Test
   void aWriteBackUpdateAwaitsTwoRoundTripsWhateverItRefreshes(MySqlTestDatabase database)
       throws SQLException {
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
         RangeStack stack =
             new RangeStack(
@@ -359,16 +361,18 @@ class RangeWriteBackIT {
   @Test
   void anUpdateWaitingForAnotherWritersLeaseHoldsNoDocumentLock(MySqlTestDatabase database)
       throws Exception {
-    try (CacheServers cache =
-            new CacheServers(
-                1,
-                client ->
-                    client.backoff(
-                        new Backoff(
-                            Duration.ofMillis(1),
-                            Duration.ofMillis(50),
-                            Duration.ofSeconds(60),
-                            0.5)));
+    try (EmbeddedIqServers cache =
+            EmbeddedIqServers.builder()
+                .count(1)
+                .client(
+                    client ->
+                        client.backoff(
+                            new Backoff(
+                                Duration.ofMillis(1),
+                                Duration.ofMillis(50),
+                                Duration.ofSeconds(60),
+                                0.5)))
+                .start();
         MySqlStore store = open(database);
         RangeStack stack =
             new RangeStack(
@@ -407,7 +411,7 @@ class RangeWriteBackIT {
   @Test
   void anUpdateOfADocumentThisProcessBufferedOrDrainedReadsNothingBack(MySqlTestDatabase database)
       throws SQLException {
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database)) {
       seed(store, 0, 9);
       // No background reads meanwhile: the reaper's and the replica check's would count.
@@ -471,7 +475,7 @@ class RangeWriteBackIT {
   @Test
   void aListedBufferedWriteNoLogRecordNamesIsAppliedBeforeTheFirstMiss(MySqlTestDatabase database)
       throws SQLException {
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database)) {
       seed(store, 0, 9);
       try (RangeStack first =
@@ -514,7 +518,7 @@ class RangeWriteBackIT {
   void aMissThatCannotApplyItsBufferedWritesFailsWithCoresDataStoreException(
       MySqlTestDatabase database) throws SQLException {
     AtomicBoolean down = new AtomicBoolean();
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore mysql = open(database);
         DataStore store =
             new ForwardingStore(mysql) {
@@ -568,7 +572,7 @@ class RangeWriteBackIT {
   @Test
   void anUpdateWhoseChangeRecordIsRefusedDropsThatResult(MySqlTestDatabase database)
       throws Exception {
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         RangeStack stack =
             new RangeStack(

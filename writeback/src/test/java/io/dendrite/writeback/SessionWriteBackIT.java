@@ -11,6 +11,7 @@ import io.dendrite.core.DataStoreException;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
@@ -46,7 +47,7 @@ class SessionWriteBackIT {
   @Test
   void sessionsApplyInCommitOrderSoForeignKeysHold(MySqlTestDatabase database) throws SQLException {
     createParentsAndChildren(database);
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
         SessionWriteBack sessions =
             SessionWriteBack.builder()
@@ -104,7 +105,7 @@ class SessionWriteBackIT {
     AtomicLongArray expected = new AtomicLongArray(1 + accountsPerQueue * queues.size());
     // Two engines with clients of their own, as two application processes: they exclude each other
     // only through the leases on the cache servers.
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         IqClient otherClient = cache.anotherClient();
         MySqlStore store = open(database);
         SessionWriteBack sessions =
@@ -206,7 +207,7 @@ class SessionWriteBackIT {
       MySqlTestDatabase database) throws SQLException {
     createAccounts(database);
     EntityKey account = new EntityKey(ACCOUNTS, 1);
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         SessionWriteBack sessions =
             SessionWriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
@@ -237,7 +238,7 @@ class SessionWriteBackIT {
   void aReadSeesCommittedSessionsBeforeAnyDrain(MySqlTestDatabase database) throws SQLException {
     createAccounts(database);
     EntityKey first = new EntityKey(ACCOUNTS, 1);
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         SessionWriteBack sessions =
             SessionWriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
@@ -274,7 +275,7 @@ class SessionWriteBackIT {
   void compactionForgetsOnlyAppliedSessionsGoneFromTheCache(MySqlTestDatabase database)
       throws Exception {
     createAccounts(database);
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         SessionWriteBack sessions =
             SessionWriteBack.builder()
@@ -312,7 +313,7 @@ class SessionWriteBackIT {
   void badInputIsRefusedClearlyAndNothingIsBuffered(MySqlTestDatabase database)
       throws SQLException {
     createAccounts(database);
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         SessionWriteBack sessions =
             SessionWriteBack.builder()
@@ -382,7 +383,7 @@ class SessionWriteBackIT {
   void overThePinnedBudgetSessionsFallBackToWriteThroughInCommitOrder(MySqlTestDatabase database)
       throws SQLException {
     createParentsAndChildren(database);
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         SessionWriteBack sessions =
             SessionWriteBack.builder()

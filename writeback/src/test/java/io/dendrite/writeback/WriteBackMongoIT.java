@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.Entity;
@@ -28,7 +29,7 @@ class WriteBackMongoIT {
   void backgroundThreadsDrainEveryKindOfChangeToTheModel(MongoTestDatabase database)
       throws InterruptedException {
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MongoStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder()
@@ -74,7 +75,7 @@ class WriteBackMongoIT {
 
   @Test
   void readSeesBufferedPushesAndIncrementsOnce(MongoTestDatabase database) {
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MongoStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
@@ -97,7 +98,8 @@ class WriteBackMongoIT {
   @Test
   void aFullPinnedQuotaOnTheServerFallsBackToWriteThrough(MongoTestDatabase database) {
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(1, 1_500);
+    try (EmbeddedIqServers cache =
+            EmbeddedIqServers.builder().count(1).pinnedMemoryBytes(1_500).start();
         MongoStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -38,7 +39,7 @@ class WriteBackMySqlIT {
   void acknowledgedWritesDrainToExactlyTheModel(MySqlTestDatabase database) throws Exception {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder()
@@ -86,7 +87,7 @@ class WriteBackMySqlIT {
       throws Exception {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database)) {
       try (WriteBack handsOver =
           WriteBack.builder()
@@ -138,7 +139,7 @@ class WriteBackMySqlIT {
   @Test
   void readAppliesTheBufferedWriteFirst(MySqlTestDatabase database) throws SQLException {
     createUsers(database);
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
@@ -171,7 +172,7 @@ class WriteBackMySqlIT {
     createUsers(database);
     Duration delay = Duration.ofSeconds(4);
     List<Integer> documentsApplied = new CopyOnWriteArrayList<>();
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore mysql = open(database);
         WriteBack writeBack =
             WriteBack.builder()
@@ -229,7 +230,7 @@ class WriteBackMySqlIT {
       throws SQLException {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder()
@@ -261,7 +262,7 @@ class WriteBackMySqlIT {
       throws SQLException {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder()
@@ -297,7 +298,7 @@ class WriteBackMySqlIT {
       throws SQLException {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(1);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         FlakyStore store = new FlakyStore(open(database));
         WriteBack writeBack =
             WriteBack.builder()
@@ -344,7 +345,7 @@ class WriteBackMySqlIT {
     int writers = 4;
     int incrementsPerWriter = 40;
     int documents = 3;
-    try (CacheServers cache = new CacheServers(2);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder()
@@ -396,7 +397,7 @@ class WriteBackMySqlIT {
   void aLostCacheServerDoesNotLoseReplicatedWrites(MySqlTestDatabase database) throws SQLException {
     createUsers(database);
     DocumentModel model = new DocumentModel();
-    try (CacheServers cache = new CacheServers(3);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(3);
         MySqlStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder()
