@@ -343,7 +343,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     /** How many delete log records to batch per cache server (α, default 16). */
     public Builder<K, R> logBatch(int alpha) {
       if (alpha < 1) {
-        throw new IllegalArgumentException("logBatch must be at least 1, got " + alpha);
+        throw new IllegalArgumentException("logBatch (alpha) must be at least 1, got " + alpha);
       }
       this.alpha = alpha;
       return this;
@@ -354,9 +354,13 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
      * one before giving up with {@link DendriteBusyException} (defaults 10 s each).
      */
     public Builder<K, R> intervalLeases(Duration lifetime, Duration timeout) {
-      if (lifetime.isNegative() || lifetime.isZero() || timeout.isNegative()) {
+      if (lifetime == null || lifetime.isNegative() || lifetime.isZero()) {
         throw new IllegalArgumentException(
-            "lease lifetime must be positive and timeout not negative");
+            "intervalLeases lifetime must be positive, got " + lifetime);
+      }
+      if (timeout == null || timeout.isNegative()) {
+        throw new IllegalArgumentException(
+            "intervalLeases timeout must be zero or more, got " + timeout);
       }
       this.intervalLeaseLifetime = lifetime;
       this.intervalLeaseTimeout = timeout;

@@ -3,6 +3,7 @@ package io.dendrite.core;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.core.interval.Interval;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The builder refuses what it cannot build, in the setter that got it or in build(), naming the setting. */
@@ -51,6 +52,15 @@ class DendriteBuilderTest {
         .hasMessageContaining("maxSharedFraction (beta) must be in [0, 1], got 1.5");
     assertThatThrownBy(() -> Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC).logBatch(0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("got 0");
+        .hasMessage("logBatch (alpha) must be at least 1, got 0");
+    assertThatThrownBy(
+            () ->
+                Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+                    .intervalLeases(Duration.ZERO, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("intervalLeases lifetime must be positive, got PT0S");
+    assertThatThrownBy(() -> Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC).range(5, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("min 5 is greater than max 1");
   }
 }
