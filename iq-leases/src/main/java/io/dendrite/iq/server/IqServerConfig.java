@@ -29,16 +29,37 @@ public record IqServerConfig(
     boolean epoll) {
 
   public IqServerConfig {
-    require(port >= 0 && port <= 65_535, "port must be in [0, 65535]");
-    require(listenAddress != null && !listenAddress.isBlank(), "listenAddress is required");
+    checkPort(port);
+    checkListenAddress(listenAddress);
+    checkLeaseLifetime(leaseLifetime);
+    require(memoryBytes > 0, "memoryBytes must be positive, got " + memoryBytes);
+    require(
+        pinnedMemoryBytes >= 0, "pinnedMemoryBytes must not be negative, got " + pinnedMemoryBytes);
+    checkMaxItemSize(maxItemSize);
+    require(threads > 0, "threads must be positive, got " + threads);
+    require(maxConnections > 0, "maxConnections must be positive, got " + maxConnections);
+  }
+
+  private static void checkPort(int port) {
+    require(port >= 0 && port <= 65_535, "port must be in [0, 65535], got " + port);
+  }
+
+  private static void checkListenAddress(String listenAddress) {
+    require(
+        listenAddress != null && !listenAddress.isBlank(),
+        "listenAddress is required, got " + listenAddress);
+  }
+
+  private static void checkLeaseLifetime(Duration leaseLifetime) {
     require(
         leaseLifetime != null && leaseLifetime.toMillis() > 0,
         "leaseLifetime must be at least 1 ms, got " + leaseLifetime);
-    require(memoryBytes > 0, "memoryBytes must be positive");
-    require(pinnedMemoryBytes >= 0, "pinnedMemoryBytes must not be negative");
-    require(maxItemSize > 0 && maxItemSize <= (1 << 30), "maxItemSize must be in (0, 1 GiB]");
-    require(threads > 0, "threads must be positive");
-    require(maxConnections > 0, "maxConnections must be positive");
+  }
+
+  private static void checkMaxItemSize(int maxItemSize) {
+    require(
+        maxItemSize > 0 && maxItemSize <= (1 << 30),
+        "maxItemSize must be in (0, 1 GiB], got " + maxItemSize);
   }
 
   /** Port 11211 on 127.0.0.1, 10 s leases, 64 MiB data, 64 MiB pinned, 1 MiB items. */
@@ -57,7 +78,7 @@ public record IqServerConfig(
     }
   }
 
-  /** Mutable builder for {@link IqServerConfig}; validation happens in {@link #build()}. */
+  /** Mutable builder for {@link IqServerConfig}; each setter refuses a bad value, naming it. */
   public static final class Builder {
     private int port = 11211;
     private String listenAddress = "127.0.0.1";
@@ -72,42 +93,52 @@ public record IqServerConfig(
     private Builder() {}
 
     public Builder port(int port) {
+      checkPort(port);
       this.port = port;
       return this;
     }
 
     public Builder listenAddress(String listenAddress) {
+      checkListenAddress(listenAddress);
       this.listenAddress = listenAddress;
       return this;
     }
 
     /** How long every lease, transaction record and session record lives (default 10 s). */
     public Builder leaseLifetime(Duration leaseLifetime) {
+      checkLeaseLifetime(leaseLifetime);
       this.leaseLifetime = leaseLifetime;
       return this;
     }
 
     public Builder memoryBytes(long memoryBytes) {
+      require(memoryBytes > 0, "memoryBytes must be positive, got " + memoryBytes);
       this.memoryBytes = memoryBytes;
       return this;
     }
 
     public Builder pinnedMemoryBytes(long pinnedMemoryBytes) {
+      require(
+          pinnedMemoryBytes >= 0,
+          "pinnedMemoryBytes must not be negative, got " + pinnedMemoryBytes);
       this.pinnedMemoryBytes = pinnedMemoryBytes;
       return this;
     }
 
     public Builder maxItemSize(int maxItemSize) {
+      checkMaxItemSize(maxItemSize);
       this.maxItemSize = maxItemSize;
       return this;
     }
 
     public Builder threads(int threads) {
+      require(threads > 0, "threads must be positive, got " + threads);
       this.threads = threads;
       return this;
     }
 
     public Builder maxConnections(int maxConnections) {
+      require(maxConnections > 0, "maxConnections must be positive, got " + maxConnections);
       this.maxConnections = maxConnections;
       return this;
     }
