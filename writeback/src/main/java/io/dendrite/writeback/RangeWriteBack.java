@@ -476,13 +476,13 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
      * different keys; rebuilding reads each partition's R replicas.
      */
     public Builder<K> logPartitions(int partitions) {
-      this.logPartitions = atLeastOne("logPartitions", partitions);
+      this.logPartitions = EngineBuilder.atLeast("logPartitions", 1, partitions);
       return this;
     }
 
     /** How many removal records to batch into one append (α, default 16); a lost batch only costs no-op drains. */
     public Builder<K> logBatch(int alpha) {
-      this.logBatch = atLeastOne("logBatch (alpha)", alpha);
+      this.logBatch = EngineBuilder.atLeast("logBatch (alpha)", 1, alpha);
       return this;
     }
 
@@ -528,13 +528,6 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
         throw new IllegalStateException("writeBack, collection and domain are required");
       }
       return new RangeWriteBack<>(this);
-    }
-
-    private static int atLeastOne(String what, int value) {
-      if (value < 1) {
-        throw new IllegalArgumentException(what + " must be at least 1, got " + value);
-      }
-      return value;
     }
   }
 }

@@ -93,12 +93,11 @@ public final class EmbeddedIqServers implements AutoCloseable {
   /** The index of the server the client's ring places {@code key} on. */
   public int serverOf(String key) {
     ServerAddress address = client.serversFor(key, 1).get(0);
-    for (int i = 0; i < client.config().servers().size(); i++) {
-      if (client.config().servers().get(i).equals(address)) {
-        return i;
-      }
+    int index = client.config().servers().indexOf(address);
+    if (index < 0) {
+      throw new IllegalStateException("no server for " + address);
     }
-    throw new IllegalStateException("no server for " + address);
+    return index;
   }
 
   /** Stops server {@code index} for good, as a crashed cache server; its pinned values are gone. */

@@ -32,12 +32,19 @@ public record IqServerConfig(
     checkPort(port);
     checkListenAddress(listenAddress);
     checkLeaseLifetime(leaseLifetime);
-    require(memoryBytes > 0, "memoryBytes must be positive, got " + memoryBytes);
-    require(
-        pinnedMemoryBytes >= 0, "pinnedMemoryBytes must not be negative, got " + pinnedMemoryBytes);
+    positive("memoryBytes", memoryBytes);
+    notNegative("pinnedMemoryBytes", pinnedMemoryBytes);
     checkMaxItemSize(maxItemSize);
-    require(threads > 0, "threads must be positive, got " + threads);
-    require(maxConnections > 0, "maxConnections must be positive, got " + maxConnections);
+    positive("threads", threads);
+    positive("maxConnections", maxConnections);
+  }
+
+  private static void positive(String name, long value) {
+    require(value > 0, name + " must be positive, got " + value);
+  }
+
+  private static void notNegative(String name, long value) {
+    require(value >= 0, name + " must not be negative, got " + value);
   }
 
   private static void checkPort(int port) {
@@ -112,15 +119,13 @@ public record IqServerConfig(
     }
 
     public Builder memoryBytes(long memoryBytes) {
-      require(memoryBytes > 0, "memoryBytes must be positive, got " + memoryBytes);
+      positive("memoryBytes", memoryBytes);
       this.memoryBytes = memoryBytes;
       return this;
     }
 
     public Builder pinnedMemoryBytes(long pinnedMemoryBytes) {
-      require(
-          pinnedMemoryBytes >= 0,
-          "pinnedMemoryBytes must not be negative, got " + pinnedMemoryBytes);
+      notNegative("pinnedMemoryBytes", pinnedMemoryBytes);
       this.pinnedMemoryBytes = pinnedMemoryBytes;
       return this;
     }
@@ -132,13 +137,13 @@ public record IqServerConfig(
     }
 
     public Builder threads(int threads) {
-      require(threads > 0, "threads must be positive, got " + threads);
+      positive("threads", threads);
       this.threads = threads;
       return this;
     }
 
     public Builder maxConnections(int maxConnections) {
-      require(maxConnections > 0, "maxConnections must be positive, got " + maxConnections);
+      positive("maxConnections", maxConnections);
       this.maxConnections = maxConnections;
       return this;
     }
