@@ -232,15 +232,15 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         buffering.abandon();
         throw failed; // the transaction's close releases what was appended
       }
-      WriteBuffer.Stored stored =
-          buffering.store(); // when it throws nothing is buffered: close releases the appends
+      // When it throws nothing is buffered: the transaction's close releases the appends.
+      WriteBuffer.Stored stored = buffering.store();
       CompletableFuture<Outcome> committing = null;
       if (!transaction.servers().isEmpty()) {
         trips.add(transaction.servers().size());
         committing = transaction.commitAsync();
       }
-      awaitStored(
-          stored, committing, targets, trips); // the first wait: the whole flight goes out here
+      // The first wait: the whole flight goes out here.
+      awaitStored(stored, committing, targets, trips);
       Outcome end = committing == null ? Outcome.OK : committing.join();
       List<EntryIndex.Entry<K>> appended = new ArrayList<>();
       for (int i = 0; i < targets.size(); i++) {
@@ -250,9 +250,8 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         if (outcome == Outcome.OK) {
           appended.add(entry);
         } else if (outcome != null) {
-          common.drop(
-              entry,
-              trips); // ABORTED, NOT_STORED, or STATE_LOST (which fails the commit too: see below)
+          // ABORTED, NOT_STORED, or STATE_LOST (which fails the commit too: see below).
+          common.drop(entry, trips);
         }
       }
       if (end != Outcome.OK) {
@@ -359,9 +358,8 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         if (reply instanceof RefreshResult.Granted granted) {
           results.add(new TargetLease.Refresh(granted.lease()));
         } else if (reply == Outcome.OK || reply == Outcome.STATE_LOST) {
-          results.add(
-              new TargetLease
-                  .Appended()); // a lost server's state fails the commit, which drops the targets
+          // A lost server's state fails the commit, which drops the targets.
+          results.add(new TargetLease.Appended());
         } else if (reply == null) {
           results.add(null);
         } else {
