@@ -5,6 +5,7 @@ import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.ReplicatedStore;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,6 +43,7 @@ final class BufferedIntervalLog {
   private final String keyPrefix;
   private final int partitions;
   private final int replicas;
+  private final ReplicatedStore store;
   private final int batch;
   private final List<String> pendingRemovals = new ArrayList<>();
   private final AtomicLong lastLsn = new AtomicLong();
@@ -54,6 +56,7 @@ final class BufferedIntervalLog {
     this.keyPrefix = "bl:" + collection + ":" + domain + ":";
     this.partitions = partitions;
     this.replicas = replicas;
+    this.store = cache.replicated(replicas);
     this.batch = batch;
   }
 
@@ -129,7 +132,7 @@ final class BufferedIntervalLog {
   List<BufferedIntervalRecord> readLive() {
     List<BufferedIntervalRecord> records = new ArrayList<>();
     for (int n = 0; n < partitions; n++) {
-      for (CacheValue replica : cache.getEachReplica(partitionKey(n), replicas)) {
+      for (CacheValue replica : store.getEach(partitionKey(n))) {
         for (String line : new String(replica.data(), StandardCharsets.UTF_8).split("\n")) {
           BufferedIntervalRecord.parse(line).ifPresent(records::add);
         }
@@ -165,9 +168,8 @@ final class BufferedIntervalLog {
       StringBuilder content = byPartition.get(n);
       Outcome outcome =
           content == null
-              ? cache.deleteReplicated(key, replicas)
-              : cache.setReplicated(
-                  key, content.toString().getBytes(StandardCharsets.UTF_8), replicas);
+              ? store.delete(key)
+              : store.set(key, content.toString().getBytes(StandardCharsets.UTF_8));
       if (!outcome.isOk() && outcome != Outcome.NOT_FOUND) {
         throw new IqException("could not rewrite the log partition " + key + ": " + outcome);
       }
@@ -223,7 +225,7 @@ final class BufferedIntervalLog {
     List<byte[]> values =
         lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
     appendedSinceRewrite.addAndGet(lines.size());
-    CompletableFuture<Outcome> sent = cache.appendReplicatedAsync(key, values, replicas);
+    CompletableFuture<Outcome> sent = store.appendAsync(key, values);
     return () -> {
       try {
         return sent.join();
@@ -231,7 +233,7 @@ final class BufferedIntervalLog {
         if (!(failed.getCause() instanceof IqConnectionException unreachable)) {
           throw failed.getCause() instanceof IqException iq ? iq : failed;
         }
-        for (CacheValue replica : cache.getEachReplica(key, replicas)) {
+        for (CacheValue replica : store.getEach(key)) {
           String content = "\n" + new String(replica.data(), StandardCharsets.UTF_8);
           if (content.contains("\n" + lines.get(0) + "\n")) {
             return Outcome.OK;

@@ -2,6 +2,7 @@ package io.dendrite.writeback;
 
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.ReplicatedStore;
 import io.dendrite.iq.client.ReplicatedTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,8 +86,9 @@ interface BufferedWriteLocks {
 
   /** Locks that exclude every process using the same cache servers; see the class comment. */
   static BufferedWriteLocks replicaLeases(IqClient cache, int replicas, Duration timeout) {
+    ReplicatedStore store = cache.replicated(replicas);
     return keys -> {
-      ReplicatedTransaction transaction = cache.lockReplicated(keys, replicas, timeout);
+      ReplicatedTransaction transaction = store.lock(keys, timeout);
       return new Locked() {
         @Override
         public Map<String, byte[]> values() {

@@ -6,6 +6,7 @@ import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.ReplicatedStore;
 import io.dendrite.iq.client.ServerAddress;
 import io.dendrite.iq.client.WriteOptions;
 import java.nio.charset.StandardCharsets;
@@ -35,10 +36,12 @@ import java.util.function.Predicate;
 final class PinnedReplicas {
   private final IqClient cache;
   private final int count;
+  private final ReplicatedStore store;
 
   PinnedReplicas(IqClient cache, int count) {
     this.cache = cache;
     this.count = count;
+    this.store = cache.replicated(count);
   }
 
   int count() {
@@ -47,7 +50,7 @@ final class PinnedReplicas {
 
   /** The value from the first reachable replica that has it. */
   Optional<byte[]> get(String key) {
-    return cache.getReplicated(key, count).map(CacheValue::data);
+    return store.get(key).map(CacheValue::data);
   }
 
   /**
@@ -74,7 +77,7 @@ final class PinnedReplicas {
 
   /** {@link #set}, sent now. */
   Sent<Outcome> setAsync(String key, byte[] value) {
-    CompletableFuture<Outcome> sent = cache.setReplicatedAsync(key, value, count);
+    CompletableFuture<Outcome> sent = store.setAsync(key, value);
     return () -> {
       try {
         return join(sent);
@@ -90,7 +93,7 @@ final class PinnedReplicas {
   Sent<Outcome> appendAsync(String key, List<String> lines) {
     List<byte[]> values =
         lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
-    CompletableFuture<Outcome> sent = cache.appendReplicatedAsync(key, values, count);
+    CompletableFuture<Outcome> sent = store.appendAsync(key, values);
     return () -> {
       try {
         return join(sent);
@@ -107,7 +110,7 @@ final class PinnedReplicas {
   /** {@link #getAll}, sent now. */
   Sent<Map<String, byte[]>> getAllAsync(Collection<String> keys) {
     CompletableFuture<Map<String, Map<ServerAddress, CacheValue>>> sent =
-        cache.getAllOnEachReplicaAsync(keys, count);
+        store.getAllOnEachAsync(keys);
     return () -> {
       Map<String, byte[]> values = new HashMap<>();
       join(sent)
@@ -136,7 +139,7 @@ final class PinnedReplicas {
 
   /** Every reachable replica of each of {@code keys}, by server, for values that are merged across replicas. */
   Map<String, Map<ServerAddress, CacheValue>> getAllOnEach(Collection<String> keys) {
-    return cache.getAllOnEachReplica(keys, count);
+    return store.getAllOnEach(keys);
   }
 
   /** Rewrites the replica on {@code server} unless it changed since {@code cas} was read there. */
@@ -229,7 +232,7 @@ final class PinnedReplicas {
       throw failure;
     }
     Map<ServerAddress, CacheValue> found =
-        cache.getAllOnEachReplica(List.of(key), count).getOrDefault(key, Map.of());
+        store.getAllOnEach(List.of(key)).getOrDefault(key, Map.of());
     int confirmed = 0;
     for (ServerAddress server : cache.serversFor(key, count)) {
       CacheValue replica = found.get(server);
@@ -247,7 +250,7 @@ final class PinnedReplicas {
   /** Deletes every replica of every key, all in flight at once. */
   void deleteAll(Collection<String> keys) {
     List<CompletableFuture<Outcome>> pending =
-        keys.stream().map(key -> cache.deleteReplicatedAsync(key, count)).toList();
+        keys.stream().map(key -> store.deleteAsync(key)).toList();
     Iterator<String> names = keys.iterator();
     for (CompletableFuture<Outcome> deleted : pending) {
       String key = names.next();
@@ -268,7 +271,7 @@ final class PinnedReplicas {
   void delete(String key) {
     Outcome outcome;
     try {
-      outcome = cache.deleteReplicated(key, count);
+      outcome = store.delete(key);
     } catch (IqConnectionException unreachable) {
       confirmOnLiveReplicas(key, unreachable, Objects::isNull);
       return;

@@ -79,7 +79,8 @@ class PendingWritesPartitionIT {
       for (var copy :
           cache
               .client
-              .getAllOnEachReplica(List.of("PendingWrites:0"), 2)
+              .replicated(2)
+              .getAllOnEach(List.of("PendingWrites:0"))
               .get("PendingWrites:0")
               .values()) {
         assertThat(copy.text().split("\n").length)
@@ -102,7 +103,11 @@ class PendingWritesPartitionIT {
       PendingWritesPartition partition = partition(cache);
       partition.add(key(0), Instant.ofEpochMilli(1));
       var copies =
-          cache.client.getAllOnEachReplica(List.of("PendingWrites:0"), 2).get("PendingWrites:0");
+          cache
+              .client
+              .replicated(2)
+              .getAllOnEach(List.of("PendingWrites:0"))
+              .get("PendingWrites:0");
       partition.add(key(1), Instant.ofEpochMilli(2)); // lands after the read, before the rewrite
       copies.forEach(
           (server, copy) ->

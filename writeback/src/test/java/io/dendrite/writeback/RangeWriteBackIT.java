@@ -451,7 +451,7 @@ class RangeWriteBackIT {
         assertThat(getsBy(cache.client, () -> restarted.update(new RangeRow(3, 33)))).isPositive();
         String bufferedKey = BufferedWriteKey.of(RangeRow.key(3));
         Map<?, CacheValue> copies =
-            cache.client.getAllOnEachReplica(List.of(bufferedKey), 2).get(bufferedKey);
+            cache.client.replicated(2).getAllOnEach(List.of(bufferedKey)).get(bufferedKey);
         assertThat(copies).hasSize(2);
         assertThat(
                 copies.values().stream()
@@ -635,7 +635,7 @@ class RangeWriteBackIT {
   /** Every line of every replica of the range's log partitions. */
   private static List<String> logLines(IqClient client, int replicas) {
     return java.util.stream.IntStream.range(0, 16)
-        .mapToObj(n -> client.getEachReplica("bl:t:pos:" + n, replicas))
+        .mapToObj(n -> client.replicated(replicas).getEach("bl:t:pos:" + n))
         .flatMap(List::stream)
         .map(CacheValue::data)
         .flatMap(data -> new String(data, StandardCharsets.UTF_8).lines())

@@ -176,7 +176,7 @@ class StalledCacheServerIT {
       abandoned.release();
 
       try (ReplicatedTransaction taken =
-          other.lockReplicated(List.of("orphan"), 1, Duration.ofSeconds(5))) {
+          other.replicated(1).lock(List.of("orphan"), Duration.ofSeconds(5))) {
         assertThat(taken.values()).isEmpty();
       }
     }

@@ -16,8 +16,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * Client for a set of IQ lease cache servers (Dendrite's own, IQ-Twemcached, or plain memcached for
@@ -234,7 +232,7 @@ public final class IqClient implements AutoCloseable {
 
   /**
    * Appends several values to a key on one given server only (a pinned {@code mappend}, creating it where absent):
-   * for restoring one replica of a replicated log (see {@link #getAllOnEachReplica}).
+   * for restoring one replica of a replicated log (see {@link ReplicatedStore#getAllOnEach}).
    *
    * @return the outcome on that server
    */
@@ -401,6 +399,14 @@ public final class IqClient implements AutoCloseable {
     return deleted;
   }
 
+  /**
+   * A view of this client that keeps each key pinned on {@code replicas} distinct servers (see {@link
+   * #serversFor}), for values that must survive the loss of {@code replicas - 1} servers.
+   */
+  public ReplicatedStore replicated(int replicas) {
+    return new ReplicatedStore(this, replicas);
+  }
+
   private void requireKnown(ServerAddress server) {
     if (!connections.containsKey(server)) {
       throw new IllegalArgumentException(
@@ -409,175 +415,8 @@ public final class IqClient implements AutoCloseable {
   }
 
   /**
-   * Stores a pinned copy of the value on {@code replicas} distinct servers (see
-   * {@link #serversFor}), all at once; for buffered writes that must survive one server's loss.
-   *
-   * @return the worst outcome over the replicas
-   */
-  public Outcome setReplicated(String key, byte[] value, int replicas) {
-    return onReplicas(
-            key, replicas, () -> OutgoingRequest.store("set", key, value, WriteOptions.PINNED))
-        .stream()
-        .reduce(Outcome.OK, Outcome::worst);
-  }
-
-  /**
-   * Async {@link #setReplicated}: sends the stores and returns at once, so that they are in flight together with
-   * other requests. Completes with the worst outcome once every replica answered, or with the first replica's
-   * failure (only after the others answered or timed out).
-   */
-  public CompletableFuture<Outcome> setReplicatedAsync(String key, byte[] value, int replicas) {
-    return onReplicasAsync(
-            key, replicas, () -> OutgoingRequest.store("set", key, value, WriteOptions.PINNED))
-        .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
-  }
-
-  /** Reads a replicated key from the first of its servers that has it. */
-  public Optional<CacheValue> getReplicated(String key, int replicas) {
-    for (ServerAddress address : placement.serversFor(key, replicas)) {
-      Optional<CacheValue> found;
-      try {
-        found = ServerConnection.await(getFrom(connections.get(address), key));
-      } catch (IqConnectionException unreachable) {
-        continue;
-      }
-      if (found.isPresent()) {
-        return found;
-      }
-    }
-    return Optional.empty();
-  }
-
-  /**
-   * Appends several values to a key on each of its {@code replicas} servers (a pinned {@code mappend},
-   * Dendrite's server only), creating it where absent; for logs that must survive one server's loss.
-   * Replicas may hold the appended values in different orders.
-   *
-   * @return the worst outcome over the replicas
-   */
-  public Outcome appendReplicated(String key, List<byte[]> values, int replicas) {
-    if (values.isEmpty()) {
-      throw new IllegalArgumentException("nothing to append");
-    }
-    return onReplicas(key, replicas, () -> OutgoingRequest.mappend(key, true, values)).stream()
-        .reduce(Outcome.OK, Outcome::worst);
-  }
-
-  /**
-   * Async {@link #appendReplicated}: sends the appends and returns at once, so that they are in flight together
-   * with other requests. Completes with the worst outcome once every replica answered, or with the first
-   * replica's failure (only after the others answered or timed out).
-   */
-  public CompletableFuture<Outcome> appendReplicatedAsync(
-      String key, List<byte[]> values, int replicas) {
-    if (values.isEmpty()) {
-      throw new IllegalArgumentException("nothing to append");
-    }
-    return onReplicasAsync(key, replicas, () -> OutgoingRequest.mappend(key, true, values))
-        .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
-  }
-
-  /**
-   * Reads a replicated key from each of its servers, for values that must be merged rather than taken
-   * from one replica (an appended log whose replica on a restarted server holds only recent appends).
-   *
-   * @return the values found, in the order of {@link #serversFor}; unreachable servers and misses left out
-   */
-  public List<CacheValue> getEachReplica(String key, int replicas) {
-    List<CacheValue> found = new ArrayList<>();
-    for (ServerAddress address : placement.serversFor(key, replicas)) {
-      try {
-        ServerConnection.await(getFrom(connections.get(address), key)).ifPresent(found::add);
-      } catch (IqConnectionException unreachable) {
-        // that replica is lost; the others hold what was acknowledged
-      }
-    }
-    return found;
-  }
-
-  /**
-   * Reads many replicated keys at once: every server that holds a replica of some key gets one pipelined
-   * {@code gets} (split every {@value #KEYS_PER_GET} keys), all in flight together, and each key's value is taken
-   * from the first of its servers, in {@link #serversFor} order, that has it, as {@link #getReplicated} would.
-   *
-   * @return the hits; a key that no reachable replica holds is absent, also when none of its servers is
-   *     reachable (as with {@link #getReplicated}: a lost server is taken to have lost its values)
-   */
-  public Map<String, CacheValue> getAllReplicated(Collection<String> keys, int replicas) {
-    Map<String, CacheValue> values = new HashMap<>();
-    getAllOnEachReplica(keys, replicas)
-        .forEach(
-            (key, found) ->
-                found.values().stream().findFirst().ifPresent(value -> values.put(key, value)));
-    return values;
-  }
-
-  /**
-   * Reads many replicated keys from every one of their servers at once (one pipelined {@code gets} per server, as
-   * {@link #getAllReplicated}), for values that must be merged rather than taken from one replica.
-   *
-   * @return per key that some reachable replica holds, its values by server in {@link #serversFor} order;
-   *     unreachable servers and misses left out
-   */
-  public Map<String, Map<ServerAddress, CacheValue>> getAllOnEachReplica(
-      Collection<String> keys, int replicas) {
-    return ServerConnection.await(getAllOnEachReplicaAsync(keys, replicas));
-  }
-
-  /**
-   * Async {@link #getAllOnEachReplica}: sends the reads and returns at once, so that they are in flight together
-   * with other requests; completes once every server answered or failed.
-   */
-  public CompletableFuture<Map<String, Map<ServerAddress, CacheValue>>> getAllOnEachReplicaAsync(
-      Collection<String> keys, int replicas) {
-    Map<String, List<ServerAddress>> serversOf = new LinkedHashMap<>();
-    Map<ServerAddress, List<String>> byServer = new LinkedHashMap<>();
-    for (String key : keys) {
-      List<ServerAddress> servers = placement.serversFor(key, replicas);
-      serversOf.put(key, servers);
-      servers.forEach(
-          address -> byServer.computeIfAbsent(address, a -> new ArrayList<>()).add(key));
-    }
-    Map<ServerAddress, List<CompletableFuture<Reply>>> sent = new LinkedHashMap<>();
-    byServer.forEach(
-        (address, serverKeys) -> sent.put(address, sendGets(connections.get(address), serverKeys)));
-    List<CompletableFuture<Reply>> all = sent.values().stream().flatMap(List::stream).toList();
-    return ReplyFuture.allOf(all).handle((done, failed) -> copiesByKey(serversOf, sent));
-  }
-
-  /** The replies of {@link #getAllOnEachReplicaAsync}, all in, as copies by key and server. */
-  private static Map<String, Map<ServerAddress, CacheValue>> copiesByKey(
-      Map<String, List<ServerAddress>> serversOf,
-      Map<ServerAddress, List<CompletableFuture<Reply>>> sent) {
-    Map<ServerAddress, Map<String, CacheValue>> found = new HashMap<>();
-    for (Map.Entry<ServerAddress, List<CompletableFuture<Reply>>> server : sent.entrySet()) {
-      Map<String, CacheValue> hits = new HashMap<>();
-      try {
-        server.getValue().forEach(reply -> addHits(ServerConnection.completed(reply), hits));
-        found.put(server.getKey(), hits);
-      } catch (IqConnectionException lost) {
-        // that server's replicas are lost; the others hold what was acknowledged
-      }
-    }
-    Map<String, Map<ServerAddress, CacheValue>> values = new LinkedHashMap<>();
-    for (Map.Entry<String, List<ServerAddress>> key : serversOf.entrySet()) {
-      Map<ServerAddress, CacheValue> copies = new LinkedHashMap<>();
-      for (ServerAddress address : key.getValue()) {
-        CacheValue value = found.getOrDefault(address, Map.of()).get(key.getKey());
-        if (value != null) {
-          copies.put(address, value);
-        }
-      }
-      if (!copies.isEmpty()) {
-        values.put(key.getKey(), copies);
-      }
-    }
-    return values;
-  }
-
-  /**
    * Stores on one given server only if nobody wrote the key there since {@code cas} was read from it: for
-   * rewriting one replica of a replicated value (see {@link #getAllOnEachReplica}).
+   * rewriting one replica of a replicated value (see {@link ReplicatedStore#getAllOnEach}).
    *
    * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
    */
@@ -615,92 +454,8 @@ public final class IqClient implements AutoCloseable {
     return at == null ? OptionalLong.empty() : OptionalLong.of(at);
   }
 
-  /**
-   * Takes the exclusive Q-refresh lease of every key on every one of its {@code replicas} servers, waiting with
-   * backoff while another holder keeps one, for values kept on several servers and changed only together; see
-   * {@link ReplicatedTransaction}.
-   *
-   * @param timeout how long to keep trying while a lease is held elsewhere or a replica's server does not answer
-   * @throws IqException when the leases could not be taken within {@code timeout}
-   */
-  public ReplicatedTransaction lockReplicated(
-      Collection<String> keys, int replicas, Duration timeout) {
-    return ReplicatedTransaction.lock(this, keys, replicas, timeout);
-  }
-
-  /**
-   * Async {@link #deleteReplicated}: sends the deletes and returns at once, so that the deletes of many keys are
-   * in flight together.
-   */
-  public CompletableFuture<Outcome> deleteReplicatedAsync(String key, int replicas) {
-    return onReplicasAsync(key, replicas, () -> OutgoingRequest.delete(key))
-        .thenApply(IqClient::deleteOutcome);
-  }
-
-  /** Deletes every replica of a key; {@link Outcome#OK} if at least one was deleted and none failed. */
-  public Outcome deleteReplicated(String key, int replicas) {
-    return deleteOutcome(onReplicas(key, replicas, () -> OutgoingRequest.delete(key)));
-  }
-
-  private static Outcome deleteOutcome(List<Outcome> outcomes) {
-    Outcome worst =
-        outcomes.stream()
-            .filter(outcome -> outcome != Outcome.NOT_FOUND)
-            .reduce(Outcome.OK, Outcome::worst);
-    return worst != Outcome.OK || outcomes.contains(Outcome.OK) ? worst : Outcome.NOT_FOUND;
-  }
-
-  /** Sends a fresh command to every replica at once, then collects their outcomes. */
-  private List<Outcome> onReplicas(String key, int replicas, Supplier<OutgoingRequest> command) {
-    return awaitEvery(sendToReplicas(key, replicas, command));
-  }
-
-  /**
-   * Sends a fresh command to every replica at once; completes with their outcomes, or with the first replica's
-   * failure, only once every replica answered or timed out: a caller that looks at the replicas after a failure
-   * must not overtake requests still in flight to the others.
-   */
-  private CompletableFuture<List<Outcome>> onReplicasAsync(
-      String key, int replicas, Supplier<OutgoingRequest> command) {
-    List<CompletableFuture<Outcome>> pending = sendToReplicas(key, replicas, command);
-    return ReplyFuture.allOf(pending)
-        .handle((done, failed) -> every(pending, ServerConnection::completed));
-  }
-
-  private List<CompletableFuture<Outcome>> sendToReplicas(
-      String key, int replicas, Supplier<OutgoingRequest> command) {
-    return placement.serversFor(key, replicas).stream()
-        .map(address -> connections.get(address).send(command.get()).thenApply(Outcome::of))
-        .toList();
-  }
-
-  /** Every outcome, or the first failure once every future is done (each read in this thread). */
-  private static List<Outcome> awaitEvery(List<CompletableFuture<Outcome>> pending) {
-    return every(pending, ServerConnection::await);
-  }
-
-  /** Every outcome read by {@code read}, or the first failure once all were read. */
-  private static List<Outcome> every(
-      List<CompletableFuture<Outcome>> pending,
-      Function<CompletableFuture<Outcome>, Outcome> read) {
-    List<Outcome> outcomes = new ArrayList<>(pending.size());
-    RuntimeException first = null;
-    for (CompletableFuture<Outcome> outcome : pending) {
-      try {
-        outcomes.add(read.apply(outcome));
-      } catch (RuntimeException failure) {
-        first = first == null ? failure : first;
-      }
-    }
-    if (first != null) {
-      throw first;
-    }
-    return outcomes;
-  }
-
   /** One {@code gets} per {@value #KEYS_PER_GET} keys to one server, all sent at once. */
-  private static List<CompletableFuture<Reply>> sendGets(
-      ServerConnection server, List<String> keys) {
+  static List<CompletableFuture<Reply>> sendGets(ServerConnection server, List<String> keys) {
     List<CompletableFuture<Reply>> replies = new ArrayList<>();
     for (int from = 0; from < keys.size(); from += KEYS_PER_GET) {
       replies.add(
@@ -712,7 +467,7 @@ public final class IqClient implements AutoCloseable {
   }
 
   /** Adds the values a {@code gets} reply carries to {@code hits}, by key. */
-  private static void addHits(Reply reply, Map<String, CacheValue> hits) {
+  static void addHits(Reply reply, Map<String, CacheValue> hits) {
     for (Reply.Entry entry : entries(reply)) {
       if (entry instanceof Reply.Value value) {
         hits.put(value.key(), cacheValue(value.key(), value));
@@ -808,8 +563,7 @@ public final class IqClient implements AutoCloseable {
     return new CacheValue(key, value.data(), value.flags(), value.cas(), value.pending());
   }
 
-  private static CompletableFuture<Optional<CacheValue>> getFrom(
-      ServerConnection server, String key) {
+  static CompletableFuture<Optional<CacheValue>> getFrom(ServerConnection server, String key) {
     return server
         .send(OutgoingRequest.gets(List.of(key)))
         .thenApply(

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Exclusive access to values kept pinned on R servers each, and changes to them that take effect together: the
  * Q-refresh lease of every key on every one of its replica servers, taken in one transaction, with new values staged
- * under those leases and applied by one {@code commit} per server. Made by {@link IqClient#lockReplicated}.
+ * under those leases and applied by one {@code commit} per server. Made by {@link ReplicatedStore#lock}.
  *
  * <p>Why the leases live on the replicas themselves, and not on a lock key of their own: the servers then fence
  * every change. A holder whose lease expired (a long pause) or was lost with its server cannot change a replica any

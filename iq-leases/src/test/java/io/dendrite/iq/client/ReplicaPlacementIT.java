@@ -73,7 +73,7 @@ class ReplicaPlacementIT {
         keys.stream().filter(key -> client.serversFor(key, REPLICAS).contains(out)).toList();
     client.excludeFromReplicas(out);
     for (String key : keys) {
-      assertThat(client.setReplicated(key, bytes("v-" + key), REPLICAS)).isEqualTo(Outcome.OK);
+      assertThat(client.replicated(REPLICAS).set(key, bytes("v-" + key))).isEqualTo(Outcome.OK);
     }
     assertThat(client.deleteStrayReplicas())
         .as("the substitutes' copies are in placement while it is out")
@@ -103,7 +103,7 @@ class ReplicaPlacementIT {
     }
     assertThat(misplaced).as("copies outside their placement").isEmpty();
     for (String key : keys) {
-      assertThat(client.getReplicated(key, REPLICAS)).as(key).isPresent();
+      assertThat(client.replicated(REPLICAS).get(key)).as(key).isPresent();
     }
   }
 }

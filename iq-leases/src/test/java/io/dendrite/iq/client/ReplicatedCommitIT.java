@@ -37,15 +37,15 @@ class ReplicatedCommitIT {
                 .servers(List.of(new ServerAddress("127.0.0.1", proxy.port())))
                 .requestTimeout(Duration.ofSeconds(5))
                 .build()) {
-      assertThat(client.setReplicated("k", bytes("before"), 1)).isEqualTo(Outcome.OK);
+      assertThat(client.replicated(1).set("k", bytes("before"))).isEqualTo(Outcome.OK);
       try (ReplicatedTransaction locked =
-          client.lockReplicated(List.of("k"), 1, Duration.ofSeconds(5))) {
+          client.replicated(1).lock(List.of("k"), Duration.ofSeconds(5))) {
         locked.stage("k", bytes("after"));
         proxy.lapseBeforeNextCommit();
 
         assertThat(locked.commit()).isEqualTo(Outcome.INVALID);
       }
-      assertThat(client.getReplicated("k", 1).map(CacheValue::text)).hasValue("before");
+      assertThat(client.replicated(1).get("k").map(CacheValue::text)).hasValue("before");
     }
   }
 

@@ -25,7 +25,7 @@ class ReplicationIT {
     byte[] value = "buffered".getBytes(StandardCharsets.UTF_8);
     List<ServerAddress> replicas = client.serversFor("bw:1", 2);
 
-    assertThat(client.setReplicated("bw:1", value, 2)).isEqualTo(Outcome.OK);
+    assertThat(client.replicated(2).set("bw:1", value)).isEqualTo(Outcome.OK);
 
     for (ServerAddress server : cluster.addresses()) {
       try (IqClient direct = IqClient.builder().servers(server.toString()).build()) {
@@ -34,19 +34,20 @@ class ReplicationIT {
         assertThat(IqServers.stats(server).get("pinned_items")).isEqualTo(expected ? "1" : "0");
       }
     }
-    assertThat(client.getReplicated("bw:1", 2).orElseThrow().text()).isEqualTo("buffered");
-    assertThat(client.deleteReplicated("bw:1", 2)).isEqualTo(Outcome.OK);
-    assertThat(client.getReplicated("bw:1", 2)).isEmpty();
+    assertThat(client.replicated(2).get("bw:1").orElseThrow().text()).isEqualTo("buffered");
+    assertThat(client.replicated(2).delete("bw:1")).isEqualTo(Outcome.OK);
+    assertThat(client.replicated(2).get("bw:1")).isEmpty();
   }
 
   @Test
   void replicatedAppendsLandPinnedOnEveryReplicaAndEachReplicaCanBeRead() throws Exception {
     List<ServerAddress> replicas = client.serversFor("log:1", 2);
     assertThat(
-            client.appendReplicated(
-                "log:1", List.of(IqServers.bytes("a\n"), IqServers.bytes("b\n")), 2))
+            client
+                .replicated(2)
+                .append("log:1", List.of(IqServers.bytes("a\n"), IqServers.bytes("b\n"))))
         .isEqualTo(Outcome.OK);
-    assertThat(client.appendReplicated("log:1", List.of(IqServers.bytes("c\n")), 2))
+    assertThat(client.replicated(2).append("log:1", List.of(IqServers.bytes("c\n"))))
         .isEqualTo(Outcome.OK);
 
     for (ServerAddress server : cluster.addresses()) {
@@ -61,12 +62,12 @@ class ReplicationIT {
     try (IqClient direct = IqClient.builder().servers(replicas.get(0).toString()).build()) {
       direct.delete("log:1"); // as a restarted server that lost its copy
     }
-    assertThat(client.appendReplicated("log:1", List.of(IqServers.bytes("d\n")), 2))
+    assertThat(client.replicated(2).append("log:1", List.of(IqServers.bytes("d\n"))))
         .isEqualTo(Outcome.OK);
-    assertThat(client.getEachReplica("log:1", 2))
+    assertThat(client.replicated(2).getEach("log:1"))
         .extracting(CacheValue::text)
         .containsExactly("d\n", "a\nb\nc\nd\n");
-    assertThatThrownBy(() -> client.appendReplicated("log:1", List.of(), 2))
+    assertThatThrownBy(() -> client.replicated(2).append("log:1", List.of()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("nothing to append");
   }
@@ -75,23 +76,23 @@ class ReplicationIT {
   void batchReadsTakeEachKeyFromItsFirstReplicaThatHasItAndBatchDeletesReachEveryReplica() {
     List<String> keys = List.of("bw:a", "bw:b", "bw:c", "bw:d");
     for (String key : keys.subList(0, 3)) {
-      assertThat(client.setReplicated(key, IqServers.bytes(key), 2)).isEqualTo(Outcome.OK);
+      assertThat(client.replicated(2).set(key, IqServers.bytes(key))).isEqualTo(Outcome.OK);
     }
     try (IqClient direct =
         IqClient.builder().servers(client.serversFor("bw:b", 2).get(0).toString()).build()) {
       direct.delete("bw:b"); // as a restarted first replica that lost its copy
     }
 
-    assertThat(client.getAllReplicated(keys, 2))
+    assertThat(client.replicated(2).getAll(keys))
         .containsOnlyKeys("bw:a", "bw:b", "bw:c")
         .allSatisfy((key, value) -> assertThat(value.text()).isEqualTo(key));
 
     List<java.util.concurrent.CompletableFuture<Outcome>> deletes =
-        keys.stream().map(key -> client.deleteReplicatedAsync(key, 2)).toList();
+        keys.stream().map(key -> client.replicated(2).deleteAsync(key)).toList();
     assertThat(deletes)
         .extracting(java.util.concurrent.CompletableFuture::join)
         .containsExactly(Outcome.OK, Outcome.OK, Outcome.OK, Outcome.NOT_FOUND);
-    assertThat(client.getAllReplicated(keys, 2)).isEmpty();
+    assertThat(client.replicated(2).getAll(keys)).isEmpty();
     for (ServerAddress server : cluster.addresses()) {
       assertThat(uncheckedStats(server).get("pinned_items"))
           .as("pinned on %s", server)
@@ -103,23 +104,23 @@ class ReplicationIT {
   void batchReadsSurviveALostServerAndTakeAKeyWhoseReplicasAreAllLostAsAbsent() {
     String onLost = cluster.keyOn(0, "bw:lost");
     String elsewhere = cluster.keyOn(1, "bw:kept");
-    assertThat(client.setReplicated(onLost, IqServers.bytes("one"), 2)).isEqualTo(Outcome.OK);
-    assertThat(client.setReplicated(elsewhere, IqServers.bytes("two"), 1)).isEqualTo(Outcome.OK);
+    assertThat(client.replicated(2).set(onLost, IqServers.bytes("one"))).isEqualTo(Outcome.OK);
+    assertThat(client.replicated(1).set(elsewhere, IqServers.bytes("two"))).isEqualTo(Outcome.OK);
     cluster.servers.remove(0).close();
 
-    assertThat(client.getAllReplicated(List.of(onLost), 2).get(onLost).text()).isEqualTo("one");
-    assertThat(client.getAllReplicated(List.of(onLost, elsewhere), 1)).containsOnlyKeys(elsewhere);
-    assertThat(client.getReplicated(onLost, 1)).as("as the one-key read has it").isEmpty();
+    assertThat(client.replicated(2).getAll(List.of(onLost)).get(onLost).text()).isEqualTo("one");
+    assertThat(client.replicated(1).getAll(List.of(onLost, elsewhere))).containsOnlyKeys(elsewhere);
+    assertThat(client.replicated(1).get(onLost)).as("as the one-key read has it").isEmpty();
   }
 
   @Test
   void oneReplicaOfALogCanBeAppendedToAloneAndStatsTellOneRunOfAServerFromTheNext() {
     List<ServerAddress> replicas = client.serversFor("log:2", 2);
-    assertThat(client.appendReplicated("log:2", List.of(IqServers.bytes("a\n")), 2))
+    assertThat(client.replicated(2).append("log:2", List.of(IqServers.bytes("a\n"))))
         .isEqualTo(Outcome.OK);
     assertThat(client.appendOn(replicas.get(1), "log:2", List.of(IqServers.bytes("b\n"))))
         .isEqualTo(Outcome.OK);
-    assertThat(client.getEachReplica("log:2", 2))
+    assertThat(client.replicated(2).getEach("log:2"))
         .extracting(CacheValue::text)
         .containsExactly("a\n", "a\nb\n");
 
