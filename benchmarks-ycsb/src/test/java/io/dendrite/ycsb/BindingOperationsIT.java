@@ -2,12 +2,11 @@ package io.dendrite.ycsb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dendrite.iq.server.IqServer;
-import io.dendrite.iq.server.IqServerConfig;
 import io.dendrite.testsupport.MemcachedAddress;
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +55,7 @@ class BindingOperationsIT {
   void dendriteOverMySqlEveryPolicyAndBeta(MySqlTestDatabase database) throws Exception {
     for (String policy : List.of("write-around", "write-through", "write-back")) {
       for (String beta : List.of("1", "0")) {
-        try (IqServer cache = IqServer.start(IqServerConfig.builder().port(0).build())) {
+        try (EmbeddedIqServers cache = EmbeddedIqServers.start(1)) {
           exercise(
               new DendriteClient(),
               Map.of(
@@ -67,7 +66,7 @@ class BindingOperationsIT {
                   DendriteBackend.BETA,
                   beta,
                   DendriteBackend.SERVERS,
-                  "127.0.0.1:" + cache.port()));
+                  cache.addresses()));
         }
       }
     }
@@ -75,7 +74,7 @@ class BindingOperationsIT {
 
   @Test
   void dendriteOverMongoDb(MongoTestDatabase database) throws Exception {
-    try (IqServer cache = IqServer.start(IqServerConfig.builder().port(0).build())) {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1)) {
       exercise(
           new DendriteClient(),
           Map.of(
@@ -88,7 +87,7 @@ class BindingOperationsIT {
               DendriteBackend.POLICY,
               "write-back",
               DendriteBackend.SERVERS,
-              "127.0.0.1:" + cache.port()));
+              cache.addresses()));
     }
   }
 

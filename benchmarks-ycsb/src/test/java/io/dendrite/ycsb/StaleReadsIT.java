@@ -3,11 +3,10 @@ package io.dendrite.ycsb;
 import static io.dendrite.ycsb.YcsbRun.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dendrite.iq.server.IqServer;
-import io.dendrite.iq.server.IqServerConfig;
 import io.dendrite.testsupport.MemcachedAddress;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -62,7 +61,7 @@ class StaleReadsIT {
         .isPositive();
 
     for (String policy : new String[] {"write-around", "write-through", "write-back"}) {
-      try (IqServer cache = IqServer.start(IqServerConfig.builder().port(0).build())) {
+      try (EmbeddedIqServers cache = EmbeddedIqServers.start(1)) {
         YcsbRun dendrite =
             YcsbRun.run(
                 directory,
@@ -76,7 +75,7 @@ class StaleReadsIT {
                         DendriteBackend.POLICY,
                         policy,
                         DendriteBackend.SERVERS,
-                        "127.0.0.1:" + cache.port())));
+                        cache.addresses())));
         dendrite.assertOnlyOk(false);
         System.out.printf(
             "dendrite %s: %d stale of %d checked row reads%n",

@@ -3,12 +3,11 @@ package io.dendrite.ycsb;
 import static io.dendrite.ycsb.YcsbRun.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dendrite.iq.server.IqServer;
-import io.dendrite.iq.server.IqServerConfig;
 import io.dendrite.testsupport.MemcachedAddress;
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -43,7 +42,7 @@ class YcsbClientIT {
     assertMixRan(
         YcsbRun.run(directory, false, MySqlClient.class, 4, with(mysql, mix(1_000))), false);
     for (String policy : new String[] {"write-around", "write-through", "write-back"}) {
-      try (IqServer cache = IqServer.start(IqServerConfig.builder().port(0).build())) {
+      try (EmbeddedIqServers cache = EmbeddedIqServers.start(1)) {
         YcsbRun run =
             YcsbRun.run(
                 directory,
@@ -57,7 +56,7 @@ class YcsbClientIT {
                         DendriteBackend.POLICY,
                         policy,
                         DendriteBackend.SERVERS,
-                        "127.0.0.1:" + cache.port())));
+                        cache.addresses())));
         assertMixRan(run, true);
         assertThat(run.stat("anomalies")).as("stale reads through Dendrite %s", policy).isZero();
         if (policy.equals("write-back")) {
@@ -104,7 +103,7 @@ class YcsbClientIT {
 
     assertMixRan(
         YcsbRun.run(directory, false, MongoDbClient.class, 4, with(mongo, mix(400))), false);
-    try (IqServer cache = IqServer.start(IqServerConfig.builder().port(0).build())) {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1)) {
       YcsbRun run =
           YcsbRun.run(
               directory,
@@ -120,7 +119,7 @@ class YcsbClientIT {
                       DendriteBackend.POLICY,
                       "write-through",
                       DendriteBackend.SERVERS,
-                      "127.0.0.1:" + cache.port())));
+                      cache.addresses())));
       assertMixRan(run, true);
       assertThat(run.stat("anomalies")).isZero();
     }
