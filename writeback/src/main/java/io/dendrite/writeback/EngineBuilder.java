@@ -1,6 +1,10 @@
 package io.dendrite.writeback;
 
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.internal.Arguments;
+import io.dendrite.writeback.internal.EngineSettings;
+import io.dendrite.writeback.session.SessionWriteBack;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -11,18 +15,36 @@ import java.util.Objects;
  *
  * @param <B> the engine's builder, returned by every setter
  */
-abstract class EngineBuilder<B extends EngineBuilder<B>> {
-  IqClient cache;
-  int replicas = 1;
-  int drainThreads = 1;
-  long pinnedBudgetBytes = Long.MAX_VALUE;
-  Duration storeRetryDeadline = Duration.ofSeconds(2);
-  Duration idlePause = Duration.ofMillis(50);
-  Duration lockTimeout = Duration.ofSeconds(10);
-  Duration replicaCheckInterval = Duration.ofSeconds(1);
-  Duration replaceDownServerAfter = Duration.ofSeconds(30);
+public abstract class EngineBuilder<B extends EngineBuilder<B>> {
+  private IqClient cache;
+  private int replicas = 1;
+  private int drainThreads = 1;
+  private long pinnedBudgetBytes = Long.MAX_VALUE;
+  private Duration storeRetryDeadline = Duration.ofSeconds(2);
+  private Duration idlePause = Duration.ofMillis(50);
+  private Duration lockTimeout = Duration.ofSeconds(10);
+  private Duration replicaCheckInterval = Duration.ofSeconds(1);
+  private Duration replaceDownServerAfter = Duration.ofSeconds(30);
 
-  abstract B self();
+  /** A builder for the engine's own builder type only: the engines' builders are its only subclasses. */
+  protected EngineBuilder() {}
+
+  /** This builder, as the engine's builder type, for the setters to return. */
+  protected abstract B self();
+
+  /** The shared settings as set so far, for the engine's constructor. */
+  protected EngineSettings settings() {
+    return new EngineSettings(
+        cache,
+        replicas,
+        drainThreads,
+        pinnedBudgetBytes,
+        storeRetryDeadline,
+        idlePause,
+        lockTimeout,
+        replicaCheckInterval,
+        replaceDownServerAfter);
+  }
 
   /** The cache tier that holds what the engine buffers (required). */
   public B cache(IqClient cache) {
@@ -32,13 +54,13 @@ abstract class EngineBuilder<B extends EngineBuilder<B>> {
 
   /** R: distinct cache servers each buffered value is pinned on (default 1); at most the number of servers. */
   public B replicas(int replicas) {
-    this.replicas = atLeast("replicas", 1, replicas);
+    this.replicas = Arguments.atLeast("replicas", 1, replicas);
     return self();
   }
 
   /** Background drain threads (default 1); 0 drains only through {@code drainNow()} and reads. */
   public B drainThreads(int drainThreads) {
-    this.drainThreads = atLeast("drainThreads", 0, drainThreads);
+    this.drainThreads = Arguments.atLeast("drainThreads", 0, drainThreads);
     return self();
   }
 
@@ -62,13 +84,13 @@ abstract class EngineBuilder<B extends EngineBuilder<B>> {
    * the cache servers' lease lifetime, because the locks of what is being applied are held meanwhile.
    */
   public B storeRetryDeadline(Duration storeRetryDeadline) {
-    this.storeRetryDeadline = notNegative("storeRetryDeadline", storeRetryDeadline);
+    this.storeRetryDeadline = Arguments.notNegative("storeRetryDeadline", storeRetryDeadline);
     return self();
   }
 
   /** How long a drain thread rests after a round that found little or nothing to do (default 50 ms). */
   public B idlePause(Duration idlePause) {
-    this.idlePause = notNegative("idlePause", idlePause);
+    this.idlePause = Arguments.notNegative("idlePause", idlePause);
     return self();
   }
 
@@ -78,7 +100,7 @@ abstract class EngineBuilder<B extends EngineBuilder<B>> {
    * server is waited for, never taken for lost). Past it the operation fails, and a write is not acknowledged.
    */
   public B lockTimeout(Duration lockTimeout) {
-    this.lockTimeout = notNegative("lockTimeout", lockTimeout);
+    this.lockTimeout = Arguments.notNegative("lockTimeout", lockTimeout);
     return self();
   }
 
@@ -90,7 +112,7 @@ abstract class EngineBuilder<B extends EngineBuilder<B>> {
    * {@code replicas(1)} there is nothing to restore.
    */
   public B replicaCheckInterval(Duration interval) {
-    this.replicaCheckInterval = notNegative("replicaCheckInterval", interval);
+    this.replicaCheckInterval = Arguments.notNegative("replicaCheckInterval", interval);
     return self();
   }
 
@@ -102,12 +124,12 @@ abstract class EngineBuilder<B extends EngineBuilder<B>> {
    * restart restores copies in place instead of moving them twice. Checked every {@link #replicaCheckInterval}.
    */
   public B replaceDownServerAfter(Duration downFor) {
-    this.replaceDownServerAfter = notNegative("replaceDownServerAfter", downFor);
+    this.replaceDownServerAfter = Arguments.notNegative("replaceDownServerAfter", downFor);
     return self();
   }
 
   /** The cache is set, and R fits its servers. */
-  void requireCache() {
+  protected void requireCache() {
     if (cache == null) {
       throw new IllegalStateException("cache is required");
     }
@@ -116,20 +138,5 @@ abstract class EngineBuilder<B extends EngineBuilder<B>> {
       throw new IllegalStateException(
           "replicas (" + replicas + ") must not exceed the cache's " + servers + " servers");
     }
-  }
-
-  static int atLeast(String name, int least, int value) {
-    if (value < least) {
-      throw new IllegalArgumentException(name + " must be at least " + least + ", got " + value);
-    }
-    return value;
-  }
-
-  static Duration notNegative(String name, Duration value) {
-    if (value == null || value.isNegative()) {
-      throw new IllegalArgumentException(
-          name + " must be a duration of zero or more, got " + value);
-    }
-    return value;
   }
 }

@@ -1,5 +1,8 @@
 package io.dendrite.writeback;
 
+import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.internal.DrainRate;
+import io.dendrite.writeback.session.SessionWriteBack;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,5 +1,6 @@
 package io.dendrite.writeback;
 
+import io.dendrite.writeback.document.WriteBack;
 import java.time.Duration;
 
 /**

@@ -1,9 +1,17 @@
 /**
- * The write-back policy. {@link io.dendrite.writeback.WriteBack} works at document granularity (the thesis' Design
- * 1): it buffers writes in the cache tier, pinned and replicated, drains them to a {@link
- * io.dendrite.writeback.store.DataStore} in the background, and applies a document's buffered write before a read
- * of it misses to the store. {@link io.dendrite.writeback.SessionWriteBack} works at session granularity for SQL
- * (Design 2): a multi-statement transaction is one buffered session, applied in commit order from its queue,
- * exactly once. {@link io.dendrite.writeback.WriteBackMeters} publishes either engine's metrics to Micrometer.
+ * The write-back policy: buffer writes in the cache tier, pinned and replicated, and drain them to a {@link
+ * io.dendrite.writeback.store.DataStore} in the background. Three engines, each in its package, share the settings
+ * of {@link io.dendrite.writeback.EngineBuilder} and report {@link io.dendrite.writeback.WriteBackMetrics}, which
+ * {@link io.dendrite.writeback.WriteBackMeters} publishes to Micrometer:
+ *
+ * <ul>
+ *   <li>{@link io.dendrite.writeback.document.WriteBack}: per document (the thesis' Design 1);
+ *   <li>{@link io.dendrite.writeback.session.SessionWriteBack}: per session for SQL (Design 2);
+ *   <li>{@link io.dendrite.writeback.range.RangeWriteBack}: a Dendrite's range results on top of a per-document
+ *       engine (BuWrInT).
+ * </ul>
+ *
+ * <p>Changes are written in {@link io.dendrite.writeback.change}'s vocabulary. The plumbing the engines share lives in
+ * {@code io.dendrite.writeback.internal}, which the module does not export.
  */
 package io.dendrite.writeback;

@@ -3,6 +3,8 @@ package io.dendrite.writeback;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.session.SessionWriteBack;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

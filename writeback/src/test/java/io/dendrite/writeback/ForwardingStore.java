@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Optional;
 
 /** A real store seen through a test's fault or probe: everything is passed on, subclasses wrap what they need. */
-abstract class ForwardingStore implements DataStore {
+public abstract class ForwardingStore implements DataStore {
   private final DataStore store;
 
-  ForwardingStore(DataStore store) {
+  protected ForwardingStore(DataStore store) {
     this.store = store;
   }
 

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * An IQ server in a process of its own ({@code IqServerMain} on the test class path), so that a test can lose it
  * the way a machine is lost: SIGKILL, no goodbye on its connections, its pinned values gone.
  */
-final class IqServerProcess implements AutoCloseable {
+public final class IqServerProcess implements AutoCloseable {
   private static final Pattern LISTENING = Pattern.compile("IQ server listening on [^ ]+:(\\d+) ");
 
   private final ChildJvm jvm;
@@ -28,12 +28,12 @@ final class IqServerProcess implements AutoCloseable {
   }
 
   /** Starts a server on an ephemeral loopback port and waits until it listens. */
-  static IqServerProcess start(long leaseMillis) {
+  public static IqServerProcess start(long leaseMillis) {
     return start(leaseMillis, 10_000, 0);
   }
 
   /** {@link #start(long)}, handing over for {@code handoverMillis} when it is {@link #terminate}d with pinned items. */
-  static IqServerProcess start(long leaseMillis, long handoverMillis) {
+  public static IqServerProcess start(long leaseMillis, long handoverMillis) {
     return start(leaseMillis, handoverMillis, 0);
   }
 
@@ -74,33 +74,33 @@ final class IqServerProcess implements AutoCloseable {
    * SIGKILLs this server and starts a new, empty one on the same address, as a rolling restart of the cache tier or
    * a replaced machine does; returns the new one.
    */
-  IqServerProcess restartEmpty() {
+  public IqServerProcess restartEmpty() {
     kill();
     jvm.close();
     return start(leaseMillis, handoverMillis, address.port());
   }
 
-  ServerAddress address() {
+  public ServerAddress address() {
     return address;
   }
 
   /** SIGKILL: the server and every value it held are gone. */
-  void kill() {
+  public void kill() {
     jvm.kill();
   }
 
   /** SIGTERM, as a service manager stops it: it hands over first (see {@code --handover-ms}) and then stops. */
-  void terminate() {
+  public void terminate() {
     jvm.terminate(Duration.ofMillis(handoverMillis).plusSeconds(30));
   }
 
   /** SIGSTOP: the server stalls with its connections open, as in a long pause; see {@link ChildJvm#pause()}. */
-  void pause() {
+  public void pause() {
     jvm.pause();
   }
 
   /** SIGCONT: the stalled server answers again, starting with what queued up while it was stopped. */
-  void resume() {
+  public void resume() {
     jvm.resume();
   }
 

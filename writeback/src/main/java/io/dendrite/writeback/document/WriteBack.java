@@ -1,0 +1,452 @@
+package io.dendrite.writeback.document;
+
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.EngineBuilder;
+import io.dendrite.writeback.WriteBackMetrics;
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.internal.Arguments;
+import io.dendrite.writeback.internal.BufferedWriteLocks;
+import io.dendrite.writeback.internal.BufferedWrites;
+import io.dendrite.writeback.internal.DocumentEngine;
+import io.dendrite.writeback.internal.DrainThreads;
+import io.dendrite.writeback.internal.DrainWorker;
+import io.dendrite.writeback.internal.EngineCounters;
+import io.dendrite.writeback.internal.EngineSettings;
+import io.dendrite.writeback.internal.KnownValues;
+import io.dendrite.writeback.internal.LeaseLostException;
+import io.dendrite.writeback.internal.PendingWritesPartition;
+import io.dendrite.writeback.internal.PinnedBudget;
+import io.dendrite.writeback.internal.PinnedReplicas;
+import io.dendrite.writeback.internal.ReplicaRepair;
+import io.dendrite.writeback.internal.RetryingStore;
+import io.dendrite.writeback.store.DataStore;
+import io.dendrite.writeback.store.Entity;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.IntSupplier;
+import java.util.stream.IntStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The document-level write-back policy (Design 1 of the write-back thesis): a write is buffered in the cache tier,
+ * pinned and replicated on R servers, and acknowledged; background threads apply buffered writes to the data store
+ * later. Reads through {@link #read} see every acknowledged write. When the pinned-memory budget is spent, writes
+ * fall back to write-through, in order with what was buffered before them.
+ *
+ * <pre>{@code
+ * try (WriteBack writeBack = WriteBack.builder().cache(iqClient).store(mySqlStore).replicas(3).build()) {
+ *   writeBack.write(new EntityKey("users", 42), ChangeSequence.of(Change.inc("score", 1)));
+ *   Optional<Entity> user = writeBack.read(new EntityKey("users", 42)); // sees the increment
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. Every process that writes these documents must go through a {@code WriteBack} over the same
+ * cache servers with the same replica and partition counts; a write that bypasses it is not ordered with the
+ * buffered ones. {@link #close()} stops the background threads, drains what is still buffered for up to {@link
+ * Builder#drainOnClose}, and leaves the rest in the cache (pinned, replicated and listed), where another engine (or
+ * this one, restarted) drains it; it logs which it did. The cache client and the store stay the caller's to close.
+ */
+public final class WriteBack implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(WriteBack.class);
+
+  /** In-process document locks are shared by hash; enough that unrelated documents rarely wait for each other. */
+  private static final int DOCUMENT_LOCK_STRIPES = 4096;
+
+  /**
+   * Heap for the buffered writes a single-process engine remembers ({@link KnownValues}): about 200 000 documents
+   * known to have none, or the values of the recently written ones. Past it, writes read their buffered write again.
+   */
+  private static final long KNOWN_VALUES_BYTES = 32L << 20;
+
+  private final BufferedWrites bufferedWrites;
+  private final RetryingStore store;
+  private final List<PendingWritesPartition> partitions;
+  private final PinnedBudget budget;
+  private final EngineCounters counters;
+  private final DrainThreads drainThreads;
+  private final int replicas;
+  private final PinnedReplicas pinnedReplicas;
+  private final IqClient cache;
+  private final ReplicaRepair replicaRepair;
+  private final Duration drainOnClose;
+  private final DocumentEngine engine = new Engine();
+  private boolean closed;
+
+  static {
+    DocumentEngine.Access.install(writeBack -> writeBack.engine);
+  }
+
+  private WriteBack(Builder builder, EngineSettings settings) {
+    this.replicas = settings.replicas();
+    this.drainOnClose = builder.drainOnClose;
+    Duration drainDelay = builder.drainDelay;
+    this.cache = settings.cache();
+    PinnedReplicas replicas = new PinnedReplicas(settings.cache(), settings.replicas());
+    this.pinnedReplicas = replicas;
+    Clock clock = Clock.systemUTC();
+    this.counters = new EngineCounters(clock);
+    BufferedWriteLocks documentLocks =
+        builder.singleProcess
+            ? BufferedWriteLocks.inProcess(
+                replicas, DOCUMENT_LOCK_STRIPES, new KnownValues(KNOWN_VALUES_BYTES))
+            : BufferedWriteLocks.replicaLeases(
+                settings.cache(), settings.replicas(), settings.lockTimeout());
+    this.partitions =
+        IntStream.range(0, builder.partitions)
+            .mapToObj(index -> new PendingWritesPartition(replicas, index))
+            .toList();
+    this.store = new RetryingStore(builder.store, settings.storeRetryDeadline(), counters.retries);
+    this.budget = new PinnedBudget(settings.pinnedBudgetBytes());
+    this.bufferedWrites =
+        new BufferedWrites(
+            documentLocks,
+            replicas,
+            partitions,
+            store,
+            budget,
+            clock,
+            builder.drainBatch,
+            counters.drained,
+            counters.fallbacks);
+    // One pass per drain thread over its share of the partitions, so one batch may span partitions.
+    int threads = Math.max(1, settings.drainThreads());
+    List<IntSupplier> passes =
+        IntStream.range(0, threads)
+            .<IntSupplier>mapToObj(
+                thread -> {
+                  List<PendingWritesPartition> share =
+                      IntStream.range(0, partitions.size())
+                          .filter(i -> i % threads == thread)
+                          .mapToObj(partitions::get)
+                          .toList();
+                  return () -> drainRound(share, clock.instant().minus(drainDelay));
+                })
+            .toList();
+    // With a delay, a round drains everything due and the next comes half a delay later: each
+    // document is drained between one and one and a half delays after its first buffered change,
+    // and the partitions are read twice per delay rather than every idle pause, however long the
+    // backlog of not yet due listings.
+    this.drainThreads =
+        new DrainThreads(
+            "writeback-drain",
+            settings.drainThreads(),
+            passes,
+            drainDelay.isZero()
+                ? settings.idlePause()
+                : DrainWorker.max(settings.idlePause(), drainDelay.dividedBy(2)),
+            drainDelay.isZero() ? builder.drainBatch : Integer.MAX_VALUE);
+    // With one replica a restarted server took the only copy: there is nothing to restore.
+    this.replicaRepair =
+        new ReplicaRepair(
+            settings.cache(),
+            settings.replicas() > 1 ? settings.replicaCheckInterval() : Duration.ZERO,
+            settings.replaceDownServerAfter(),
+            "writeback-replica-repair");
+    replicaRepair.register(this::restoreReplicas);
+  }
+
+  /** Starts configuring an engine; {@link Builder#cache} and {@link Builder#store} are required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Buffers {@code changes} to the document {@code key}, after its earlier buffered changes. Returns once every
+   * replica holds the buffered write, or, on the write-through fallback, once the data store applied it.
+   *
+   * @throws IllegalArgumentException when the changes conflict with the buffered ones (e.g. {@code $inc} of a
+   *     field a buffered {@code $set} made a string); nothing is buffered then
+   * @throws io.dendrite.iq.client.IqException when a replica's server cannot be reached, or when the fallback
+   *     cannot pin the idempotent form of the earlier buffered changes (see {@link Builder#pinnedBudgetBytes});
+   *     the write is not acknowledged and may or may not be applied later
+   * @throws io.dendrite.core.DataStoreUnavailableException when the fallback met a store that stayed
+   *     down past the retry deadline
+   */
+  public void write(EntityKey key, ChangeSequence changes) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(changes, "changes");
+    LeaseLostException.untilKept(() -> bufferedWrites.write(key, changes));
+  }
+
+  /**
+   * Reads the document as a cache miss must: its buffered write, if any, is applied to the data store first, so
+   * the result includes every acknowledged write.
+   */
+  public Optional<Entity> read(EntityKey key) {
+    drain(key);
+    return store.read(key);
+  }
+
+  /**
+   * Applies the document's buffered write, if it has one, to the data store now, as a background thread would:
+   * what a range miss does for each document its interval's buffered writes touch.
+   */
+  void drain(EntityKey key) {
+    drainAll(List.of(key));
+  }
+
+  /**
+   * Applies the buffered writes those of {@code keys} have, in batches of {@link Builder#drainBatch}: what a range
+   * miss does for the documents its interval's buffered writes touch. Documents without one cost one batched read.
+   */
+  void drainAll(Collection<EntityKey> keys) {
+    Set<EntityKey> buffered = bufferedWrites.bufferedAmong(keys);
+    if (!buffered.isEmpty()) {
+      List<EntityKey> inOrder = keys.stream().filter(buffered::contains).distinct().toList();
+      LeaseLostException.untilKept(() -> bufferedWrites.drainAll(inOrder));
+    }
+  }
+
+  /**
+   * Drains every buffered write listed now, in the calling thread, alongside the background threads.
+   *
+   * @throws io.dendrite.core.DataStoreUnavailableException when the store stays down past the retry
+   *     deadline; what was not drained stays buffered
+   */
+  public void drainNow() {
+    boolean foundWork = true;
+    while (foundWork) {
+      foundWork = false;
+      try {
+        foundWork = drainRound(partitions, Instant.MAX) > 0;
+      } catch (LeaseLostException lost) {
+        foundWork = true;
+      }
+    }
+  }
+
+  /** Every document the partitions list as buffered now (one batched read of them all). */
+  List<EntityKey> listedDocuments() {
+    return PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
+        .map(PendingWritesPartition.Entry::key)
+        .distinct()
+        .toList();
+  }
+
+  /**
+   * Drains every document {@code share} lists now that was first listed before {@code listedBefore}, in batches across
+   * its partitions; returns how many it found.
+   */
+  private int drainRound(List<PendingWritesPartition> share, Instant listedBefore) {
+    List<EntityKey> listed =
+        PendingWritesPartition.entries(pinnedReplicas, share).stream()
+            .filter(entry -> entry.since().isBefore(listedBefore))
+            .map(PendingWritesPartition.Entry::key)
+            .toList();
+    bufferedWrites.drainAll(listed);
+    return listed.size();
+  }
+
+  /**
+   * Writes every listing and every listed buffered write again to each of its replicas that lacks it: what the
+   * repair thread does once a cache server is back (see {@link Builder#replicaCheckInterval}).
+   *
+   * @return how many copies were restored (every buffered write written again counts once)
+   */
+  int restoreReplicas() {
+    int restored =
+        pinnedReplicas.restoreLines(partitions.stream().map(PendingWritesPartition::key).toList());
+    List<EntityKey> listed =
+        PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
+            .map(PendingWritesPartition.Entry::key)
+            .toList();
+    return restored + bufferedWrites.restoreReplicas(listed);
+  }
+
+  /** The engine's state now; reads every pending-writes partition (one batched read). */
+  public WriteBackMetrics metrics() {
+    List<Instant> pendingSince =
+        PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
+            .map(PendingWritesPartition.Entry::since)
+            .toList();
+    return counters.snapshot(pendingSince, budget.used());
+  }
+
+  /**
+   * Stops the drain and repair threads (each finishes the batch it is in), then drains in the calling thread until
+   * nothing is listed, the store stays unavailable, or {@link Builder#drainOnClose} passes. What is left stays
+   * buffered in the cache for any engine over the same servers: handed over, not dropped. Logs which happened, with
+   * the count left. Calling it again does nothing.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    replicaRepair.close();
+    drainThreads.close();
+    long deadline = System.nanoTime() + drainOnClose.toNanos();
+    String why = "the close drain time (" + drainOnClose + ") ran out";
+    while (System.nanoTime() < deadline) {
+      try {
+        if (drainRound(partitions, Instant.MAX) == 0) {
+          log.info("write-back closed with every buffered write drained");
+          return;
+        }
+      } catch (LeaseLostException lost) {
+        // another holder moved in between: look again
+      } catch (RuntimeException failed) {
+        why = "draining failed: " + failed;
+        break;
+      }
+    }
+    int left;
+    try {
+      left = PendingWritesPartition.entries(pinnedReplicas, partitions).size();
+    } catch (RuntimeException unknown) {
+      log.warn(
+          "write-back closed; {}, and the buffered writes left could not be counted ({}): they stay pinned and"
+              + " listed in the cache for another engine",
+          why,
+          unknown.toString());
+      return;
+    }
+    if (left == 0) {
+      log.info("write-back closed with every buffered write drained");
+    } else {
+      log.warn(
+          "write-back closed with {} buffered writes handed over, not drained ({}): they stay pinned on {} servers"
+              + " each and listed, and any WriteBack over the same cache servers drains them",
+          left,
+          why,
+          replicas);
+    }
+  }
+
+  /** This engine's steps for the range write-back built on it (see {@link DocumentEngine}). */
+  private final class Engine implements DocumentEngine {
+    @Override
+    public IqClient cache() {
+      return cache;
+    }
+
+    @Override
+    public int replicas() {
+      return replicas;
+    }
+
+    @Override
+    public List<EntityKey> listedDocuments() {
+      return WriteBack.this.listedDocuments();
+    }
+
+    @Override
+    public ReplicaRepair replicaRepair() {
+      return replicaRepair;
+    }
+
+    @Override
+    public BufferedWrites.StartedWrite startWrite(Map<EntityKey, ChangeSequence> changes) {
+      return bufferedWrites.startWrite(changes);
+    }
+
+    @Override
+    public void drainAll(Collection<EntityKey> keys) {
+      WriteBack.this.drainAll(keys);
+    }
+
+    @Override
+    public Set<EntityKey> bufferedAmong(Collection<EntityKey> keys) {
+      return bufferedWrites.bufferedAmong(keys);
+    }
+  }
+
+  /** Configures a {@link WriteBack}. */
+  public static final class Builder extends EngineBuilder<Builder> {
+    private DataStore store;
+    private int partitions = 8;
+    private int drainBatch = 64;
+    private boolean singleProcess;
+    private Duration drainOnClose = Duration.ofSeconds(5);
+    private Duration drainDelay = Duration.ZERO;
+
+    private Builder() {}
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
+
+    /** The data store buffered writes are drained to (required). */
+    public Builder store(DataStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /** α: pending-writes partitions (default 8); at least the number of concurrent writers and drain threads. */
+    public Builder partitions(int partitions) {
+      this.partitions = Arguments.atLeast("partitions", 1, partitions);
+      return this;
+    }
+
+    /**
+     * How long a buffered write waits before the drain threads apply it (default none): a document is drained once
+     * its oldest buffered change is at least this old (the listing's time), so the changes made to it meanwhile are
+     * merged into its one buffered write and reach the data store as one statement (the thesis's "prioritizing
+     * buffered writes", section 6.5; Hazelcast's write-delay). It trades pinned memory (a delay's worth of buffered
+     * writes) and the data store's lag for less data-store work per write; consistency does not change: a read that
+     * misses applies the buffered writes it overlaps first, and {@link WriteBack#drainNow()} and {@link
+     * WriteBack#close()} do not wait. With a delay, the drain threads look for due documents every half delay (or
+     * {@link #idlePause}, whichever is longer).
+     */
+    public Builder drainDelay(Duration delay) {
+      this.drainDelay = Arguments.notNegative("drainDelay", delay);
+      return this;
+    }
+
+    /**
+     * How many documents one drain applies in one data-store round (default 64): one transaction in SQL, one
+     * {@code bulkWrite} in MongoDB. Their locks are held until the round is done, so a writer of one of them waits
+     * that long.
+     */
+    public Builder drainBatch(int documents) {
+      this.drainBatch = Arguments.atLeast("drainBatch", 1, documents);
+      return this;
+    }
+
+    /**
+     * Declares this engine the only one, in any process, that writes or drains its documents (default false): the
+     * engine of a {@code RangeWriteBack}, whose coordinator gives a range to one process at a time, is. Documents
+     * and pending-writes partitions are then locked in this process instead of by leases in the cache tier, which
+     * saves four round trips per buffered write and per drained document. Two engines that both declare it over the
+     * same documents can lose writes; a crashed engine's successor is safe (it starts with nothing locked).
+     */
+    public Builder singleProcess(boolean singleProcess) {
+      this.singleProcess = singleProcess;
+      return this;
+    }
+
+    /**
+     * How long {@link WriteBack#close()} keeps draining what is still buffered (default 5 s) before it hands the rest
+     * over: leaves it pinned and listed in the cache, where any engine over the same servers drains it. {@link
+     * Duration#ZERO} hands everything over at once.
+     */
+    public Builder drainOnClose(Duration drainOnClose) {
+      this.drainOnClose = Arguments.notNegative("drainOnClose", drainOnClose);
+      return this;
+    }
+
+    /**
+     * Starts the engine and its drain threads.
+     *
+     * @throws IllegalStateException when the cache or the store is missing, or R exceeds the cache's servers
+     */
+    public WriteBack build() {
+      requireCache();
+      if (store == null) {
+        throw new IllegalStateException("store is required");
+      }
+      return new WriteBack(this, settings());
+    }
+  }
+}

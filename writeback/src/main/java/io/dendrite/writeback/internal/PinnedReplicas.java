@@ -1,0 +1,283 @@
+package io.dendrite.writeback.internal;
+
+import io.dendrite.iq.client.CacheValue;
+import io.dendrite.iq.client.Flight;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqConnectionException;
+import io.dendrite.iq.client.IqException;
+import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.ReplicatedStore;
+import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.iq.client.WriteOptions;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Predicate;
+
+/**
+ * Values pinned on R distinct cache servers, so that a buffered write and the list that finds it survive the loss
+ * of R-1 servers. This class only fans out; mutual exclusion is the caller's.
+ *
+ * <p>A server that is down (it refuses or drops connections) is tolerated: its replicas are gone with its memory,
+ * and a change counts as done when every other replica shows it. A server that does not answer in time is not
+ * tolerated: it may be alive and stalled, still holding an older replica that could be read again later, so the
+ * change is reported as failed (it may or may not have been applied).
+ */
+public final class PinnedReplicas {
+  private final IqClient cache;
+  private final int count;
+  private final ReplicatedStore store;
+
+  public PinnedReplicas(IqClient cache, int count) {
+    this.cache = cache;
+    this.count = count;
+    this.store = cache.replicated(count);
+  }
+
+  public int count() {
+    return count;
+  }
+
+  /** The value from the first reachable replica that has it. */
+  public Optional<byte[]> get(String key) {
+    return store.get(key).map(CacheValue::data);
+  }
+
+  /**
+   * Pins {@code value} on every replica.
+   *
+   * @return {@link Outcome#OK}, or the worst refusal, e.g. {@link Outcome#PINNED_MEMORY_FULL}; some replicas may
+   *     then hold the new value and the caller must put the old one back or delete them
+   * @throws IqConnectionException when a replica whose server is not down could not confirm it
+   */
+  public Outcome set(String key, byte[] value) {
+    return setAsync(key, value).await();
+  }
+
+  /** A request fan-out already sent; {@link #await} waits for its replies and answers as the blocking form would. */
+  @FunctionalInterface
+  public interface Sent<T> {
+    T await();
+  }
+
+  /** A flight on the cache client: what the calling thread sends until it closes goes out in one write per server. */
+  public Flight flight() {
+    return cache.flight();
+  }
+
+  /** {@link #set}, sent now. */
+  public Sent<Outcome> setAsync(String key, byte[] value) {
+    CompletableFuture<Outcome> sent = store.setAsync(key, value);
+    return () -> {
+      try {
+        return join(sent);
+      } catch (IqConnectionException unreachable) {
+        confirmOnLiveReplicas(
+            key, unreachable, found -> found != null && Arrays.equals(found, value));
+        return Outcome.OK;
+      }
+    };
+  }
+
+  /** {@link #append}, sent now. */
+  public Sent<Outcome> appendAsync(String key, List<String> lines) {
+    List<byte[]> values =
+        lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
+    CompletableFuture<Outcome> sent = store.appendAsync(key, values);
+    return () -> {
+      try {
+        return join(sent);
+      } catch (IqConnectionException unreachable) {
+        confirmOnLiveReplicas(
+            key,
+            unreachable,
+            found -> found != null && PinnedLines.lines(found).containsAll(lines));
+        return Outcome.OK;
+      }
+    };
+  }
+
+  /** {@link #getAll}, sent now. */
+  public Sent<Map<String, byte[]>> getAllAsync(Collection<String> keys) {
+    CompletableFuture<Map<String, Map<ServerAddress, CacheValue>>> sent =
+        store.getAllOnEachAsync(keys);
+    return () -> {
+      Map<String, byte[]> values = new HashMap<>();
+      join(sent)
+          .forEach(
+              (key, copies) ->
+                  copies.values().stream()
+                      .findFirst()
+                      .ifPresent(value -> values.put(key, value.data())));
+      return values;
+    };
+  }
+
+  /** The reply, its failure unwrapped: a replica that could not be reached is an {@link IqConnectionException}. */
+  private static <T> T join(CompletableFuture<T> sent) {
+    try {
+      return sent.join();
+    } catch (CompletionException failed) {
+      throw failed.getCause() instanceof IqException iq ? iq : failed;
+    }
+  }
+
+  /** The values of those of {@code keys} that have one, each from its first reachable replica that has it. */
+  public Map<String, byte[]> getAll(Collection<String> keys) {
+    return getAllAsync(keys).await();
+  }
+
+  /** Every reachable replica of each of {@code keys}, by server, for values that are merged across replicas. */
+  public Map<String, Map<ServerAddress, CacheValue>> getAllOnEach(Collection<String> keys) {
+    return store.getAllOnEach(keys);
+  }
+
+  /** Rewrites the replica on {@code server} unless it changed since {@code cas} was read there. */
+  public Outcome casOn(ServerAddress server, String key, byte[] value, long cas) {
+    return cache.casOn(server, key, value, cas, WriteOptions.PINNED);
+  }
+
+  /**
+   * Appends {@code lines}, each unique, to every replica (pinned, creating it where absent); appends may run
+   * concurrently, so replicas can hold lines in different orders.
+   *
+   * @return {@link Outcome#OK}, or the worst refusal, e.g. {@link Outcome#PINNED_MEMORY_FULL}
+   * @throws IqConnectionException when a replica whose server is not down could not confirm it
+   */
+  public Outcome append(String key, List<String> lines) {
+    return appendAsync(key, lines).await();
+  }
+
+  /**
+   * Those of {@code keys} that some replica holds and some replica on a server that is not down lacks (one batched
+   * read of every replica): values whose copies a restarted server lost.
+   */
+  public List<String> lackingACopy(Collection<String> keys) {
+    Map<String, Map<ServerAddress, CacheValue>> copies = getAllOnEach(keys);
+    Map<ServerAddress, Boolean> down = new HashMap<>();
+    return keys.stream()
+        .filter(copies::containsKey)
+        .filter(
+            key ->
+                cache.serversFor(key, count).stream()
+                    .anyMatch(
+                        server ->
+                            !copies.get(key).containsKey(server)
+                                && !down.computeIfAbsent(server, cache::isDown)))
+        .toList();
+  }
+
+  /**
+   * Restores logs whose replicas are read merged (lines unique, only ever appended, a line's meaning independent of
+   * its position): each replica of each of {@code keys} gets the lines another replica holds and it lacks, appended
+   * to it alone. That is what a replica on a server that restarted empty, or missed appends, lacks. Safe alongside
+   * other appends and per-replica {@code cas} rewrites, which a restoring append makes retry.
+   *
+   * @return how many replicas were appended to
+   * @throws IqConnectionException when a replica whose server is not down could not be reached
+   * @throws IqException when a replica refused the lines (e.g. its pinned memory is full)
+   */
+  public int restoreLines(Collection<String> keys) {
+    int restored = 0;
+    for (Map.Entry<String, Map<ServerAddress, CacheValue>> log : getAllOnEach(keys).entrySet()) {
+      Set<String> all = new LinkedHashSet<>();
+      log.getValue().values().forEach(copy -> all.addAll(PinnedLines.lines(copy.data())));
+      for (ServerAddress server : cache.serversFor(log.getKey(), count)) {
+        Set<String> missing = new LinkedHashSet<>(all);
+        CacheValue copy = log.getValue().get(server);
+        if (copy != null) {
+          PinnedLines.lines(copy.data()).forEach(missing::remove);
+        }
+        if (missing.isEmpty()) {
+          continue;
+        }
+        List<byte[]> lines =
+            missing.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
+        Outcome outcome;
+        try {
+          outcome = cache.appendOn(server, log.getKey(), lines);
+        } catch (IqConnectionException unreachable) {
+          if (unreachable.timedOut() || !cache.isDown(server)) {
+            throw unreachable;
+          }
+          continue; // down: nothing to restore there until it answers again
+        }
+        if (!outcome.isOk()) {
+          throw new IqException(
+              "could not restore " + log.getKey() + " on " + server + ": " + outcome);
+        }
+        restored++;
+      }
+    }
+    return restored;
+  }
+
+  /**
+   * After a fan-out that failed on some replica: returns when every replica whose server is not down shows the
+   * effect (at least one must), and throws {@code failure} otherwise, also when a server only timed out.
+   */
+  private void confirmOnLiveReplicas(
+      String key, IqConnectionException failure, Predicate<byte[]> showsEffect) {
+    if (failure.timedOut()) {
+      throw failure;
+    }
+    Map<ServerAddress, CacheValue> found =
+        store.getAllOnEach(List.of(key)).getOrDefault(key, Map.of());
+    int confirmed = 0;
+    for (ServerAddress server : cache.serversFor(key, count)) {
+      CacheValue replica = found.get(server);
+      if (showsEffect.test(replica == null ? null : replica.data())) {
+        confirmed++;
+      } else if (!cache.isDown(server)) {
+        throw failure;
+      }
+    }
+    if (confirmed == 0 && !showsEffect.test(null)) {
+      throw failure;
+    }
+  }
+
+  /** Deletes every replica of every key, all in flight at once. */
+  public void deleteAll(Collection<String> keys) {
+    List<CompletableFuture<Outcome>> pending =
+        keys.stream().map(key -> store.deleteAsync(key)).toList();
+    Iterator<String> names = keys.iterator();
+    for (CompletableFuture<Outcome> deleted : pending) {
+      String key = names.next();
+      Outcome outcome;
+      try {
+        outcome = deleted.join();
+      } catch (CompletionException failed) {
+        delete(key); // the one-key path, which tolerates a lost replica
+        continue;
+      }
+      if (outcome != Outcome.OK && outcome != Outcome.NOT_FOUND) {
+        throw new IqException("could not delete " + key + ": " + outcome);
+      }
+    }
+  }
+
+  /** Deletes every replica; a replica whose server is down is gone already. */
+  public void delete(String key) {
+    Outcome outcome;
+    try {
+      outcome = store.delete(key);
+    } catch (IqConnectionException unreachable) {
+      confirmOnLiveReplicas(key, unreachable, Objects::isNull);
+      return;
+    }
+    if (outcome != Outcome.OK && outcome != Outcome.NOT_FOUND) {
+      throw new IqException("could not delete " + key + ": " + outcome);
+    }
+  }
+}

@@ -1,0 +1,539 @@
+package io.dendrite.writeback.range;
+
+import io.dendrite.core.DomainType;
+import io.dendrite.core.RangeNames;
+import io.dendrite.core.WriteBuffer;
+import io.dendrite.core.interval.BufferedWriteIndex;
+import io.dendrite.core.interval.Interval;
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.internal.Arguments;
+import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.internal.BufferedWrites;
+import io.dendrite.writeback.internal.DocumentEngine;
+import io.dendrite.writeback.internal.PinnedReplicas;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.IntSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Range write-back (the CPR paper's BuWrInT, §3.2) for a {@link io.dendrite.core.WritePolicy#WRITE_BACK} Dendrite:
+ * each write's changes are buffered per document by a {@link WriteBack} engine, and the write's interval is indexed
+ * with the documents it touched, so that a range get that misses applies every buffered write overlapping its
+ * interval (updates, inserts and deletes alike) before it queries. A range result therefore never misses a
+ * buffered row.
+ *
+ * <pre>{@code
+ * RangeWriteBack<Long> buffer = RangeWriteBack.builder(DomainType.LONG)
+ *     .writeBack(engine).collection("t").domain("id").build();
+ * Dendrite<Long, Row> dendrite = Dendrite.builder(DomainType.LONG, codec).collection("t").domain("id")
+ *     .cache(iqClient).writeBack(buffer).build();
+ * dendrite.write(7L, 7L, new EntityChanges(new EntityKey("t", 7L), ChangeSequence.of(Change.set("v", 1))),
+ *     null, cacheUpdate);
+ * }</pre>
+ *
+ * <p>Order: writes of one document are kept in order by the engine (one buffered write per document, compacted).
+ * Overlapping writes were serialized by the Dendrite's Exclusive interval leases; a miss applies the overlapping
+ * entries oldest first, and since each document's changes reach the data store in their serial order, and changes
+ * to different documents commute, the store then holds the same rows as after applying the writes in serial order.
+ *
+ * <p>Every index change is logged ({@link BufferedIntervalLog}, pinned and replicated like the buffered writes), and
+ * {@link Builder#build()} rebuilds the index from the log, so a process taking the range over finds every buffered
+ * write's interval. One RangeWriteBack per collection and domain at a time (the Dendrite's coordinator enforces
+ * it): building one compacts the log it takes over. A write's log record and its buffered writes go out together,
+ * so a process that dies between them can leave a buffered write no record names: building also reads the engine's
+ * pending-writes listings, and every miss applies the documents of this collection listed there but named by no
+ * record first, until one has.
+ *
+ * <p>Entries whose documents the engine's drain threads applied leave the index through a background pass that
+ * removes an entry only if it was fully buffered <em>before</em> it saw none of its documents still buffered: a
+ * buffered write is deleted only after what it held was applied, so that proves the entry's writes reached the
+ * store, whatever was written to the documents since.
+ *
+ * <p>Thread-safe. {@link #close()} stops its background thread and logs the queued removals; the engine and the
+ * cache client stay the caller's.
+ *
+ * @param <K> the type of the range attribute
+ */
+public final class RangeWriteBack<K extends Comparable<? super K>>
+    implements WriteBuffer<K>, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(RangeWriteBack.class);
+
+  private final DomainType<K> type;
+  private final DocumentEngine engine;
+  private final String collection;
+  private final BufferedIntervalLog intervalLog;
+  private final BufferedWriteIndex<K, IndexedWrite> index = new BufferedWriteIndex<>();
+
+  /** Appending an indexed record and its entry is shared; compacting the log is exclusive of it. */
+  private final ReadWriteLock logLock = new ReentrantReadWriteLock();
+
+  private final long compactAfterRecords;
+  private final boolean applyOnMiss;
+  private final ScheduledExecutorService background;
+  private final IntSupplier restoreLog = this::restoreLog;
+
+  /**
+   * Documents of this collection listed as buffered when this was built, yet named by no log record: the last
+   * owner died between sending a buffered write and its log record's reply (they go out together), or the write
+   * came through the engine's per-document API. Their attribute values are unknown, so every miss applies them
+   * first, until one has.
+   */
+  private final Set<EntityKey> unindexed = ConcurrentHashMap.newKeySet();
+
+  private volatile boolean closed;
+
+  /** An indexed write: its log record, its documents, and whether buffering them has returned. */
+  private static final class IndexedWrite {
+    final BufferedIntervalRecord record;
+    final List<EntityKey> documents;
+    volatile boolean settled;
+
+    IndexedWrite(BufferedIntervalRecord record, List<EntityKey> documents, boolean settled) {
+      this.record = record;
+      this.documents = documents;
+      this.settled = settled;
+    }
+  }
+
+  private RangeWriteBack(Builder<K> builder) {
+    this.type = builder.type;
+    this.engine = DocumentEngine.of(builder.writeBack);
+    this.collection = builder.collection;
+    this.compactAfterRecords = builder.compactAfterRecords;
+    this.applyOnMiss = builder.applyOnMiss;
+    this.intervalLog =
+        new BufferedIntervalLog(
+            engine.cache(),
+            builder.collection,
+            builder.domain,
+            builder.logPartitions,
+            engine.replicas(),
+            builder.logBatch);
+    for (BufferedIntervalRecord record : intervalLog.readLive()) {
+      Interval<K> interval =
+          Interval.of(type.parse(record.lowerBound()), type.parse(record.upperBound()));
+      List<EntityKey> documents =
+          record.bufferedWriteKeys().stream().map(BufferedWriteKey::parse).toList();
+      // Whatever was being buffered when the log's last owner stopped has stopped: every entry is
+      // settled.
+      index.append(interval, new IndexedWrite(record, documents, true));
+    }
+    Set<EntityKey> named =
+        index.entries().stream()
+            .flatMap(entry -> entry.write().documents.stream())
+            .collect(Collectors.toSet());
+    engine.listedDocuments().stream()
+        .filter(key -> key.collection().equals(collection) && !named.contains(key))
+        .forEach(unindexed::add);
+    compact();
+    this.background =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread =
+                  new Thread(task, "range-writeback-" + builder.collection + "-" + builder.domain);
+              thread.setDaemon(true);
+              return thread;
+            });
+    long every = builder.reapInterval.toNanos();
+    background.scheduleWithFixedDelay(this::backgroundPass, every, every, TimeUnit.NANOSECONDS);
+    engine.replicaRepair().register(restoreLog);
+  }
+
+  /** Starts configuring range write-back for an attribute of type {@code type}. */
+  public static <K extends Comparable<? super K>> Builder<K> builder(DomainType<K> type) {
+    return new Builder<>(type);
+  }
+
+  /**
+   * Accepts an {@link EntityChanges}, or a non-empty {@code List<EntityChanges>} applied in list order, for
+   * documents of this range write-back's collection.
+   *
+   * @throws IllegalArgumentException naming what else {@code change} is
+   */
+  @Override
+  public void check(Object change) {
+    changesOf(change);
+  }
+
+  /**
+   * Logs the write's interval and indexes it, then buffers each document's changes with the engine. When pinned
+   * memory refuses the log record, the write goes through instead: buffered and at once drained, document by
+   * document, before the Dendrite releases the interval's Exclusive lease.
+   */
+  @Override
+  public void buffer(Interval<K> interval, Object change) {
+    start(interval, change).store().await();
+  }
+
+  /**
+   * {@link #buffer} in steps: the log record's append and the reads of the documents' buffered writes go out at
+   * once here (the documents locked), their buffered writes and listings at once in {@code store}.
+   */
+  @Override
+  public Started start(Interval<K> interval, Object change) {
+    List<EntityChanges> changes = changesOf(change);
+    Map<EntityKey, ChangeSequence> byDocument = new LinkedHashMap<>();
+    changes.forEach(one -> byDocument.merge(one.key(), one.changes(), ChangeSequence::then));
+    List<EntityKey> documents = List.copyOf(byDocument.keySet());
+    logLock.readLock().lock();
+    BufferedIntervalRecord record;
+    PinnedReplicas.Sent<Boolean> logging;
+    BufferedWrites.StartedWrite writing;
+    try {
+      record =
+          BufferedIntervalRecord.indexed(
+              intervalLog.nextLsn(),
+              type.format(interval.lo()),
+              type.format(interval.hi()),
+              documents.stream().map(BufferedWriteKey::of).toList());
+      logging = intervalLog.appendIndexedAsync(record);
+      writing = engine.startWrite(byDocument);
+    } catch (RuntimeException failed) {
+      logLock.readLock().unlock();
+      throw failed;
+    }
+    return new Started() {
+      private boolean logAwaited;
+      private IndexedWrite write;
+
+      /** Indexes the write once its record is logged (false: pinned memory refused it); ends the log's lock. */
+      private void awaitLog(boolean settled) {
+        if (logAwaited) {
+          return;
+        }
+        logAwaited = true;
+        try {
+          if (logging.await()) {
+            write = new IndexedWrite(record, documents, settled);
+            index.append(interval, write);
+          }
+        } finally {
+          logLock.readLock().unlock();
+        }
+      }
+
+      /**
+       * Sends the buffered writes without waiting for the log record's reply, so that both can go out in one round
+       * trip: a process that dies between them may leave a buffered write no log record names, which the next
+       * owner finds listed and applies before its first miss ({@link #applyOverlapping}).
+       */
+      @Override
+      public Stored store() {
+        try {
+          writing.store();
+        } catch (RuntimeException failed) {
+          try {
+            awaitLog(false);
+          } catch (RuntimeException alsoFailed) {
+            failed.addSuppressed(alsoFailed);
+          }
+          settle();
+          throw failed;
+        }
+        return () -> {
+          RuntimeException failure = null;
+          try {
+            awaitLog(false);
+          } catch (RuntimeException failed) {
+            failure =
+                failed; // unindexed, then: settle() drains the documents before the write returns
+          }
+          try {
+            writing.await();
+          } catch (RuntimeException failed) {
+            if (failure == null) {
+              failure = failed;
+            } else {
+              failure.addSuppressed(failed);
+            }
+          } finally {
+            settle();
+          }
+          if (failure != null) {
+            throw failure;
+          }
+        };
+      }
+
+      @Override
+      public void abandon() {
+        try {
+          awaitLog(true);
+        } finally {
+          writing.abandon();
+        }
+      }
+
+      private void settle() {
+        if (write == null) {
+          // Unindexed, a buffered write would be invisible to range misses: it must not outlive the
+          // Exclusive lease.
+          engine.drainAll(documents);
+        } else {
+          // Also when buffering failed: the entry stays until its documents have nothing buffered.
+          write.settled = true;
+        }
+      }
+    };
+  }
+
+  /**
+   * Drains the documents of every entry overlapping {@code interval}, oldest entry first, and removes the entries
+   * that were settled before their documents were drained (all of them, under the get's Shared lease).
+   */
+  @Override
+  public void applyOverlapping(Interval<K> interval) {
+    if (!applyOnMiss) {
+      return;
+    }
+    List<BufferedWriteIndex.Entry<K, IndexedWrite>> overlapping = index.overlapping(interval);
+    List<Boolean> settled = overlapping.stream().map(entry -> entry.write().settled).toList();
+    List<EntityKey> unnamed = List.copyOf(unindexed);
+    // One batched drain: documents' changes commute, and each document's reach the store in their
+    // serial order.
+    engine.drainAll(
+        Stream.concat(
+                unnamed.stream(),
+                overlapping.stream().flatMap(entry -> entry.write().documents.stream()))
+            .distinct()
+            .toList());
+    unnamed.forEach(unindexed::remove);
+    for (int i = 0; i < overlapping.size(); i++) {
+      if (settled.get(i)) {
+        remove(overlapping.get(i));
+      }
+    }
+  }
+
+  /** The number of entries in BuWrInT: writes whose buffered changes may not have reached the data store yet. */
+  public int bufferedEntries() {
+    return index.size();
+  }
+
+  /** Stops the background pass and logs the queued removals. Does not close the engine or the cache client. */
+  @Override
+  public void close() {
+    closed = true;
+    engine.replicaRepair().unregister(restoreLog);
+    background.shutdownNow();
+    try {
+      background.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    intervalLog.flushRemoved();
+  }
+
+  /** Restores the log's replicas after a cache server came back; a compaction waits meanwhile. */
+  private int restoreLog() {
+    logLock.readLock().lock();
+    try {
+      return intervalLog.restoreReplicas();
+    } finally {
+      logLock.readLock().unlock();
+    }
+  }
+
+  /** Removes the entries the drain threads applied, then compacts the log if it grew enough. */
+  private void backgroundPass() {
+    try {
+      removeApplied();
+      if (intervalLog.appendedSinceRewrite() >= compactAfterRecords) {
+        compact();
+      }
+    } catch (RuntimeException failed) {
+      if (!closed) { // closing interrupts a pass waiting for the cache: nothing failed then
+        log.warn("range write-back background pass failed; it runs again", failed);
+      }
+    }
+  }
+
+  /**
+   * Every flag is read before any document is looked at: an entry settled before its documents were all seen
+   * without a buffered write had its changes in those buffered writes, which are deleted only once applied.
+   */
+  void removeApplied() {
+    List<BufferedWriteIndex.Entry<K, IndexedWrite>> entries = index.entries();
+    List<Boolean> settled = entries.stream().map(entry -> entry.write().settled).toList();
+    Set<EntityKey> buffered =
+        engine.bufferedAmong(
+            entries.stream()
+                .flatMap(entry -> entry.write().documents.stream())
+                .collect(Collectors.toSet()));
+    for (int i = 0; i < entries.size(); i++) {
+      if (settled.get(i)
+          && entries.get(i).write().documents.stream().noneMatch(buffered::contains)) {
+        remove(entries.get(i));
+      }
+    }
+  }
+
+  /** Rewrites the log to the entries in force, while no entry is being appended. */
+  void compact() {
+    logLock.writeLock().lock();
+    try {
+      intervalLog.rewrite(index.entries().stream().map(entry -> entry.write().record).toList());
+    } finally {
+      logLock.writeLock().unlock();
+    }
+  }
+
+  private void remove(BufferedWriteIndex.Entry<K, IndexedWrite> entry) {
+    if (index.remove(entry)) {
+      intervalLog.appendRemoved(entry.write().record.lsn());
+    }
+  }
+
+  private List<EntityChanges> changesOf(Object change) {
+    List<?> items;
+    if (change instanceof EntityChanges one) {
+      items = List.of(one);
+    } else if (change instanceof List<?> many) {
+      if (many.isEmpty()) {
+        throw new IllegalArgumentException(
+            "the list of EntityChanges is empty: a write must change something");
+      }
+      items = many;
+    } else {
+      throw new IllegalArgumentException(
+          "range write-back buffers an EntityChanges or a List<EntityChanges>, got "
+              + (change == null ? "null" : change.getClass().getName()));
+    }
+    List<EntityChanges> changes = new ArrayList<>(items.size());
+    for (Object item : items) {
+      if (!(item instanceof EntityChanges one)) {
+        throw new IllegalArgumentException(
+            "every element of the change list must be an EntityChanges, got "
+                + (item == null ? "null" : item.getClass().getName()));
+      }
+      if (!one.key().collection().equals(collection)) {
+        throw new IllegalArgumentException(
+            "range write-back of collection "
+                + collection
+                + " cannot buffer a change to "
+                + one.key());
+      }
+      changes.add(one);
+    }
+    return changes;
+  }
+
+  /**
+   * Configures a {@link RangeWriteBack}.
+   *
+   * @param <K> the type of the range attribute
+   */
+  public static final class Builder<K extends Comparable<? super K>> {
+    private final DomainType<K> type;
+    private WriteBack writeBack;
+    private String collection;
+    private String domain;
+    private int logPartitions = 16;
+    private int logBatch = 16;
+    private long compactAfterRecords = 4096;
+    private Duration reapInterval = Duration.ofMillis(100);
+    private boolean applyOnMiss = true;
+
+    private Builder(DomainType<K> type) {
+      this.type = Objects.requireNonNull(type, "type");
+    }
+
+    /**
+     * The Design 1 engine that buffers, replicates, drains and converts each document's changes; its replica count
+     * R is also the log's. Required.
+     */
+    public Builder<K> writeBack(WriteBack writeBack) {
+      this.writeBack = Objects.requireNonNull(writeBack, "writeBack");
+      return this;
+    }
+
+    /** The Dendrite's collection (table); every buffered change must be to one of its documents. Required. */
+    public Builder<K> collection(String name) {
+      this.collection = RangeNames.check("collection", name);
+      return this;
+    }
+
+    /** The Dendrite's range attribute. Required. */
+    public Builder<K> domain(String name) {
+      this.domain = RangeNames.check("domain", name);
+      return this;
+    }
+
+    /**
+     * Log partition keys (default 16): indexed records are spread over them by LSN, so concurrent writers append to
+     * different keys; rebuilding reads each partition's R replicas.
+     */
+    public Builder<K> logPartitions(int partitions) {
+      this.logPartitions = Arguments.atLeast("logPartitions", 1, partitions);
+      return this;
+    }
+
+    /** How many removal records to batch into one append (α, default 16); a lost batch only costs no-op drains. */
+    public Builder<K> logBatch(int alpha) {
+      this.logBatch = Arguments.atLeast("logBatch (alpha)", 1, alpha);
+      return this;
+    }
+
+    /**
+     * After how many appended records the background pass rewrites the log to the entries in force (default 4096).
+     * Writers wait during a rewrite (one pinned set per partition and replica), so lower means a smaller log and
+     * more frequent pauses.
+     */
+    public Builder<K> compactAfterRecords(long records) {
+      if (records < 1) {
+        throw new IllegalArgumentException(
+            "compactAfterRecords must be at least 1, got " + records);
+      }
+      this.compactAfterRecords = records;
+      return this;
+    }
+
+    /**
+     * How often the background pass looks for entries the engine's drain threads applied (default 100 ms); each
+     * pass reads the buffered-write keys of every indexed document in one batched read.
+     */
+    public Builder<K> reapInterval(Duration interval) {
+      if (interval == null || interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("reapInterval must be positive, got " + interval);
+      }
+      this.reapInterval = interval;
+      return this;
+    }
+
+    /** Test-only: a miss applies nothing first, to show that the consistency checker catches what that breaks. */
+    Builder<K> withoutApplyOnMissForTesting() {
+      this.applyOnMiss = false;
+      return this;
+    }
+
+    /**
+     * Rebuilds BuWrInT from the log in the cache and compacts the log, then starts the background pass.
+     *
+     * @throws IllegalStateException when a required setting is missing
+     */
+    public RangeWriteBack<K> build() {
+      if (writeBack == null || collection == null || domain == null) {
+        throw new IllegalStateException("writeBack, collection and domain are required");
+      }
+      return new RangeWriteBack<>(this);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package io.dendrite.writeback.document;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.store.DataStore;
+import io.dendrite.writeback.store.Entity;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** What the data store must hold after every acknowledged write is applied once, by the in-memory semantics. */
+final class DocumentModel {
+  private final Map<EntityKey, Optional<Map<String, Object>>> documents = new LinkedHashMap<>();
+
+  /** Writes through the engine and, once acknowledged, into the model. */
+  void write(WriteBack writeBack, EntityKey key, ChangeSequence changes) {
+    writeBack.write(key, changes);
+    record(key, changes);
+  }
+
+  /** Records a write acknowledged elsewhere (another thread or process), in the order it was acknowledged. */
+  synchronized void record(EntityKey key, ChangeSequence changes) {
+    documents.put(key, changes.applyTo(documents.getOrDefault(key, Optional.empty())));
+  }
+
+  synchronized Optional<Map<String, Object>> expected(EntityKey key) {
+    return documents.getOrDefault(key, Optional.empty());
+  }
+
+  synchronized void assertStoreMatches(DataStore store) {
+    documents.forEach(
+        (key, fields) ->
+            assertThat(store.read(key).map(Entity::fields))
+                .as("document %s", key)
+                .isEqualTo(fields));
+  }
+}
