@@ -1,7 +1,7 @@
 package io.dendrite.ycsb;
 
 import io.dendrite.core.ChangeRecords;
-import io.dendrite.core.interval.Interval;
+import io.dendrite.core.Interval;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.store.Entity;

@@ -3,7 +3,7 @@ package io.dendrite.ycsb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dendrite.core.interval.Interval;
+import io.dendrite.core.Interval;
 import io.dendrite.writeback.change.EntityChanges;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,5 @@
 package io.dendrite.core;
 
-import io.dendrite.core.interval.Interval;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,6 +1,5 @@
 package io.dendrite.core;
 
-import io.dendrite.core.interval.Interval;
 import java.util.List;
 
 /**

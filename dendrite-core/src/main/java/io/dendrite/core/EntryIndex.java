@@ -1,6 +1,5 @@
 package io.dendrite.core;
 
-import io.dendrite.core.interval.Interval;
 import io.dendrite.core.interval.IntervalTree;
 import io.dendrite.core.interval.PredicateIndex;
 import io.dendrite.core.log.LogRecord;

@@ -1,6 +1,5 @@
 package io.dendrite.core;
 
-import io.dendrite.core.interval.Interval;
 import io.dendrite.core.interval.IntervalLease;
 import io.dendrite.core.interval.LeaseMode;
 import io.dendrite.iq.client.CacheValue;

@@ -1,6 +1,5 @@
 package io.dendrite.core;
 
-import io.dendrite.core.interval.Interval;
 import io.dendrite.iq.client.CacheValue;
 import io.dendrite.iq.client.IqClient;
 import java.util.List;

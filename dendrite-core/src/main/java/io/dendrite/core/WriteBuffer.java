@@ -1,7 +1,5 @@
 package io.dendrite.core;
 
-import io.dendrite.core.interval.Interval;
-
 /**
  * Where a {@link WritePolicy#WRITE_BACK} Dendrite puts its writes (BuWrInT and the buffered writes of the CPR
  * paper, §3.2). The write-back module implements it; the Dendrite calls it under its interval leases, which is

@@ -1,7 +1,5 @@
 package io.dendrite.core;
 
-import io.dendrite.core.interval.Interval;
-
 /**
  * How a {@link Dendrite}'s writes reach the cached result sets and the data store, chosen once when the Dendrite is
  * built: {@link WriteAround}, {@link RefreshingWrite} (write-through, or write-back with its buffer), or {@link

@@ -2,7 +2,6 @@ package io.dendrite.core;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dendrite.core.interval.Interval;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,6 @@ package io.dendrite.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dendrite.core.interval.Interval;
 import io.dendrite.core.log.PredicateLog;
 import io.dendrite.iq.client.CacheValue;
 import io.dendrite.testsupport.MySqlTestDatabase;

@@ -1,6 +1,5 @@
 package io.dendrite.core;
 
-import io.dendrite.core.interval.Interval;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

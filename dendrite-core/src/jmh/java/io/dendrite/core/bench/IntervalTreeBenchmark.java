@@ -1,6 +1,6 @@
 package io.dendrite.core.bench;
 
-import io.dendrite.core.interval.Interval;
+import io.dendrite.core.Interval;
 import io.dendrite.core.interval.IntervalTree;
 import java.util.List;
 import java.util.SplittableRandom;

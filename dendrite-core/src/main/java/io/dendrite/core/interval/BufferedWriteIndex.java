@@ -1,5 +1,6 @@
 package io.dendrite.core.interval;
 
+import io.dendrite.core.Interval;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.dendrite.core.interval;
 
+import io.dendrite.core.Interval;
+
 /**
  * A lease granted by {@link IntervalLeases}. Closing it releases it; closing twice is harmless.
  *

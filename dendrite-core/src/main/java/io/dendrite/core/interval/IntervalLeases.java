@@ -1,5 +1,6 @@
 package io.dendrite.core.interval;
 
+import io.dendrite.core.Interval;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;

@@ -1,5 +1,6 @@
 package io.dendrite.core.interval;
 
+import io.dendrite.core.Interval;
 import java.util.List;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;

@@ -12,7 +12,7 @@
  *       interval, in serial order.
  * </ul>
  *
- * <p>Intervals are closed on both ends ({@link io.dendrite.core.interval.Interval}), so a write on
+ * <p>Intervals are closed on both ends ({@link io.dendrite.core.Interval}), so a write on
  * the point {@code [c, c]} impacts every predicate whose bounds include {@code c}.
  */
 package io.dendrite.core.interval;

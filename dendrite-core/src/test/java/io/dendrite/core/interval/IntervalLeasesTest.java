@@ -5,6 +5,7 @@ import static io.dendrite.core.interval.LeaseMode.SHARED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.core.Interval;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,6 +2,7 @@ package io.dendrite.core.interval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dendrite.core.Interval;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.dendrite.core.interval;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.core.Interval;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.ConcurrentModificationException;

@@ -1,10 +1,10 @@
 package io.dendrite.writeback.range;
 
 import io.dendrite.core.DomainType;
+import io.dendrite.core.Interval;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.interval.BufferedWriteIndex;
-import io.dendrite.core.interval.Interval;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;

@@ -2,8 +2,8 @@ package io.dendrite.writeback.range;
 
 import io.dendrite.core.CacheUpdate;
 import io.dendrite.core.ChangeRecords;
+import io.dendrite.core.Interval;
 import io.dendrite.core.RowCodec;
-import io.dendrite.core.interval.Interval;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;

@@ -1,4 +1,4 @@
-package io.dendrite.core.interval;
+package io.dendrite.core;
 
 import java.util.Objects;
 

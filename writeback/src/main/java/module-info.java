@@ -1,0 +1,23 @@
+/**
+ * Write-back: writes buffered in the cache tier, pinned and replicated, drained to MySQL or MongoDB. Exports one
+ * package per engine, the change vocabulary and the data stores; the plumbing the engines share ({@code
+ * io.dendrite.writeback.internal}) is not exported.
+ */
+module io.dendrite.writeback {
+  requires transitive io.dendrite.core;
+  requires transitive micrometer.core;
+  requires com.github.benmanes.caffeine;
+  requires com.zaxxer.hikari;
+  requires java.sql;
+  requires org.mongodb.bson;
+  requires org.mongodb.driver.core;
+  requires org.mongodb.driver.sync.client;
+  requires org.slf4j;
+
+  exports io.dendrite.writeback;
+  exports io.dendrite.writeback.change;
+  exports io.dendrite.writeback.document;
+  exports io.dendrite.writeback.range;
+  exports io.dendrite.writeback.session;
+  exports io.dendrite.writeback.store;
+}
