@@ -44,7 +44,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   private final K max;
   private final IqClient cache;
   private final WritePolicy policy;
-  private final WriteBuffer<K> writeBuffer;
+  private final TypedWriteBuffer<K, ?> writeBuffer;
   private final ChangeRecords<K, R, ?> changeRecords;
   private final boolean leasesEnabled;
   private final Coordinator.RangeClaim claim;
@@ -60,7 +60,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     this.max = builder.max;
     this.cache = builder.cache;
     this.policy = builder.policy;
-    this.writeBuffer = builder.writeBuffer;
+    this.writeBuffer =
+        builder.writeBuffer == null ? null : TypedWriteBuffer.of(builder.writeBuffer);
     this.changeRecords = builder.changeRecords;
     this.leasesEnabled = builder.leasesEnabled;
     CacheKeys<K> keys = new CacheKeys<>(builder.collection, builder.domain, type);
@@ -241,7 +242,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     private IqClient cache;
     private Coordinator coordinator = new LocalCoordinator();
     private WritePolicy policy = WritePolicy.WRITE_AROUND;
-    private WriteBuffer<K> writeBuffer;
+    private WriteBuffer<K, ?> writeBuffer;
     private ChangeRecords<K, R, ?> changeRecords;
     private double beta = 1.0;
     private int alpha = 16;
@@ -308,9 +309,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     /**
      * {@link WritePolicy#WRITE_BACK}: writes are buffered in {@code buffer} (the write-back module's {@code
      * RangeWriteBack}), which drains them to the data store later. The {@code change} given to a write is handed to
-     * the buffer, which must accept its type, and the write's {@link ChangeApplier} is not used (it may be null).
+     * the buffer and must be of its {@link WriteBuffer#changeType()} (a write with another is refused before anything
+     * changes, naming both types); the write's {@link ChangeApplier} is not used (it may be null).
      */
-    public Builder<K, R> writeBack(WriteBuffer<K> buffer) {
+    public Builder<K, R> writeBack(WriteBuffer<K, ?> buffer) {
       this.writeBuffer = Objects.requireNonNull(buffer, "buffer");
       this.policy = WritePolicy.WRITE_BACK;
       return this;

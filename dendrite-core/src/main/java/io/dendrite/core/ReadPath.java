@@ -35,10 +35,10 @@ final class ReadPath<K extends Comparable<? super K>, R> {
   private final ResultSetCodec<R> resultSets;
   private final boolean leasesEnabled;
   private final double beta;
-  private final WriteBuffer<K> writeBuffer;
+  private final TypedWriteBuffer<K, ?> writeBuffer;
 
   /** {@code writeBuffer}: null unless the Dendrite writes back. */
-  ReadPath(RangeCache<K, R> common, double beta, WriteBuffer<K> writeBuffer) {
+  ReadPath(RangeCache<K, R> common, double beta, TypedWriteBuffer<K, ?> writeBuffer) {
     this.common = common;
     this.cache = common.cache;
     this.index = common.index;

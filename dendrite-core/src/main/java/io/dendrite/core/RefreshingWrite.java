@@ -30,10 +30,10 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
   private final EntryIndex<K> index;
   private final DendriteCounters metrics;
   private final ResultSetCodec<R> resultSets;
-  private final WriteBuffer<K> writeBuffer;
+  private final TypedWriteBuffer<K, ?> writeBuffer;
 
   /** {@code writeBuffer}: null for write-through. */
-  RefreshingWrite(RangeCache<K, R> common, WriteBuffer<K> writeBuffer) {
+  RefreshingWrite(RangeCache<K, R> common, TypedWriteBuffer<K, ?> writeBuffer) {
     this.common = common;
     this.cache = common.cache;
     this.index = common.index;

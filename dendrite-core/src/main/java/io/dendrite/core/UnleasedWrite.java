@@ -18,9 +18,9 @@ final class UnleasedWrite<K extends Comparable<? super K>, R> implements WritePa
   private final EntryIndex<K> index;
   private final ResultSetCodec<R> resultSets;
   private final WritePolicy policy;
-  private final WriteBuffer<K> writeBuffer;
+  private final TypedWriteBuffer<K, ?> writeBuffer;
 
-  UnleasedWrite(RangeCache<K, R> common, WritePolicy policy, WriteBuffer<K> writeBuffer) {
+  UnleasedWrite(RangeCache<K, R> common, WritePolicy policy, TypedWriteBuffer<K, ?> writeBuffer) {
     this.common = common;
     this.cache = common.cache;
     this.index = common.index;

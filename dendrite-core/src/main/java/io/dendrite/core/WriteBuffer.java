@@ -12,23 +12,31 @@ package io.dendrite.core;
  *       queries the data store, so no overlapping write can be buffered until the query has returned.
  * </ul>
  *
+ * <p>The buffer names the type of change it holds ({@link #changeType}): a write-back Dendrite refuses a write whose
+ * change is of another type, naming both, before anything is changed, and hands the buffer only changes of its type.
+ *
  * @param <K> the attribute's type
+ * @param <C> the type of change the buffer holds
  */
-public interface WriteBuffer<K extends Comparable<? super K>> {
+public interface WriteBuffer<K extends Comparable<? super K>, C> {
+
+  /** The changes this buffer holds: a write-back Dendrite's writes must carry one. */
+  Class<C> changeType();
 
   /**
-   * Refuses, before anything is changed, a change this buffer cannot hold.
+   * Refuses, before anything is changed, a change of the right type that this buffer still cannot hold (the
+   * default refuses none).
    *
    * @throws IllegalArgumentException naming what is wrong with {@code change}
    */
-  void check(Object change);
+  default void check(C change) {}
 
   /**
    * Buffers {@code change}, a write touching {@code interval}, after every buffered write that overlaps it.
    * Returns once the write is durable as the buffer promises (pinned on its replicas), or once the data store
    * applied it when the buffer falls back to write-through; a thrown exception means it was not acknowledged.
    */
-  void buffer(Interval<K> interval, Object change);
+  void buffer(Interval<K> interval, C change);
 
   /**
    * {@link #buffer} in steps, so that the Dendrite sends the buffer's cache requests in the same round trips as its
@@ -40,7 +48,7 @@ public interface WriteBuffer<K extends Comparable<? super K>> {
    * <p>A started write holds what it needs to go on (e.g. its documents' locks) until it is stored and awaited or
    * abandoned, so the Dendrite abandons it before it waits for a lease another writer holds, and starts again.
    */
-  default Started start(Interval<K> interval, Object change) {
+  default Started start(Interval<K> interval, C change) {
     return new Started() {
       @Override
       public Stored store() {

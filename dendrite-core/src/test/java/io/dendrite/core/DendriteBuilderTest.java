@@ -9,10 +9,12 @@ import org.junit.jupiter.api.Test;
 class DendriteBuilderTest {
 
   /** A buffer that is never used: the builder only keeps it. */
-  private static final WriteBuffer<Integer> UNUSED =
+  private static final WriteBuffer<Integer, Object> UNUSED =
       new WriteBuffer<>() {
         @Override
-        public void check(Object change) {}
+        public Class<Object> changeType() {
+          return Object.class;
+        }
 
         @Override
         public void buffer(Interval<Integer> interval, Object change) {}

@@ -496,18 +496,20 @@ class DendriteIT {
   void aWriteBackWhoseBufferFailsLeavesNoRefreshedResultBehind() {
     RuntimeException refused = new IllegalStateException("the buffer's replicas refused it");
     boolean[] failLate = {true};
-    WriteBuffer<Integer> failing =
+    WriteBuffer<Integer, ScoreRow> failing =
         new WriteBuffer<>() {
           @Override
-          public void check(Object change) {}
+          public Class<ScoreRow> changeType() {
+            return ScoreRow.class;
+          }
 
           @Override
-          public void buffer(Interval<Integer> interval, Object change) {
+          public void buffer(Interval<Integer> interval, ScoreRow change) {
             throw refused;
           }
 
           @Override
-          public Started start(Interval<Integer> interval, Object change) {
+          public Started start(Interval<Integer> interval, ScoreRow change) {
             return new Started() {
               @Override
               public Stored store() {

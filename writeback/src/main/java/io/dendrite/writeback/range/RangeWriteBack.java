@@ -6,6 +6,7 @@ import io.dendrite.core.RangeNames;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.interval.BufferedWriteIndex;
 import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.document.WriteBack;
@@ -15,7 +16,6 @@ import io.dendrite.writeback.internal.BufferedWrites;
 import io.dendrite.writeback.internal.DocumentEngine;
 import io.dendrite.writeback.internal.PinnedReplicas;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,7 +73,7 @@ import org.slf4j.LoggerFactory;
  * @param <K> the type of the range attribute
  */
 public final class RangeWriteBack<K extends Comparable<? super K>>
-    implements WriteBuffer<K>, AutoCloseable {
+    implements WriteBuffer<K, DocumentChanges>, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RangeWriteBack.class);
 
   private final DomainType<K> type;
@@ -162,14 +162,19 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     return new Builder<>(type);
   }
 
+  /** A write's change: one document's {@link EntityChanges}, or several in order ({@link DocumentChanges#of}). */
+  @Override
+  public Class<DocumentChanges> changeType() {
+    return DocumentChanges.class;
+  }
+
   /**
-   * Accepts an {@link EntityChanges}, or a non-empty {@code List<EntityChanges>} applied in list order, for
-   * documents of this range write-back's collection.
+   * Refuses a change to a document of another collection than this range write-back's.
    *
-   * @throws IllegalArgumentException naming what else {@code change} is
+   * @throws IllegalArgumentException naming the document
    */
   @Override
-  public void check(Object change) {
+  public void check(DocumentChanges change) {
     changesOf(change);
   }
 
@@ -179,7 +184,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
    * document, before the Dendrite releases the interval's Exclusive lease.
    */
   @Override
-  public void buffer(Interval<K> interval, Object change) {
+  public void buffer(Interval<K> interval, DocumentChanges change) {
     start(interval, change).store().await();
   }
 
@@ -188,7 +193,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
    * once here (the documents locked), their buffered writes and listings at once in {@code store}.
    */
   @Override
-  public Started start(Interval<K> interval, Object change) {
+  public Started start(Interval<K> interval, DocumentChanges change) {
     List<EntityChanges> changes = changesOf(change);
     Map<EntityKey, ChangeSequence> byDocument = new LinkedHashMap<>();
     changes.forEach(one -> byDocument.merge(one.key(), one.changes(), ChangeSequence::then));
@@ -402,28 +407,9 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     }
   }
 
-  private List<EntityChanges> changesOf(Object change) {
-    List<?> items;
-    if (change instanceof EntityChanges one) {
-      items = List.of(one);
-    } else if (change instanceof List<?> many) {
-      if (many.isEmpty()) {
-        throw new IllegalArgumentException(
-            "the list of EntityChanges is empty: a write must change something");
-      }
-      items = many;
-    } else {
-      throw new IllegalArgumentException(
-          "range write-back buffers an EntityChanges or a List<EntityChanges>, got "
-              + (change == null ? "null" : change.getClass().getName()));
-    }
-    List<EntityChanges> changes = new ArrayList<>(items.size());
-    for (Object item : items) {
-      if (!(item instanceof EntityChanges one)) {
-        throw new IllegalArgumentException(
-            "every element of the change list must be an EntityChanges, got "
-                + (item == null ? "null" : item.getClass().getName()));
-      }
+  private List<EntityChanges> changesOf(DocumentChanges change) {
+    List<EntityChanges> changes = change.each();
+    for (EntityChanges one : changes) {
       if (!one.key().collection().equals(collection)) {
         throw new IllegalArgumentException(
             "range write-back of collection "
@@ -431,7 +417,6 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
                 + " cannot buffer a change to "
                 + one.key());
       }
-      changes.add(one);
     }
     return changes;
   }

@@ -16,6 +16,7 @@ import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.ForwardingStore;
 import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.internal.BufferedWriteKey;
 import io.dendrite.writeback.store.DataStore;
@@ -186,14 +187,15 @@ class RangeWriteBackIT {
 
       assertThatThrownBy(() -> stack.dendrite.write(2L, 2L, "val = 22", null, changed.putting()))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("EntityChanges or a List<EntityChanges>, got java.lang.String");
+          .hasMessageContaining("holds io.dendrite.writeback.change.DocumentChanges changes")
+          .hasMessageContaining("got java.lang.String");
+      // Several documents' changes are one DocumentChanges; a plain list is another type.
       assertThatThrownBy(
               () ->
-                  stack.dendrite.write(
-                      2L, 2L, List.of(changed.update(), "val = 22"), null, changed.putting()))
+                  stack.dendrite.write(2L, 2L, List.of(changed.update()), null, changed.putting()))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("every element of the change list must be an EntityChanges");
-      assertThatThrownBy(() -> stack.dendrite.write(2L, 2L, List.of(), null, changed.putting()))
+          .hasMessageContaining("holds io.dendrite.writeback.change.DocumentChanges changes");
+      assertThatThrownBy(() -> DocumentChanges.of(List.of()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("empty");
       EntityChanges otherTable =
@@ -212,13 +214,15 @@ class RangeWriteBackIT {
       stack.dendrite.write(
           2L,
           2L,
-          List.of(changed.update(), new RangeRow(3, 33).update()),
+          DocumentChanges.of(List.of(changed.update(), new RangeRow(3, 33).update())),
           null,
           (interval, cached) ->
               cached.stream()
                   .map(row -> row.id() == 2 ? changed : row.id() == 3 ? new RangeRow(3, 33) : row)
                   .toList());
-      assertThat(stack.buffer.bufferedEntries()).as("a list is one write").isEqualTo(1);
+      assertThat(stack.buffer.bufferedEntries())
+          .as("several documents' changes are one write")
+          .isEqualTo(1);
       assertThat(stack.get(1, 3)).containsExactly(row(1), changed, new RangeRow(3, 33));
     }
   }
