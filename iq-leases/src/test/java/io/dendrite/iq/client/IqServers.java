@@ -15,7 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
-/** Real embedded IQ servers on loopback for integration tests, and a client over them. */
+/**
+ * Real embedded IQ servers on loopback for integration tests, and a client over them. The other modules use {@code
+ * dendrite-test-support}'s {@code EmbeddedIqServers}; this module cannot, because that fixture is built on this
+ * module's server and client (Maven refuses the cycle even at test scope).
+ */
 final class IqServers implements AutoCloseable {
 
   final List<IqServer> servers = new ArrayList<>();

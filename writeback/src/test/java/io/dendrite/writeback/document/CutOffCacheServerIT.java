@@ -6,19 +6,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.ServerAddress;
-import io.dendrite.iq.server.IqServer;
-import io.dendrite.iq.server.IqServerConfig;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.testsupport.faults.CuttableProxy;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.internal.BufferedWriteKey;
 import io.dendrite.writeback.store.MySqlStore;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -34,17 +31,6 @@ class CutOffCacheServerIT {
   private static final int DOCUMENTS = 40;
   private static final int REPLICAS = 2;
   private static final Duration LIMIT = Duration.ofSeconds(30);
-
-  private final List<IqServer> servers = new ArrayList<>();
-  private CuttableProxy proxy;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (proxy != null) {
-      proxy.close();
-    }
-    servers.forEach(IqServer::close);
-  }
 
   @Test
   void aServerThatAnswersAgainWithTheCopiesItHadBeforeTheCutIsNeverReadAgain(
@@ -65,17 +51,20 @@ class CutOffCacheServerIT {
       MySqlTestDatabase database, Duration replicaCheckInterval) throws Exception {
     DocumentModel model = new DocumentModel();
     MySqlStore store = UsersTable.seeded(database, documents(), model);
-    List<ServerAddress> addresses = startServersFirstBehindProxy();
-    ServerAddress cutOff = addresses.get(0);
-    try (IqClient cache =
-            IqClient.builder()
-                .servers(addresses)
-                .connectTimeout(Duration.ofSeconds(1))
-                .requestTimeout(Duration.ofSeconds(2))
-                .build();
+    try (EmbeddedIqServers tier =
+            EmbeddedIqServers.builder()
+                .count(3)
+                .leaseLifetime(Duration.ofMillis(3_000))
+                .behindProxies()
+                .client(
+                    client ->
+                        client
+                            .connectTimeout(Duration.ofSeconds(1))
+                            .requestTimeout(Duration.ofSeconds(2)))
+                .start();
         WriteBack writeBack =
             WriteBack.builder()
-                .cache(cache)
+                .cache(tier.client)
                 .store(store)
                 .replicas(REPLICAS)
                 .partitions(4)
@@ -83,6 +72,9 @@ class CutOffCacheServerIT {
                 .replicaCheckInterval(replicaCheckInterval)
                 .replaceDownServerAfter(Duration.ofDays(1))
                 .build()) {
+      IqClient cache = tier.client;
+      CuttableProxy proxy = tier.proxies.get(0);
+      ServerAddress cutOff = cache.config().servers().get(0);
       assertThat(
               documents().stream()
                   .filter(
@@ -118,23 +110,6 @@ class CutOffCacheServerIT {
     for (EntityKey key : documents()) {
       model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "r" + round)));
     }
-  }
-
-  private List<ServerAddress> startServersFirstBehindProxy() throws Exception {
-    List<ServerAddress> addresses = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      IqServer server =
-          IqServer.start(
-              IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(3_000)).build());
-      servers.add(server);
-      if (i == 0) {
-        proxy = new CuttableProxy(server.port());
-        addresses.add(new ServerAddress("127.0.0.1", proxy.port()));
-      } else {
-        addresses.add(new ServerAddress("127.0.0.1", server.port()));
-      }
-    }
-    return addresses;
   }
 
   private static List<EntityKey> documents() {
