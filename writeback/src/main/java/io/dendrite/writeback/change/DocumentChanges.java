@@ -29,8 +29,10 @@ public sealed interface DocumentChanges permits EntityChanges, DocumentChanges.S
         throw new IllegalArgumentException(
             "the list of EntityChanges is empty: a write must change something");
       }
-      if (each.contains(null)) {
-        throw new IllegalArgumentException("a write's EntityChanges must not be null: " + each);
+      for (EntityChanges one : each) { // not contains(null): List.of(...) throws on that
+        if (one == null) {
+          throw new IllegalArgumentException("a write's EntityChanges must not be null: " + each);
+        }
       }
       each = List.copyOf(each);
     }

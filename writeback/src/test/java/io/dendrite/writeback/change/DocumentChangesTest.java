@@ -26,6 +26,7 @@ class DocumentChangesTest {
     DocumentChanges several = DocumentChanges.of(list);
     list.clear();
     assertThat(several.each()).containsExactly(TWO, ONE);
+    assertThat(DocumentChanges.of(List.of(ONE, TWO)).each()).containsExactly(ONE, TWO);
   }
 
   @Test
