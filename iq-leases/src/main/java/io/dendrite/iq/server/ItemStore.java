@@ -89,19 +89,34 @@ final class ItemStore {
             item.pinned(),
             item.pending());
     if (stamped.pinned()) {
-      if (!fitsPinnedQuota(key, stamped)) {
+      Item previous = pinned.get(key); // stable: the caller holds the key's stripe
+      long delta = weight(key, stamped) - (previous == null ? 0 : weight(key, previous));
+      if (!reservePinned(delta)) {
         return StoreResult.OUT_OF_PINNED_MEMORY;
       }
-      Item previous = pinned.get(key);
-      long delta = weight(key, stamped) - (previous == null ? 0 : weight(key, previous));
       unpinned.invalidate(key);
       pinned.put(key, stamped);
-      pinnedBytes.addAndGet(delta);
     } else {
       removePinned(key);
       unpinned.put(key, stamped);
     }
     return StoreResult.STORED;
+  }
+
+  /**
+   * Charges {@code delta} bytes to the pinned quota if they fit, in one step: writers of different keys hold
+   * different stripes, and a check followed by a separate charge let two of them both pass and overfill the quota.
+   */
+  private boolean reservePinned(long delta) {
+    while (true) {
+      long used = pinnedBytes.get();
+      if (delta > 0 && used + delta > pinnedQuota) {
+        return false;
+      }
+      if (pinnedBytes.compareAndSet(used, used + delta)) {
+        return true;
+      }
+    }
   }
 
   /** Whether {@code item} would fit the pinned quota if stored under {@code key} now. */

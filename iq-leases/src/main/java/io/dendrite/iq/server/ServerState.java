@@ -68,7 +68,11 @@ final class ServerState {
     return now() + config.leaseLifetime().toMillis();
   }
 
-  /** Converts a memcached exptime to a wall-clock expiry ({@code 0} = never). */
+  /**
+   * Converts a memcached exptime to a wall-clock expiry ({@code 0} = never): seconds from now up to 30 days, a Unix
+   * time beyond. A Unix time too far ahead to count in milliseconds is {@link Long#MAX_VALUE}, which no clock
+   * reaches, rather than an overflow into the past.
+   */
   long expiryOf(long exptime) {
     if (exptime == 0) {
       return 0;
@@ -79,7 +83,7 @@ final class ServerState {
     if (exptime <= MAX_RELATIVE_EXPTIME_SECONDS) {
       return now() + exptime * 1000;
     }
-    return exptime * 1000;
+    return exptime > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : exptime * 1000;
   }
 
   /**
@@ -128,13 +132,6 @@ final class ServerState {
     }
   }
 
-  /** Stores an item, or removes the key if it cannot be stored, so nothing stale survives. */
-  void storeOrRemove(String key, Item item) {
-    if (items.put(key, item) != ItemStore.StoreResult.STORED) {
-      items.remove(key);
-    }
-  }
-
   /** Stores an item and answers the way every storage command does. */
   String store(String key, Item item) {
     return items.put(key, item) == ItemStore.StoreResult.STORED ? "STORED" : OUT_OF_PINNED_MEMORY;
@@ -143,9 +140,19 @@ final class ServerState {
   /** Distinct from {@code NOT_STORED}, which means a lost lease or a failed condition. */
   static final String OUT_OF_PINNED_MEMORY = "SERVER_ERROR out of pinned memory";
 
-  /** {@code flush_all <delay>}: drop the items once the delay has passed. */
-  void scheduleFlush(long delayMillis) {
-    scheduler.schedule(() -> items.clear(locks), delayMillis, TimeUnit.MILLISECONDS);
+  /**
+   * {@code flush_all <delay>}: drops the items now, or once the delay has passed. The delay is an exptime, as in
+   * memcached (seconds up to 30 days, a Unix time beyond); one beyond {@link Long#MAX_VALUE} (it came in as an
+   * unsigned 64-bit number) or too far ahead to count in milliseconds is never reached.
+   */
+  void flush(long delay) {
+    long at = expiryOf(delay < 0 ? Long.MAX_VALUE : delay);
+    long delayMillis = at == 0 ? 0 : at - now();
+    if (delayMillis <= 0) {
+      items.clear(locks);
+    } else {
+      scheduler.schedule(() -> items.clear(locks), delayMillis, TimeUnit.MILLISECONDS);
+    }
   }
 
   /** Periodic clean-up of lapsed leases, records and pinned items. */

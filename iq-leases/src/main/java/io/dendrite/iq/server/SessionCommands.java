@@ -278,7 +278,8 @@ final class SessionCommands {
     int block = 0;
     for (int t = 0; t < tuples; t++) {
       int at = 1 + t * 4;
-      boolean hasData = !args.word(at + 3).equals("0");
+      // The length as a number, as the decoder read it: "00" carries no block, as "0" does.
+      boolean hasData = args.number(at + 3) > 0;
       String key = args.key(at);
       keys.add(key);
       requests.add(
@@ -359,6 +360,7 @@ final class SessionCommands {
         return;
       }
       long now = state.now();
+      boolean refused = false;
       for (String key : keys) {
         KeyLease lease = state.leases.find(key, now);
         StagedChange change = session.staged.get(key);
@@ -366,15 +368,17 @@ final class SessionCommands {
           Item next = change.applyTo(state.items.get(key));
           if (next == null) {
             state.items.remove(key);
-          } else {
-            state.storeOrRemove(key, next);
+          } else if (state.items.put(key, next) != ItemStore.StoreResult.STORED) {
+            // A pinned value that no longer fits keeps its previous version and the commit says
+            // so, as commit does: removing it would drop data only the cache tier holds.
+            refused = true;
           }
         }
         releaseSession(key, lease, sid);
       }
       state.sessions.remove(sid, session);
+      out.line(refused ? ServerState.OUT_OF_PINNED_MEMORY : "OK");
     }
-    out.line("OK");
   }
 
   /** {@code dabort} / {@code counlease <sid> [noreply]}: discard staged state, release everything. */

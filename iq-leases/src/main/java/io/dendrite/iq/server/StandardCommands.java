@@ -192,12 +192,7 @@ final class StandardCommands {
   /** {@code flush_all [<delay>] [noreply]}: drops items now or after the delay; leases stay. */
   private void flushAll(Arguments args, ReplyWriter out) {
     args.requireCount(0, 1);
-    long delaySeconds = args.size() == 1 ? args.number(0) : 0;
-    if (delaySeconds == 0) {
-      state.items.clear(state.locks);
-    } else {
-      state.scheduleFlush(delaySeconds * 1000);
-    }
+    state.flush(args.size() == 1 ? args.number(0) : 0);
     out.line("OK");
   }
 

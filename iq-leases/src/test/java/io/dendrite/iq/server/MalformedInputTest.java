@@ -37,6 +37,41 @@ class MalformedInputTest {
   }
 
   @Test
+  void aBatchLengthWrittenWithLeadingZerosIsTheLengthItSays() {
+    // "00" is a length of zero, as "0" is: no data block follows. The layout and the command once
+    // disagreed about it, and the command read a block that was not there (connection closed).
+    c.call("set z1 0 0 1\na");
+    String zero = c.call("oqswaps Z1 z1 0 0 0"); // INVALID: Z1 holds no lease on z1
+    assertThat(c.call("dabort Z1")).isEqualTo("OK\n");
+    assertThat(c.call("oqswaps Z2 z1 0 0 00")).isEqualTo(zero);
+    assertThat(c.call("dabort Z2")).isEqualTo("OK\n");
+    // An empty tuple's reply is an empty line, as for a length written "0".
+    assertThat(c.callUntilEnd("oqappends Z3 z1 0 0 00 z1 0 0 002\n+b"))
+        .isEqualTo("\nSTORED\nEND\n");
+    assertThat(c.call("dcommit Z3")).isEqualTo("OK\n");
+    assertThat(c.call("get z1")).isEqualTo("VALUE z1 0 3\na+b\nEND\n");
+  }
+
+  @Test
+  void anExptimeTooFarAheadToCountInMillisecondsNeverExpiresInstead() {
+    // exptime * 1000 overflowed into the past: the item expired as it was stored.
+    assertThat(c.call("set far 0 9223372036854775807 1\nv")).isEqualTo("STORED\n");
+    assertThat(c.call("get far")).isEqualTo("VALUE far 0 1\nv\nEND\n");
+    assertThat(c.call("set far2 0 99999999999999999 1\nv")).isEqualTo("STORED\n");
+    assertThat(c.call("touch far2 99999999999999999")).isEqualTo("TOUCHED\n");
+    assertThat(c.call("get far2")).isEqualTo("VALUE far2 0 1\nv\nEND\n");
+  }
+
+  @Test
+  void aFlushDelayTooFarAheadToCountInMillisecondsDoesNotFlushNow() {
+    // delay * 1000 overflowed into a negative delay: the flush ran at once.
+    assertThat(c.call("set kept 0 0 1\nv")).isEqualTo("STORED\n");
+    assertThat(c.call("flush_all 99999999999999999")).isEqualTo("OK\n");
+    assertThat(c.call("flush_all 18446744073709551615")).isEqualTo("OK\n");
+    assertThat(c.call("get kept")).isEqualTo("VALUE kept 0 1\nv\nEND\n");
+  }
+
+  @Test
   void oversizedKeyIsRejectedAndItsDataSwallowed() {
     String key = "k".repeat(251);
     assertThat(c.call("set " + key + " 0 0 3\nabc")).isEqualTo("CLIENT_ERROR key too long\n");

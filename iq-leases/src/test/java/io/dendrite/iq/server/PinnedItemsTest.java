@@ -85,6 +85,21 @@ class PinnedItemsTest {
     assertThat(c.call("stats")).contains("STAT pinned_items 1\n");
   }
 
+  @Test
+  void aSessionCommitThatNoLongerFitsThePinnedQuotaKeepsThePreviousValueAndSaysSo() {
+    // dcommit once removed the key when the staged pinned value did not fit, and answered OK: the
+    // cache tier is the only holder of write-back's buffered writes.
+    assertThat(c.call("set p 0 0 1 1\na")).isEqualTo("STORED\n");
+    String big = "y".repeat(5000);
+    assertThat(c.call("oqwrite S p 0 0 5000 1\n" + big)).isEqualTo("STORED\n");
+    for (int i = 0; i < 3; i++) {
+      assertThat(c.call("set q" + i + " 0 0 1000 1\n" + KB)).isEqualTo("STORED\n");
+    }
+    assertThat(c.call("dcommit S")).isEqualTo("SERVER_ERROR out of pinned memory\n");
+    assertThat(c.call("get p")).isEqualTo("VALUE p 0 1\na\nEND\n");
+    assertThat(c.call("stats")).contains("STAT pinned_items 4\n");
+  }
+
   private void fill(String prefix, int count) {
     for (int i = 0; i < count; i++) {
       assertThat(c.call("set " + prefix + i + " 0 0 1000\n" + KB)).isEqualTo("STORED\n");
