@@ -58,6 +58,9 @@ public final class IqClient implements AutoCloseable {
   private final ReplicaPlacement placement;
   private final Map<ServerAddress, Long> downSeenAt = new ConcurrentHashMap<>();
 
+  /** Servers that answered {@code mappend} with {@code ERROR}: {@link #appendAll} appends one value at a time. */
+  private final Set<ServerAddress> withoutMultiAppend = ConcurrentHashMap.newKeySet();
+
   /** When a server was last put back into replica placement ({@link #includeInReplicas}); guarded by placement. */
   private long lastIncludedNanos = System.nanoTime();
 
@@ -215,8 +218,10 @@ public final class IqClient implements AutoCloseable {
   }
 
   /**
-   * Appends several values to one key in one request ({@code mappend}, Dendrite's server only),
-   * creating the key if it is absent.
+   * Appends several values to one key, creating the key if it is absent: in one request ({@code mappend}) on
+   * Dendrite's server. A server without {@code mappend} (IQ-Twemcached, memcached) answers {@code ERROR}; the client
+   * then remembers that server and appends one value at a time there ({@code append}, or {@code add} where the key
+   * is absent), which is not atomic: another client may see some of the values before the rest.
    *
    * @param pinned whether the resulting value is pinned
    */
@@ -224,10 +229,37 @@ public final class IqClient implements AutoCloseable {
     if (values.isEmpty()) {
       throw new IllegalArgumentException("nothing to append");
     }
-    return ServerConnection.await(
-        connectionFor(key)
-            .send(OutgoingRequest.mappend(key, pinned, values))
-            .thenApply(Outcome::of));
+    ServerConnection server = connectionFor(key);
+    if (!withoutMultiAppend.contains(server.address())) {
+      Reply reply = server.call(OutgoingRequest.mappend(key, pinned, values));
+      if (!(reply instanceof Reply.Status status && status.line().equals("ERROR"))) {
+        return Outcome.of(reply);
+      }
+      // Its connection is closed: the server reads the values as commands and answers each.
+      withoutMultiAppend.add(server.address());
+    }
+    WriteOptions options = pinned ? WriteOptions.PINNED : WriteOptions.DEFAULT;
+    Outcome worst = Outcome.OK;
+    for (byte[] value : values) {
+      worst = worst.worst(appendOrAdd(server, key, value, options));
+    }
+    return worst;
+  }
+
+  /** One value appended, or stored where the key is absent; a racing {@code add} makes it append again. */
+  private static Outcome appendOrAdd(
+      ServerConnection server, String key, byte[] value, WriteOptions options) {
+    while (true) {
+      Outcome appended =
+          Outcome.of(server.call(OutgoingRequest.store("append", key, value, options)));
+      if (appended != Outcome.NOT_STORED) {
+        return appended;
+      }
+      Outcome added = Outcome.of(server.call(OutgoingRequest.store("add", key, value, options)));
+      if (added != Outcome.NOT_STORED) {
+        return added;
+      }
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.dendrite.iq.client;
 
+import io.dendrite.iq.protocol.MalformedReplyException;
 import io.dendrite.iq.protocol.Reply;
 import io.dendrite.iq.protocol.ReplyFormat;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +17,13 @@ final class OutgoingRequest {
 
   final byte[] bytes;
   final ReplyFormat format;
+
+  /** The request line, without its data: the keys a reply to it may name are words of it. */
+  private final String line;
+
+  /** Whether data blocks follow the line: a server that does not take them reads them as commands. */
+  final boolean carriesData;
+
   final ReplyFuture<Reply> reply = new ReplyFuture<>(this);
 
   /** The connection it was sent on; null until sent. */
@@ -39,9 +47,63 @@ final class OutgoingRequest {
   /** The thread that sent it: another thread waiting on the reply (a callback joining it) is not its chain. */
   Thread senderThread;
 
-  private OutgoingRequest(byte[] bytes, ReplyFormat format) {
+  private OutgoingRequest(byte[] bytes, ReplyFormat format, String line, boolean carriesData) {
     this.bytes = bytes;
     this.format = format;
+    this.line = line;
+    this.carriesData = carriesData;
+  }
+
+  /**
+   * Refuses a reply that cannot be this request's: one that names a key (a value or a lease) the request did not
+   * name, or an unknown-command or client error to a request whose data the server may then have read as commands.
+   * Replies are paired with requests by position, so such a reply means every later one is shifted.
+   *
+   * @throws MalformedReplyException saying why replies on the connection cannot be paired with requests any more
+   */
+  void checkPairedWith(Reply reply) {
+    if (reply instanceof Reply.Entries entries) {
+      for (Reply.Entry entry : entries.entries()) {
+        String key =
+            entry instanceof Reply.Value value
+                ? value.key()
+                : entry instanceof Reply.Lease lease ? lease.key() : null;
+        if (key != null && !namesWord(key)) {
+          throw new MalformedReplyException(
+              "a reply names key "
+                  + key
+                  + ", which the request \""
+                  + abbreviated()
+                  + "\" did not: replies and requests are out of step and cannot be paired any more");
+        }
+      }
+    } else if (carriesData
+        && reply instanceof Reply.Status status
+        && (status.line().equals("ERROR") || status.line().startsWith("CLIENT_ERROR"))) {
+      throw new MalformedReplyException(
+          "the server answered \""
+              + status.line()
+              + "\" to \""
+              + abbreviated()
+              + "\", whose data it may have read as commands: later replies cannot be paired with"
+              + " requests any more");
+    }
+  }
+
+  private boolean namesWord(String word) {
+    for (int at = line.indexOf(word); at >= 0; at = line.indexOf(word, at + 1)) {
+      int end = at + word.length();
+      if (at > 0
+          && line.charAt(at - 1) == ' '
+          && (end == line.length() || line.charAt(end) == ' ')) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private String abbreviated() {
+    return line.length() <= 80 ? line : line.substring(0, 80) + "...";
   }
 
   /** Reads the reply in the calling thread (or waits for the thread reading it), if the command was sent. */
@@ -232,7 +294,7 @@ final class OutgoingRequest {
     for (byte[] block : blocks) {
       at = put(block, bytes, at);
     }
-    return new OutgoingRequest(bytes, format);
+    return new OutgoingRequest(bytes, format, line, blocks.length > 0);
   }
 
   /** Copies {@code part} and CRLF into {@code bytes} at {@code at}; returns where the next part goes. */

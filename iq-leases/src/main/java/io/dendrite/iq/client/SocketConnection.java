@@ -371,16 +371,32 @@ final class SocketConnection {
     while (received.isReadable()) {
       OutgoingRequest head = inFlight.peek();
       if (head == null) {
-        throw new MalformedReplyException("reply bytes with no request outstanding");
+        throw new MalformedReplyException(
+            "reply bytes with no request outstanding: replies and requests are out of step and"
+                + " cannot be paired any more");
       }
       Reply reply = ReplyParser.parse(received, head.format);
       if (reply == null) {
         return;
       }
-      inFlight.poll();
-      head.replyTaken = true;
-      done.add(new Completion(head, reply, null));
+      try {
+        head.checkPairedWith(reply);
+      } catch (MalformedReplyException outOfStep) {
+        if (reply instanceof Reply.Status) {
+          // An error to a request that carried data is that request's own reply; the replies
+          // after it are what cannot be paired. A value naming another key is nobody's.
+          take(head, reply, done);
+        }
+        throw outOfStep;
+      }
+      take(head, reply, done);
     }
+  }
+
+  private void take(OutgoingRequest head, Reply reply, List<Completion> done) {
+    inFlight.poll();
+    head.replyTaken = true;
+    done.add(new Completion(head, reply, null));
   }
 
   private void closeIfLate() {
