@@ -37,6 +37,9 @@ final class CommandTable {
       entry.command().execute(args, out);
     } catch (MalformedRequestException e) {
       out.error("CLIENT_ERROR " + e.getMessage());
+    } catch (ReplyWriter.ReplyTooLargeException e) {
+      stats.repliesTooLarge.increment();
+      out.replaceWithError("SERVER_ERROR " + e.getMessage());
     } finally {
       out.quiet(false);
     }

@@ -22,6 +22,7 @@ final class ConnectionLimit extends ChannelInboundHandlerAdapter {
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     stats.totalConnections.increment();
+    stats.openChannels.add(ctx.channel());
     if (stats.currentConnections.incrementAndGet() > maxConnections) {
       stats.rejectedConnections.increment();
       ctx.writeAndFlush(
@@ -36,6 +37,7 @@ final class ConnectionLimit extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     stats.currentConnections.decrementAndGet();
+    stats.openChannels.remove(ctx.channel());
     ctx.fireChannelInactive();
   }
 }

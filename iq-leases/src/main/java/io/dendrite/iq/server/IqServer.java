@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -77,6 +78,10 @@ public final class IqServer implements AutoCloseable {
               // TIME_WAIT or not.
               .option(ChannelOption.SO_REUSEADDR, true)
               .childOption(ChannelOption.TCP_NODELAY, true)
+              // Replies a peer has not read: past the high mark the handler stops running its
+              // requests and reading from it, until the buffer drains below the low mark.
+              .childOption(
+                  ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
               .childHandler(
                   new ChannelInitializer<SocketChannel>() {
                     @Override

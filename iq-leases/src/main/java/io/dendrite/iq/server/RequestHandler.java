@@ -3,23 +3,41 @@ package io.dendrite.iq.server;
 import io.dendrite.iq.protocol.FramingError;
 import io.dendrite.iq.protocol.Request;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.ArrayDeque;
+import java.util.Queue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs decoded requests and writes their replies. Replies of one read burst are gathered in one
- * buffer and flushed together, so pipelined clients get few syscalls. When the peer stops reading
- * its replies, reading from it is paused until the outbound buffer drains, so a client that never
- * reads cannot make the server buffer without bound.
+ * Runs decoded requests and writes their replies. Replies of one read burst are gathered in one buffer and flushed
+ * together, so pipelined clients get few syscalls. What a client makes the server buffer is bounded three ways:
+ *
+ * <ul>
+ *   <li>one request's reply by {@link #MAX_REPLY_BYTES} (a {@code get} naming a large value many times is refused
+ *       with {@code SERVER_ERROR reply too large});
+ *   <li>a burst's gathered replies by {@link #FLUSH_AT_BYTES}: past it they are written out before the next request
+ *       runs;
+ *   <li>replies the peer has not read by the channel's write-buffer water marks: once the outbound buffer is above
+ *       the high mark, the requests still to run are held (they were decoded from one read, so they are few) and
+ *       reading from the peer stops, until the buffer drains below the low mark.
+ * </ul>
  */
 final class RequestHandler extends ChannelInboundHandlerAdapter {
+
+  /** The most one request's reply may take. */
+  static final long MAX_REPLY_BYTES = 64L << 20;
+
+  /** Gathered replies past this are written out before the next request runs. */
+  static final int FLUSH_AT_BYTES = 256 << 10;
 
   private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
 
   private final CommandTable commands;
+  private final Queue<Object> held = new ArrayDeque<>();
   private ByteBuf pending;
 
   RequestHandler(CommandTable commands) {
@@ -28,18 +46,31 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!held.isEmpty() || !ctx.channel().isWritable()) {
+      held.add(msg);
+      ctx.channel().config().setAutoRead(false);
+      return;
+    }
+    run(ctx, msg);
+  }
+
+  private void run(ChannelHandlerContext ctx, Object msg) {
     if (pending == null) {
       pending = ctx.alloc().buffer();
     }
-    ReplyWriter out = new ReplyWriter(pending);
+    ReplyWriter out = new ReplyWriter(pending, MAX_REPLY_BYTES);
     if (msg instanceof FramingError error) {
       out.error("CLIENT_ERROR " + error.reason());
     } else if (msg instanceof Request request) {
       if (request.command().equals("quit")) {
+        held.clear();
         flush(ctx).addListener(ChannelFutureListener.CLOSE);
         return;
       }
       commands.execute(request, out);
+    }
+    if (pending.readableBytes() >= FLUSH_AT_BYTES) {
+      flush(ctx);
     }
   }
 
@@ -53,7 +84,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    if (ctx.channel().isWritable()) {
+    while (ctx.channel().isWritable() && ctx.channel().isActive() && !held.isEmpty()) {
+      run(ctx, held.poll());
+    }
+    flush(ctx);
+    if (ctx.channel().isWritable() && held.isEmpty()) {
       ctx.channel().config().setAutoRead(true);
     }
     ctx.fireChannelWritabilityChanged();
@@ -61,6 +96,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    held.clear();
     if (pending != null) {
       pending.release();
       pending = null;
@@ -74,7 +110,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     ctx.close();
   }
 
-  private io.netty.channel.ChannelFuture flush(ChannelHandlerContext ctx) {
+  private ChannelFuture flush(ChannelHandlerContext ctx) {
     ByteBuf out = pending;
     pending = null;
     if (out == null || !out.isReadable()) {

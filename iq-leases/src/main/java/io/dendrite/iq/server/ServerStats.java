@@ -1,6 +1,9 @@
 package io.dendrite.iq.server;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,7 +20,21 @@ final class ServerStats {
   final LongAdder sessionsAborted = new LongAdder();
   final LongAdder totalConnections = new LongAdder();
   final LongAdder rejectedConnections = new LongAdder();
+  final LongAdder repliesTooLarge = new LongAdder();
   final AtomicInteger currentConnections = new AtomicInteger();
+
+  /** The open connections, for what they hold (replies written but not yet sent). */
+  final Set<Channel> openChannels = ConcurrentHashMap.newKeySet();
+
+  /** Replies written to every connection and not yet sent to the peer, in bytes. */
+  long replyBytesUnsent() {
+    long unsent = 0;
+    for (Channel channel : openChannels) {
+      ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+      unsent += buffer == null ? 0 : buffer.totalPendingWriteBytes();
+    }
+    return unsent;
+  }
 
   /** Keyed by known command names only, so garbage input cannot grow this map. */
   private final Map<String, LongAdder> commandCounts = new ConcurrentHashMap<>();

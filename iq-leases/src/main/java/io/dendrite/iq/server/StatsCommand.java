@@ -38,6 +38,8 @@ final class StatsCommand implements CommandHandler {
     values.put("curr_connections", stats.currentConnections.get());
     values.put("total_connections", stats.totalConnections.sum());
     values.put("rejected_connections", stats.rejectedConnections.sum());
+    values.put("replies_too_large", stats.repliesTooLarge.sum());
+    values.put("reply_bytes_unsent", stats.replyBytesUnsent());
     values.put("get_hits", stats.getHits.sum());
     values.put("get_misses", stats.getMisses.sum());
     values.put("curr_items", state.items.itemCount());
