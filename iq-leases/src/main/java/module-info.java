@@ -7,6 +7,7 @@ module io.dendrite.iq {
   requires io.netty.buffer;
   requires io.netty.codec;
   requires io.netty.common;
+  requires io.netty.handler;
   requires io.netty.transport;
   requires io.netty.transport.classes.epoll;
   requires org.slf4j;

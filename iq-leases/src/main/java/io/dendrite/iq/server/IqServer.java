@@ -13,6 +13,7 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.ReadTimeoutHandler;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -86,9 +87,15 @@ public final class IqServer implements AutoCloseable {
                   new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                      ch.pipeline().addLast(connectionLimit);
+                      if (!config.idleTimeout().isZero()) {
+                        ch.pipeline()
+                            .addLast(
+                                new ReadTimeoutHandler(
+                                    config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+                      }
                       ch.pipeline()
                           .addLast(
-                              connectionLimit,
                               new RequestDecoder(MAX_LINE_BYTES, config.maxItemSize()),
                               new RequestHandler(commands));
                     }

@@ -16,6 +16,9 @@ import java.time.Duration;
  * @param maxConnections connections beyond this are closed on accept
  * @param epoll serve through Linux's epoll where Netty's native transport loads (fewer syscalls and less CPU per
  *     request than the JDK selector); {@code false}, or where it does not load, through NIO
+ * @param idleTimeout a connection that sends nothing for this long is closed, so idle sockets cannot hold every
+ *     connection slot; {@link Duration#ZERO} keeps idle connections open (the default: Dendrite's clients keep
+ *     theirs for the life of the process)
  */
 public record IqServerConfig(
     int port,
@@ -26,7 +29,8 @@ public record IqServerConfig(
     int maxItemSize,
     int threads,
     int maxConnections,
-    boolean epoll) {
+    boolean epoll,
+    Duration idleTimeout) {
 
   public IqServerConfig {
     checkPort(port);
@@ -37,6 +41,13 @@ public record IqServerConfig(
     checkMaxItemSize(maxItemSize);
     positive("threads", threads);
     positive("maxConnections", maxConnections);
+    checkIdleTimeout(idleTimeout);
+  }
+
+  private static void checkIdleTimeout(Duration idleTimeout) {
+    require(
+        idleTimeout != null && !idleTimeout.isNegative(),
+        "idleTimeout must be zero (off) or more, got " + idleTimeout);
   }
 
   private static void positive(String name, long value) {
@@ -96,6 +107,7 @@ public record IqServerConfig(
     private boolean epoll = true;
     private int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private int maxConnections = 1024;
+    private Duration idleTimeout = Duration.ZERO;
 
     private Builder() {}
 
@@ -154,6 +166,13 @@ public record IqServerConfig(
       return this;
     }
 
+    /** How long a connection may send nothing before it is closed (default {@link Duration#ZERO}: never). */
+    public Builder idleTimeout(Duration idleTimeout) {
+      checkIdleTimeout(idleTimeout);
+      this.idleTimeout = idleTimeout;
+      return this;
+    }
+
     public IqServerConfig build() {
       return new IqServerConfig(
           port,
@@ -164,7 +183,8 @@ public record IqServerConfig(
           maxItemSize,
           threads,
           maxConnections,
-          epoll);
+          epoll,
+          idleTimeout);
     }
   }
 }

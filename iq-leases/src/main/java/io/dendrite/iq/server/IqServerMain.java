@@ -22,6 +22,7 @@ public final class IqServerMain {
               --port <n>               TCP port (default 11211; 0 = ephemeral)
               --threads <n>            worker threads (default: number of CPUs, at least 2)
               --max-conns <n>          maximum simultaneous connections (default 1024)
+              --idle-timeout <s>       close a connection that sends nothing for s seconds (default 0: never)
               --max-item-size <size>   largest value (default 1m)
               --memory <size>          memory for unpinned items (default 64m)
               --pinned-memory <size>   memory for pinned items (default 64m)
@@ -119,6 +120,7 @@ public final class IqServerMain {
         case "--port" -> builder.port(integer(option, value));
         case "--threads" -> builder.threads(integer(option, value));
         case "--max-conns" -> builder.maxConnections(integer(option, value));
+        case "--idle-timeout" -> builder.idleTimeout(Duration.ofSeconds(integer(option, value)));
         case "--max-item-size" -> builder.maxItemSize(Math.toIntExact(size(option, value)));
         case "--memory" -> builder.memoryBytes(size(option, value));
         case "--pinned-memory" -> builder.pinnedMemoryBytes(size(option, value));

@@ -142,13 +142,12 @@ final class ItemStore {
     return previous;
   }
 
-  /** Drops every item. */
-  void clear(KeyLocks locks) {
-    for (String key : pinned.keySet()) {
-      try (KeyLocks.Held held = locks.lock(key)) {
-        removePinned(key);
-      }
-    }
+  /**
+   * Drops every unpinned item. Pinned items stay: they are data the cache tier may be the only holder of
+   * (write-back's buffered writes, their listings and logs), not copies of a database that a flush may drop. A
+   * pinned item goes with {@code delete}, or with a flush once {@code unpin}ned.
+   */
+  void clearUnpinned() {
     unpinned.invalidateAll();
   }
 

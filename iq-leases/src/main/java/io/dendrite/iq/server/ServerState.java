@@ -141,7 +141,7 @@ final class ServerState {
   static final String OUT_OF_PINNED_MEMORY = "SERVER_ERROR out of pinned memory";
 
   /**
-   * {@code flush_all <delay>}: drops the items now, or once the delay has passed. The delay is an exptime, as in
+   * {@code flush_all <delay>}: drops the unpinned items now, or once the delay has passed. The delay is an exptime, as in
    * memcached (seconds up to 30 days, a Unix time beyond); one beyond {@link Long#MAX_VALUE} (it came in as an
    * unsigned 64-bit number) or too far ahead to count in milliseconds is never reached.
    */
@@ -149,9 +149,9 @@ final class ServerState {
     long at = expiryOf(delay < 0 ? Long.MAX_VALUE : delay);
     long delayMillis = at == 0 ? 0 : at - now();
     if (delayMillis <= 0) {
-      items.clear(locks);
+      items.clearUnpinned();
     } else {
-      scheduler.schedule(() -> items.clear(locks), delayMillis, TimeUnit.MILLISECONDS);
+      scheduler.schedule(() -> items.clearUnpinned(), delayMillis, TimeUnit.MILLISECONDS);
     }
   }
 

@@ -74,6 +74,7 @@ final class StatsCommand implements CommandHandler {
     values.put("num_threads", config.threads());
     values.put("item_size_max", config.maxItemSize());
     values.put("lease_ms", config.leaseLifetime().toMillis());
+    values.put("idle_timeout_ms", config.idleTimeout().toMillis());
     values.put("evictions", "on");
     values.put("cas_enabled", "yes");
     return values;

@@ -100,6 +100,19 @@ class PinnedItemsTest {
     assertThat(c.call("stats")).contains("STAT pinned_items 4\n");
   }
 
+  @Test
+  void flushAllDropsCachedItemsButLeavesPinnedOnesWhichAreData() {
+    // Pinned items are write-back's buffered writes: a flush by any client once dropped them.
+    assertThat(c.call("set pinned 0 0 1 1\np")).isEqualTo("STORED\n");
+    assertThat(c.call("set cached 0 0 1\nc")).isEqualTo("STORED\n");
+    assertThat(c.call("flush_all")).isEqualTo("OK\n");
+    assertThat(c.call("get cached")).isEqualTo("END\n");
+    assertThat(c.call("get pinned")).isEqualTo("VALUE pinned 0 1\np\nEND\n");
+    assertThat(c.call("unpin pinned")).isEqualTo("OK\n");
+    assertThat(c.call("flush_all")).isEqualTo("OK\n");
+    assertThat(c.call("get pinned")).as("unpinned, it is cache again").isEqualTo("END\n");
+  }
+
   private void fill(String prefix, int count) {
     for (int i = 0; i < count; i++) {
       assertThat(c.call("set " + prefix + i + " 0 0 1000\n" + KB)).isEqualTo("STORED\n");
