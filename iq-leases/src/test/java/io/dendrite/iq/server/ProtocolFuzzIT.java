@@ -9,22 +9,27 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Throws 100 000+ random and mutated request lines at one connection (truncated commands, missing
- * and extra words, huge and non-numeric lengths, binary garbage, oversized keys) and then checks
- * that the server still answers on that connection and on a new one, serves correct data, and has
- * kept any lease, transaction or session state once the lease lifetime has passed.
+ * Throws 10⁶ random and mutated request lines at the server over four connections at once (truncated commands,
+ * missing and extra words, huge and non-numeric lengths, binary garbage, oversized keys) and then checks that the
+ * server still answers on each of those connections and on a new one, serves correct data, and has kept no lease,
+ * transaction or session state once the lease lifetime has passed.
  */
 class ProtocolFuzzIT {
 
-  private static final int LINES = 120_000;
+  private static final int CONNECTIONS = 4;
+  private static final int LINES_PER_CONNECTION = 250_000;
   private static final int MAX_ITEM = 4096;
   private static final List<String> COMMANDS =
       List.of(
@@ -82,7 +87,12 @@ class ProtocolFuzzIT {
           "getprik",
           "oqappend2");
 
-  private final Random random = new Random(20_240_611L);
+  /** Each connection's thread draws from its own generator, seeded by its index: runs repeat. */
+  private static final ThreadLocal<Random> RANDOM = new ThreadLocal<>();
+
+  private static Random random() {
+    return RANDOM.get();
+  }
 
   @Test
   void serverSurvivesGarbageAndStaysInStep() throws Exception {
@@ -94,42 +104,26 @@ class ProtocolFuzzIT {
             .pinnedMemoryBytes(1L << 20)
             .leaseLifetime(Duration.ofMillis(500))
             .build();
-    try (IqServer server = IqServer.start(config);
-        Socket socket = new Socket("127.0.0.1", server.port())) {
-      socket.setSoTimeout(30_000);
-      OutputStream out = socket.getOutputStream();
-      ReplyScanner scanner =
-          new ReplyScanner(socket.getInputStream(), "VALUE fuzz-final 0 5\r\nhello\r\nEND\r\n");
-      Thread reader = new Thread(scanner, "fuzz-reader");
-      reader.start();
-
-      ByteArrayOutputStream batch = new ByteArrayOutputStream();
-      for (int i = 0; i < LINES; i++) {
-        batch.write(nextRequest());
-        if (batch.size() > 64 * 1024) {
-          out.write(batch.toByteArray());
-          batch.reset();
+    try (IqServer server = IqServer.start(config)) {
+      ExecutorService connections = Executors.newFixedThreadPool(CONNECTIONS);
+      try {
+        List<Future<?>> fuzzed = new ArrayList<>();
+        for (int c = 0; c < CONNECTIONS; c++) {
+          int index = c;
+          fuzzed.add(
+              connections.submit(
+                  () -> {
+                    RANDOM.set(new Random(20_240_611L + index));
+                    fuzzOneConnection(server, index);
+                    return null;
+                  }));
         }
+        for (Future<?> connection : fuzzed) {
+          connection.get(240, TimeUnit.SECONDS);
+        }
+      } finally {
+        connections.shutdownNow();
       }
-      out.write(batch.toByteArray());
-      // Whatever state the last request left (a block being read or skipped), this padding
-      // completes it, ends in one over-long line that is skipped, and the check follows.
-      byte[] padding = new byte[2 * 16 * MAX_ITEM + 256 * 1024];
-      Arrays.fill(padding, (byte) ' ');
-      out.write(padding);
-      out.write(
-          "\r\nset fuzz-final 0 0 5\r\nhello\r\nget fuzz-final\r\n"
-              .getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      assertThat(scanner.found.await(50, TimeUnit.SECONDS))
-          .as("old connection back in step")
-          .isTrue();
-
-      out.write("version\r\n".getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      assertThat(scanner.versionAfterFinal.await(10, TimeUnit.SECONDS))
-          .as("old connection answers version")
-          .isTrue();
 
       try (TestConnection fresh = new TestConnection(server.port())) {
         assertThat(fresh.call("version")).startsWith("VERSION ");
@@ -145,6 +139,50 @@ class ProtocolFuzzIT {
         assertThat(statValue(stats, "pinned_bytes"))
             .isLessThanOrEqualTo(config.pinnedMemoryBytes());
       }
+    }
+  }
+
+  /**
+   * {@value #LINES_PER_CONNECTION} lines on one fresh connection, then the check that it is back in step: a store
+   * and read of its own key, then {@code version}.
+   */
+  private void fuzzOneConnection(IqServer server, int index) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", server.port())) {
+      socket.setSoTimeout(120_000);
+      OutputStream out = socket.getOutputStream();
+      String key = "fuzz-final-" + index;
+      ReplyScanner scanner =
+          new ReplyScanner(socket.getInputStream(), "VALUE " + key + " 0 5\r\nhello\r\nEND\r\n");
+      Thread reader = new Thread(scanner, "fuzz-reader-" + index);
+      reader.start();
+
+      ByteArrayOutputStream batch = new ByteArrayOutputStream();
+      for (int i = 0; i < LINES_PER_CONNECTION; i++) {
+        batch.write(nextRequest());
+        if (batch.size() > 64 * 1024) {
+          out.write(batch.toByteArray());
+          batch.reset();
+        }
+      }
+      out.write(batch.toByteArray());
+      // Whatever state the last request left (a block being read or skipped), this padding
+      // completes it, ends in one over-long line that is skipped, and the check follows.
+      byte[] padding = new byte[2 * 16 * MAX_ITEM + 256 * 1024];
+      Arrays.fill(padding, (byte) ' ');
+      out.write(padding);
+      out.write(
+          ("\r\nset " + key + " 0 0 5\r\nhello\r\nget " + key + "\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      assertThat(scanner.found.await(180, TimeUnit.SECONDS))
+          .as("connection %d back in step", index)
+          .isTrue();
+
+      out.write("version\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      assertThat(scanner.versionAfterFinal.await(10, TimeUnit.SECONDS))
+          .as("connection %d answers version", index)
+          .isTrue();
       socket.close();
       reader.join(5_000);
     }
@@ -154,48 +192,48 @@ class ProtocolFuzzIT {
   private static final int ID_POOL = 10;
 
   private byte[] nextRequest() {
-    int kind = random.nextInt(10);
+    int kind = random().nextInt(10);
     String line;
     if (kind < 4) {
       line = validRequest();
     } else if (kind < 8) {
       line = mutate(validRequest());
     } else if (kind < 9) {
-      byte[] garbage = new byte[random.nextInt(200)];
-      random.nextBytes(garbage);
+      byte[] garbage = new byte[random().nextInt(200)];
+      random().nextBytes(garbage);
       return garbage;
     } else {
       line =
-          COMMANDS.get(random.nextInt(COMMANDS.size()))
+          COMMANDS.get(random().nextInt(COMMANDS.size()))
               + " "
-              + "K".repeat(200 + random.nextInt(200))
+              + "K".repeat(200 + random().nextInt(200))
               + " 0 0 "
-              + random.nextInt(8)
+              + random().nextInt(8)
               + "\r\n"
-              + "abcdefgh".substring(0, random.nextInt(8));
+              + "abcdefgh".substring(0, random().nextInt(8));
     }
     return (line + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
   }
 
   private String validRequest() {
-    String command = COMMANDS.get(random.nextInt(COMMANDS.size()));
-    String key = "k" + random.nextInt(KEY_POOL);
-    String id = "T" + random.nextInt(ID_POOL);
-    String number = Integer.toString(random.nextInt(20));
-    int length = random.nextInt(12);
+    String command = COMMANDS.get(random().nextInt(COMMANDS.size()));
+    String key = "k" + random().nextInt(KEY_POOL);
+    String id = "T" + random().nextInt(ID_POOL);
+    String number = Integer.toString(random().nextInt(20));
+    int length = random().nextInt(12);
     String data = "\r\n" + "0123456789ab".substring(0, length);
     return switch (command) {
       case "set", "add", "replace", "append", "prepend" ->
-          command + " " + key + " 0 0 " + length + " " + random.nextInt(2) + data;
+          command + " " + key + " 0 0 " + length + " " + random().nextInt(2) + data;
       case "cas" -> command + " " + key + " 0 0 " + length + " " + number + data;
       case "iqset", "sar" -> command + " " + key + " 0 0 " + length + " " + number + data;
       case "swap" ->
-          command + " " + key + " 0 0 " + length + " " + number + " " + random.nextInt(2) + data;
+          command + " " + key + " 0 0 " + length + " " + number + " " + random().nextInt(2) + data;
       case "iqappend", "iqprepend" -> command + " " + key + " " + length + " " + id + data;
       case "oqswap", "oqwrite", "oqadd" -> command + " " + id + " " + key + " 0 0 " + length + data;
       case "oqappend", "oqprepend" -> command + " " + id + " " + key + " " + length + data;
       case "oqappends", "oqswaps" -> command + " " + id + " " + key + " 0 0 " + length + data;
-      case "mappend" -> command + " " + key + " " + random.nextInt(2) + " " + length + data;
+      case "mappend" -> command + " " + key + " " + random().nextInt(2) + " " + length + data;
       case "iqget", "qaread" -> command + " " + key + " " + number + " " + id;
       case "iqincr", "iqdecr" -> command + " " + key + " " + number + " " + id;
       case "qareg" -> command + " " + key + " " + id;
@@ -205,15 +243,15 @@ class ProtocolFuzzIT {
               + " "
               + id
               + " "
-              + random.nextInt(2)
+              + random().nextInt(2)
               + " "
               + key
               + " k"
-              + random.nextInt(KEY_POOL);
+              + random().nextInt(KEY_POOL);
       case "oqread", "oqreg" -> command + " " + id + " " + key;
       case "oqincr", "oqdecr" -> command + " " + id + " " + key + " " + number;
       case "dar", "commit", "release", "validate", "dcommit", "dabort", "counlease" ->
-          command + " " + id + (command.equals("commit") ? " " + random.nextInt(2) : "");
+          command + " " + id + (command.equals("commit") ? " " + random().nextInt(2) : "");
       case "incr", "decr", "touch", "unlease" -> command + " " + key + " " + number;
       default -> command + " " + key;
     };
@@ -224,19 +262,19 @@ class ProtocolFuzzIT {
     String[] parts = request.split("\r\n", 2);
     String[] words = parts[0].split(" ");
     String data = parts.length > 1 ? "\r\n" + parts[1] : "";
-    int i = random.nextInt(words.length);
-    switch (random.nextInt(7)) {
+    int i = random().nextInt(words.length);
+    switch (random().nextInt(7)) {
       case 0 -> {
-        return parts[0].substring(0, random.nextInt(parts[0].length() + 1)) + data;
+        return parts[0].substring(0, random().nextInt(parts[0].length() + 1)) + data;
       }
       case 1 -> words[i] = "";
       case 2 -> words[i] = "99999999999999999999";
-      case 3 -> words[i] = Integer.toString(random.nextInt(4 * MAX_ITEM));
-      case 4 -> words[i] = "-" + random.nextInt(100);
+      case 3 -> words[i] = Integer.toString(random().nextInt(4 * MAX_ITEM));
+      case 4 -> words[i] = "-" + random().nextInt(100);
       case 5 -> words[i] = "x\u0000\u00ff" + words[i];
-      default -> words[i] = words[i] + " " + words[random.nextInt(words.length)];
+      default -> words[i] = words[i] + " " + words[random().nextInt(words.length)];
     }
-    return String.join(" ", words) + (random.nextBoolean() ? data : "");
+    return String.join(" ", words) + (random().nextBoolean() ? data : "");
   }
 
   private static long statValue(String stats, String name) {
