@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,15 +75,43 @@ public final class PendingWritesPartition {
   /** The documents listed in {@code partitions}, oldest listing first, read in one batch (a lock-free snapshot). */
   public static List<Entry> entries(
       PinnedReplicas replicas, List<PendingWritesPartition> partitions) {
+    return entriesOf(listings(replicas, partitions));
+  }
+
+  /**
+   * The documents {@code listings} name, oldest listing first. A listing whose key is not a buffered write's (a line
+   * no engine wrote: another client's, or damaged) is passed over with a warning instead of failing the read, which
+   * would stop every drain of the partition for good.
+   */
+  static List<Entry> entriesOf(List<Listing> listings) {
     Map<String, Entry> byKey = new LinkedHashMap<>();
-    for (Listing listing : listings(replicas, partitions)) {
+    for (Listing listing : listings) {
+      EntityKey key;
+      try {
+        key = BufferedWriteKey.parse(listing.bufferedKey());
+      } catch (IllegalArgumentException notABufferedWrite) {
+        warnUnreadable(listing.bufferedKey(), notABufferedWrite);
+        continue;
+      }
       byKey.merge(
           listing.bufferedKey(),
-          new Entry(BufferedWriteKey.parse(listing.bufferedKey()), listing.since()),
+          new Entry(key, listing.since()),
           (a, b) -> a.since().isAfter(b.since()) ? b : a);
     }
     return byKey.values().stream().sorted(Comparator.comparing(Entry::since)).toList();
   }
+
+  /** Warns of the first unreadable listings only: every drain round reads them again until compaction drops them. */
+  private static void warnUnreadable(String line, Exception why) {
+    if (UNREADABLE_WARNINGS.getAndIncrement() < 20) {
+      log.warn(
+          "skipping a pending-writes listing that names no buffered write: {} ({})",
+          line,
+          why.getMessage());
+    }
+  }
+
+  private static final AtomicInteger UNREADABLE_WARNINGS = new AtomicInteger();
 
   /** The live listings of {@code partitions}, merged over every reachable replica, in one batch of reads. */
   public static List<Listing> listings(
@@ -260,7 +289,14 @@ public final class PendingWritesPartition {
       String id = text(data, secondEnd + 1, end);
       ListingId listingId = new ListingId(bufferedKey, id);
       if (!added.containsKey(listingId)) {
-        long since = Long.parseLong(text(data, keyEnd + 1, secondEnd));
+        long since;
+        try {
+          since = Long.parseLong(text(data, keyEnd + 1, secondEnd));
+        } catch (NumberFormatException unreadable) {
+          // Not a line an engine wrote: skipped, so that it cannot stop the partition's drains.
+          warnUnreadable(text(data, start, end), unreadable);
+          return;
+        }
         added.put(listingId, new Listing(bufferedKey, id, Instant.ofEpochMilli(since)));
       }
     }

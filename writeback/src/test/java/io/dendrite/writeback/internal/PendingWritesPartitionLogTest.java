@@ -12,6 +12,24 @@ import org.junit.jupiter.api.Test;
 class PendingWritesPartitionLogTest {
 
   @Test
+  void aLineNoEngineWroteIsPassedOverInsteadOfStoppingTheDrainsOfItsPartition() {
+    // A stranger's or a damaged line once made every read of the partition throw, so its
+    // buffered writes were never drained again.
+    PendingWritesPartition.Log log =
+        PendingWritesPartition.Log.of(
+            List.of(copy("+BW:t:l1 notanumber a\n+BW:t:l2 20 b\n+garbage 30 c\n")));
+    assertThat(log.live())
+        .extracting(PendingWritesPartition.Listing::bufferedKey)
+        .containsExactly("BW:t:l2", "garbage");
+
+    List<PendingWritesPartition.Entry> entries = PendingWritesPartition.entriesOf(log.live());
+    assertThat(entries)
+        .extracting(entry -> entry.key().id())
+        .as("the listing whose key names no buffered write is passed over")
+        .containsExactly(2L);
+  }
+
+  @Test
   void mergesCopiesInTheOrderListingsWereAddedAndDropsRemovedOnes() {
     PendingWritesPartition.Log log =
         PendingWritesPartition.Log.of(
