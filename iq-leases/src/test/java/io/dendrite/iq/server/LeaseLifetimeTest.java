@@ -115,17 +115,21 @@ class LeaseLifetimeTest {
   }
 
   @Test
-  void tokensFromANewServerNeverEqualEarlierOnes() {
+  void tokensFromANewServerNeverEqualEarlierOnesAndCannotBeGuessedFromTheLast() {
+    // Tokens were sequential: a client that saw one could end the next holder's lease by counting.
     Set<Long> earlier = new HashSet<>();
-    long highest = 0;
     for (int run = 0; run < 3; run++) {
       try (IqServer server = IqServer.start(IqServerConfig.builder().port(0).build());
           TestConnection c = new TestConnection(server.port())) {
+        long previous = 0;
         for (int i = 0; i < 50; i++) {
           long token = TestConnection.token(c.call("iqget key" + i + " 0"));
           assertThat(earlier.add(token)).as("token %d repeated", token).isTrue();
-          assertThat(token).isGreaterThan(highest);
-          highest = token;
+          assertThat(token).as("positive, far above the hot-miss token 3").isGreaterThan(1L << 61);
+          assertThat(Math.abs(token - previous))
+              .as("%d does not follow from the token before it, %d", token, previous)
+              .isGreaterThan(1L << 32);
+          previous = token;
         }
       }
     }
