@@ -79,6 +79,7 @@ public final class IqClient implements AutoCloseable {
               config.connectionsPerServer(),
               config.connectTimeout(),
               config.requestTimeout(),
+              config.login(),
               background,
               tripsOfThread));
     }
@@ -622,6 +623,7 @@ public final class IqClient implements AutoCloseable {
     private Duration requestTimeout = Duration.ofSeconds(5);
     private Backoff backoff = Backoff.DEFAULT;
     private int pointsPerServer = 160;
+    private Login login = Login.NONE;
 
     private Builder() {}
 
@@ -670,10 +672,25 @@ public final class IqClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Logs every connection in as {@code user} first: for servers started with {@code --auth-file}. A connection
+     * whose login is refused fails with an {@link IqException} saying so.
+     */
+    public Builder login(String user, String password) {
+      this.login = Login.of(user, password);
+      return this;
+    }
+
     /** The configuration as set so far, validated. */
     public IqClientConfig config() {
       return new IqClientConfig(
-          servers, connectionsPerServer, connectTimeout, requestTimeout, backoff, pointsPerServer);
+          servers,
+          connectionsPerServer,
+          connectTimeout,
+          requestTimeout,
+          backoff,
+          pointsPerServer,
+          login);
     }
 
     /** Opens the client. */

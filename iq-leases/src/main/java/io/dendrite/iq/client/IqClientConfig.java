@@ -13,6 +13,7 @@ import java.util.Objects;
  * @param requestTimeout       limit on waiting for any one reply
  * @param backoff              retry policy for hot misses
  * @param pointsPerServer      points each server gets on the hash ring (ketama uses 160)
+ * @param login                what every connection logs in with first, when the servers require it
  */
 public record IqClientConfig(
     List<ServerAddress> servers,
@@ -20,7 +21,8 @@ public record IqClientConfig(
     Duration connectTimeout,
     Duration requestTimeout,
     Backoff backoff,
-    int pointsPerServer) {
+    int pointsPerServer,
+    Login login) {
 
   public IqClientConfig {
     servers = List.copyOf(servers);
@@ -37,5 +39,6 @@ public record IqClientConfig(
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(requestTimeout, "requestTimeout");
     Objects.requireNonNull(backoff, "backoff");
+    Objects.requireNonNull(login, "login");
   }
 }

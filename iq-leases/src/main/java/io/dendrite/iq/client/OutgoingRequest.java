@@ -146,6 +146,16 @@ final class OutgoingRequest {
         value);
   }
 
+  /**
+   * memcached's text-protocol login: a {@code set} whose data is {@code <user> <password>}. A server that requires a
+   * login ignores the key and expiry; one that does not stores it already expired (exptime -1), so the password is
+   * never readable there.
+   */
+  static OutgoingRequest login(byte[] userAndPassword) {
+    return of(
+        ReplyFormat.LINE, "set dendrite-login 0 -1 " + userAndPassword.length, userAndPassword);
+  }
+
   /** The pinning field only when pinned: stock memcached would read it as the CAS unique. */
   static OutgoingRequest cas(String key, byte[] value, WriteOptions options, long cas) {
     return of(

@@ -35,6 +35,7 @@ final class ServerConnection {
   private final ServerAddress address;
   private final Duration connectTimeout;
   private final Duration requestTimeout;
+  private final Login login;
   private final BackgroundReader background;
   private final AtomicReferenceArray<CompletableFuture<SocketConnection>> slots;
   private final AtomicLong epoch = new AtomicLong();
@@ -46,11 +47,13 @@ final class ServerConnection {
       int connections,
       Duration connectTimeout,
       Duration requestTimeout,
+      Login login,
       BackgroundReader background,
       ThreadLocal<ThreadTrips> tripsOfThread) {
     this.address = address;
     this.connectTimeout = connectTimeout;
     this.requestTimeout = requestTimeout;
+    this.login = login;
     this.background = background;
     this.slots = new AtomicReferenceArray<>(connections);
     this.tripsOfThread = tripsOfThread;
@@ -197,8 +200,14 @@ final class ServerConnection {
         SocketConnection opened =
             SocketConnection.open(
                 address, connectTimeout, requestTimeout, background, epoch::incrementAndGet);
+        if (login.required()) {
+          logIn(opened);
+        }
         fresh.complete(opened);
         return opened;
+      } catch (LoginRefusedException refused) {
+        fresh.completeExceptionally(refused);
+        throw refused;
       } catch (IOException | RuntimeException e) {
         IqConnectionException failure =
             new IqConnectionException("cannot connect to " + address, e);
@@ -206,6 +215,37 @@ final class ServerConnection {
         throw failure;
       }
     }
+  }
+
+  /** Sends the login before anything else on a fresh connection and waits for it to be accepted. */
+  private void logIn(SocketConnection opened) {
+    OutgoingRequest request = OutgoingRequest.login(login.data());
+    opened.send(request);
+    Reply reply;
+    try {
+      reply = await(request.reply);
+    } catch (RuntimeException failed) {
+      opened.close();
+      throw failed;
+    }
+    if (!(reply instanceof Reply.Status status && status.line().equals("STORED"))) {
+      opened.close();
+      throw new LoginRefusedException(
+          "login to " + address + " as " + login.user() + " was refused: " + describe(reply));
+    }
+  }
+
+  /** The server refused the login: not a lost connection, and trying again will not help. */
+  private static final class LoginRefusedException extends IqException {
+    private static final long serialVersionUID = 1L;
+
+    LoginRefusedException(String message) {
+      super(message);
+    }
+  }
+
+  private static String describe(Reply reply) {
+    return reply instanceof Reply.Status status ? status.line() : reply.toString();
   }
 
   /** The slot's connection if it is connected and not known to be closed, else null. */

@@ -97,7 +97,7 @@ public final class IqServer implements AutoCloseable {
                       ch.pipeline()
                           .addLast(
                               new RequestDecoder(MAX_LINE_BYTES, config.maxItemSize()),
-                              new RequestHandler(commands));
+                              new RequestHandler(commands, config.credentials()));
                     }
                   })
               .bind(config.listenAddress(), config.port())
@@ -107,19 +107,34 @@ public final class IqServer implements AutoCloseable {
       workers.scheduleAtFixedRate(state::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
       IqServer server = new IqServer(acceptor, workers, channel, state);
       LOG.info(
-          "IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B, {})",
+          "IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B, {}, login {})",
           config.listenAddress(),
           server.port,
           config.leaseLifetime().toMillis(),
           config.memoryBytes(),
           config.pinnedMemoryBytes(),
-          epoll ? "epoll" : "nio");
+          epoll ? "epoll" : "nio",
+          config.credentials().required() ? "required" : "not required");
+      if (!config.credentials().required() && !isLoopback(config.listenAddress())) {
+        LOG.warn(
+            "listening on {} without --auth-file: any client that reaches it can read, change and"
+                + " delete every key",
+            config.listenAddress());
+      }
       return server;
     } catch (RuntimeException e) {
       acceptor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw new IllegalStateException(
           "cannot start IQ server on " + config.listenAddress() + ":" + config.port(), e);
+    }
+  }
+
+  private static boolean isLoopback(String address) {
+    try {
+      return java.net.InetAddress.getByName(address).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
     }
   }
 

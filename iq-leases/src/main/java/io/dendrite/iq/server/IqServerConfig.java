@@ -1,6 +1,7 @@
 package io.dendrite.iq.server;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * Everything an {@link IqServer} can be configured with. Immutable; build one with
@@ -16,6 +17,7 @@ import java.time.Duration;
  * @param maxConnections connections beyond this are closed on accept
  * @param epoll serve through Linux's epoll where Netty's native transport loads (fewer syscalls and less CPU per
  *     request than the JDK selector); {@code false}, or where it does not load, through NIO
+ * @param credentials who may talk to the server; {@link Credentials#none()} (the default) serves every connection
  * @param idleTimeout a connection that sends nothing for this long is closed, so idle sockets cannot hold every
  *     connection slot; {@link Duration#ZERO} keeps idle connections open (the default: Dendrite's clients keep
  *     theirs for the life of the process)
@@ -30,7 +32,8 @@ public record IqServerConfig(
     int threads,
     int maxConnections,
     boolean epoll,
-    Duration idleTimeout) {
+    Duration idleTimeout,
+    Credentials credentials) {
 
   public IqServerConfig {
     checkPort(port);
@@ -42,6 +45,7 @@ public record IqServerConfig(
     positive("threads", threads);
     positive("maxConnections", maxConnections);
     checkIdleTimeout(idleTimeout);
+    Objects.requireNonNull(credentials, "credentials");
   }
 
   private static void checkIdleTimeout(Duration idleTimeout) {
@@ -108,6 +112,7 @@ public record IqServerConfig(
     private int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private int maxConnections = 1024;
     private Duration idleTimeout = Duration.ZERO;
+    private Credentials credentials = Credentials.none();
 
     private Builder() {}
 
@@ -173,6 +178,12 @@ public record IqServerConfig(
       return this;
     }
 
+    /** Who may talk to the server (default {@link Credentials#none()}: every connection is served). */
+    public Builder credentials(Credentials credentials) {
+      this.credentials = Objects.requireNonNull(credentials, "credentials");
+      return this;
+    }
+
     public IqServerConfig build() {
       return new IqServerConfig(
           port,
@@ -184,7 +195,8 @@ public record IqServerConfig(
           threads,
           maxConnections,
           epoll,
-          idleTimeout);
+          idleTimeout,
+          credentials);
     }
   }
 }

@@ -23,6 +23,8 @@ public final class IqServerMain {
               --threads <n>            worker threads (default: number of CPUs, at least 2)
               --max-conns <n>          maximum simultaneous connections (default 1024)
               --idle-timeout <s>       close a connection that sends nothing for s seconds (default 0: never)
+              --auth-file <path>       require a login (memcached's: a first set whose data is "<user> <password>")
+                                       from the users of this file, one user:password per line (default: none)
               --max-item-size <size>   largest value (default 1m)
               --memory <size>          memory for unpinned items (default 64m)
               --pinned-memory <size>   memory for pinned items (default 64m)
@@ -121,6 +123,7 @@ public final class IqServerMain {
         case "--threads" -> builder.threads(integer(option, value));
         case "--max-conns" -> builder.maxConnections(integer(option, value));
         case "--idle-timeout" -> builder.idleTimeout(Duration.ofSeconds(integer(option, value)));
+        case "--auth-file" -> builder.credentials(Credentials.read(java.nio.file.Path.of(value)));
         case "--max-item-size" -> builder.maxItemSize(Math.toIntExact(size(option, value)));
         case "--memory" -> builder.memoryBytes(size(option, value));
         case "--pinned-memory" -> builder.pinnedMemoryBytes(size(option, value));

@@ -37,11 +37,15 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
 
   private final CommandTable commands;
+  private final Credentials credentials;
   private final Queue<Object> held = new ArrayDeque<>();
   private ByteBuf pending;
+  private boolean loggedIn;
 
-  RequestHandler(CommandTable commands) {
+  RequestHandler(CommandTable commands, Credentials credentials) {
     this.commands = commands;
+    this.credentials = credentials;
+    this.loggedIn = !credentials.required();
   }
 
   @Override
@@ -67,11 +71,35 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
         flush(ctx).addListener(ChannelFutureListener.CLOSE);
         return;
       }
+      if (!loggedIn) {
+        logIn(ctx, request, out);
+        return;
+      }
       commands.execute(request, out);
     }
     if (pending.readableBytes() >= FLUSH_AT_BYTES) {
       flush(ctx);
     }
+  }
+
+  /**
+   * Before a connection has logged in, only memcached's login is served: a {@code set} of any key whose data is
+   * {@code <user> <password>}. Anything else is refused; a wrong login closes the connection, so that each guess
+   * costs a connection.
+   */
+  private void logIn(ChannelHandlerContext ctx, Request request, ReplyWriter out) {
+    if (!request.command().equals("set") || request.blocks().size() != 1) {
+      out.error("CLIENT_ERROR unauthenticated");
+      return;
+    }
+    if (credentials.accepts(request.blocks().get(0))) {
+      loggedIn = true;
+      out.line("STORED");
+      return;
+    }
+    out.error("CLIENT_ERROR authentication failure");
+    held.clear();
+    flush(ctx).addListener(ChannelFutureListener.CLOSE);
   }
 
   @Override
