@@ -179,18 +179,31 @@ class CrashMidDrainIT {
 
     List<String> output = child.lines();
     assertThat(output).as("killed mid-drain").doesNotContain("drained");
-    long acknowledged =
-        output.stream()
-            .filter(line -> line.startsWith("ack "))
-            .peek(
-                line -> {
-                  String[] parts = line.split(" ");
-                  model.record(
-                      new EntityKey(DrainChild.COLLECTION, Integer.parseInt(parts[1])),
-                      ChangeSequence.decode(Base64.getDecoder().decode(parts[2])));
-                })
-            .count();
-    assertThat(acknowledged).isEqualTo((long) DOCUMENTS * DrainChild.ROUNDS);
+    long acknowledged = 0;
+    long unknown = 0;
+    long skipped = 0;
+    for (String line : output) {
+      String[] parts = line.split(" ");
+      if (parts[0].equals("ack") || parts[0].equals("unknown")) {
+        EntityKey key = new EntityKey(DrainChild.COLLECTION, Integer.parseInt(parts[1]));
+        ChangeSequence changes = ChangeSequence.decode(Base64.getDecoder().decode(parts[2]));
+        if (parts[0].equals("ack")) {
+          model.record(key, changes);
+          acknowledged++;
+        } else {
+          model.recordUnknown(key, changes);
+          unknown++;
+        }
+      } else if (parts[0].equals("skipped")) {
+        skipped++;
+      }
+    }
+    assertThat(acknowledged + unknown + skipped)
+        .as("every write acknowledged, or reported as not done")
+        .isEqualTo((long) DOCUMENTS * DrainChild.ROUNDS);
+    // A write is reported as not done only when a commit lapsed on some replicas under load (2 s
+    // leases): rare, or the check below would test little.
+    assertThat(unknown).as("writes whose outcome is unknown").isLessThanOrEqualTo(DOCUMENTS / 20);
     assertThat(output.stream().filter(line -> line.startsWith("applied ")))
         .as("drained before the kill")
         .hasSizeGreaterThanOrEqualTo(
