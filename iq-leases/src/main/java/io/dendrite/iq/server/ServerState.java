@@ -1,7 +1,5 @@
 package io.dendrite.iq.server;
 
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -30,7 +28,7 @@ final class ServerState {
    * Keys with TARDIS's pending marker ({@code pd:} in IQ-Twemcached): set by {@code commit <tid> 1}
    * when no value remains, carried into the value by the next {@code iqset}.
    */
-  final Set<String> pendingMarkers = ConcurrentHashMap.newKeySet();
+  final PendingMarkers pendingMarkers = new PendingMarkers();
 
   final long startedAtMillis;
 

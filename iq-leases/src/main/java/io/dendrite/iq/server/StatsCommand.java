@@ -58,6 +58,7 @@ final class StatsCommand implements CommandHandler {
     values.put("curr_transactions", state.transactions.size());
     values.put("curr_sessions", state.sessions.size());
     values.put("pending_markers", state.pendingMarkers.size());
+    values.put("pending_markers_dropped", state.pendingMarkers.dropped());
     values.put("threads", state.config.threads());
     stats.commandCounts().forEach((command, count) -> values.put("cmd_" + command, count));
     return values;
