@@ -26,7 +26,10 @@ public abstract class EngineBuilder<B extends EngineBuilder<B>> {
   private Duration replicaCheckInterval = Duration.ofSeconds(1);
   private Duration replaceDownServerAfter = Duration.ofSeconds(30);
 
-  /** A builder for the engine's own builder type only: the engines' builders are its only subclasses. */
+  /**
+   * For the engines' builders, which live in their engines' packages and are its only subclasses: protected, not
+   * package-private, because those packages differ from this one.
+   */
   protected EngineBuilder() {}
 
   /** This builder, as the engine's builder type, for the setters to return. */
