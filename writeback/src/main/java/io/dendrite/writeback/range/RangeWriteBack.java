@@ -128,10 +128,18 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
             engine.replicas(),
             builder.logBatch);
     for (BufferedIntervalRecord record : intervalLog.readLive()) {
-      Interval<K> interval =
-          Interval.of(type.parse(record.lowerBound()), type.parse(record.upperBound()));
-      List<EntityKey> documents =
-          record.bufferedWriteKeys().stream().map(BufferedWriteKey::parse).toList();
+      Interval<K> interval;
+      List<EntityKey> documents;
+      try {
+        interval = Interval.of(type.parse(record.lowerBound()), type.parse(record.upperBound()));
+        documents = record.bufferedWriteKeys().stream().map(BufferedWriteKey::parse).toList();
+      } catch (IllegalArgumentException notOurs) {
+        // A line no engine wrote (another client's, or damage): failing here would keep every
+        // later owner of the range from starting, and from draining what it buffered.
+        log.warn(
+            "skipping log record {} of {}: {}", record.toLine(), collection, notOurs.getMessage());
+        continue;
+      }
       // Whatever was being buffered when the log's last owner stopped has stopped: every entry is
       // settled.
       index.append(interval, new IndexedWrite(record, documents, true));

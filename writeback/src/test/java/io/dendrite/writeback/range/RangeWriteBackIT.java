@@ -175,6 +175,37 @@ class RangeWriteBackIT {
     }
   }
 
+  /**
+   * A log line that parses as a record but names bounds of another type, an inverted interval or a key that is no
+   * buffered write's (another client's append, or damage) once made every later RangeWriteBack over the log fail to
+   * build: no process could own the range again, nor drain what it had buffered.
+   */
+  @Test
+  void aLogRecordNoEngineWroteDoesNotStopTheNextOwnerFromStarting(MySqlTestDatabase database)
+      throws SQLException {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
+        MySqlStore store = open(database)) {
+      seed(store, 0, 4);
+      try (RangeStack first =
+          new RangeStack(cache.client, store, engine -> engine.drainThreads(0))) {
+        first.update(new RangeRow(2, 22));
+      }
+      assertThat(
+              cache.client.appendAll(
+                  "bl:t:pos:0",
+                  List.of(
+                      "i:1000:abc:def:BW:t:l1\n".getBytes(StandardCharsets.UTF_8),
+                      "i:1002:9:1:BW:t:l1\n".getBytes(StandardCharsets.UTF_8),
+                      "i:1004:1:2:garbage\n".getBytes(StandardCharsets.UTF_8)),
+                  true))
+          .isEqualTo(io.dendrite.iq.client.Outcome.OK);
+      try (RangeStack next =
+          new RangeStack(cache.client, store, engine -> engine.drainThreads(0))) {
+        assertThat(next.get(0, 4)).contains(new RangeRow(2, 22)).hasSize(5);
+      }
+    }
+  }
+
   @Test
   void aChangeOfAnotherTypeIsRefusedWithNothingChanged(MySqlTestDatabase database)
       throws SQLException {
