@@ -6,6 +6,9 @@ import io.dendrite.writeback.internal.PinnedReplicas;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One of Design 2's queues, {@code SessionQueue:<name>}: the ids of buffered sessions in the order they committed,
@@ -15,6 +18,9 @@ import java.util.List;
  * and lets one applier at a time walk it front to back.
  */
 final class SessionQueue {
+  private static final Logger log = LoggerFactory.getLogger(SessionQueue.class);
+  private static final AtomicInteger UNREADABLE_WARNINGS = new AtomicInteger();
+
   private final PinnedReplicas replicas;
   private final String name;
 
@@ -49,10 +55,21 @@ final class SessionQueue {
     List<Entry> entries = new ArrayList<>();
     for (String line : PinnedLines.lines(value)) {
       int space = line.indexOf(' ');
-      entries.add(
-          new Entry(
-              line.substring(0, space),
-              Instant.ofEpochMilli(Long.parseLong(line.substring(space + 1)))));
+      Instant queuedAt;
+      try {
+        queuedAt = Instant.ofEpochMilli(Long.parseLong(line.substring(space + 1)));
+      } catch (NumberFormatException | IndexOutOfBoundsException notOurs) {
+        // A line no engine wrote (another client's, or damage): failing on it would stop every
+        // apply of the queue for good. It holds no session, and the next rewrite drops it.
+        if (UNREADABLE_WARNINGS.getAndIncrement() < 20) {
+          log.warn("skipping a session-queue line that names no session: {}", line);
+        }
+        continue;
+      }
+      if (space <= 0) {
+        continue;
+      }
+      entries.add(new Entry(line.substring(0, space), queuedAt));
     }
     return entries;
   }
