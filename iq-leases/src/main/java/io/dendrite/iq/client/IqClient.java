@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -16,6 +17,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 
 /**
  * Client for a set of IQ lease cache servers (Dendrite's own, IQ-Twemcached, or plain memcached for
@@ -80,6 +82,7 @@ public final class IqClient implements AutoCloseable {
               config.connectTimeout(),
               config.requestTimeout(),
               config.login(),
+              config.tls(),
               background,
               tripsOfThread));
     }
@@ -624,6 +627,7 @@ public final class IqClient implements AutoCloseable {
     private Backoff backoff = Backoff.DEFAULT;
     private int pointsPerServer = 160;
     private Login login = Login.NONE;
+    private SSLContext tls;
 
     private Builder() {}
 
@@ -681,6 +685,16 @@ public final class IqClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Connects through TLS with {@code context}, for servers started with {@code --tls-keystore}: the server's
+     * certificate must be trusted by the context and name the host the client connects to (as HTTPS checks it);
+     * otherwise no connection is made and requests fail with an {@link IqConnectionException}.
+     */
+    public Builder tls(SSLContext context) {
+      this.tls = Objects.requireNonNull(context, "context");
+      return this;
+    }
+
     /** The configuration as set so far, validated. */
     public IqClientConfig config() {
       return new IqClientConfig(
@@ -690,7 +704,8 @@ public final class IqClient implements AutoCloseable {
           requestTimeout,
           backoff,
           pointsPerServer,
-          login);
+          login,
+          tls);
     }
 
     /** Opens the client. */

@@ -3,6 +3,7 @@ package io.dendrite.iq.client;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * Everything an {@link IqClient} can be configured with. Build it with {@link IqClient#builder()}.
@@ -14,6 +15,7 @@ import java.util.Objects;
  * @param backoff              retry policy for hot misses
  * @param pointsPerServer      points each server gets on the hash ring (ketama uses 160)
  * @param login                what every connection logs in with first, when the servers require it
+ * @param tls                  the TLS context connections are made with, or {@code null} for plain TCP
  */
 public record IqClientConfig(
     List<ServerAddress> servers,
@@ -22,7 +24,8 @@ public record IqClientConfig(
     Duration requestTimeout,
     Backoff backoff,
     int pointsPerServer,
-    Login login) {
+    Login login,
+    SSLContext tls) {
 
   public IqClientConfig {
     servers = List.copyOf(servers);

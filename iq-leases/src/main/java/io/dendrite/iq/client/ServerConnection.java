@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import javax.net.ssl.SSLContext;
 
 /**
  * The client's link to one server: a few pipelined connections, reopened on demand, and the
@@ -36,6 +37,7 @@ final class ServerConnection {
   private final Duration connectTimeout;
   private final Duration requestTimeout;
   private final Login login;
+  private final SSLContext tls;
   private final BackgroundReader background;
   private final AtomicReferenceArray<CompletableFuture<SocketConnection>> slots;
   private final AtomicLong epoch = new AtomicLong();
@@ -48,12 +50,14 @@ final class ServerConnection {
       Duration connectTimeout,
       Duration requestTimeout,
       Login login,
+      SSLContext tls,
       BackgroundReader background,
       ThreadLocal<ThreadTrips> tripsOfThread) {
     this.address = address;
     this.connectTimeout = connectTimeout;
     this.requestTimeout = requestTimeout;
     this.login = login;
+    this.tls = tls;
     this.background = background;
     this.slots = new AtomicReferenceArray<>(connections);
     this.tripsOfThread = tripsOfThread;
@@ -199,7 +203,7 @@ final class ServerConnection {
       try {
         SocketConnection opened =
             SocketConnection.open(
-                address, connectTimeout, requestTimeout, background, epoch::incrementAndGet);
+                address, connectTimeout, requestTimeout, tls, background, epoch::incrementAndGet);
         if (login.required()) {
           logIn(opened);
         }

@@ -22,6 +22,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 
 /**
  * One socket with many requests in flight, and no I/O thread of its own.
@@ -44,6 +47,7 @@ final class SocketConnection {
 
   private final ServerAddress address;
   private final SocketChannel channel;
+  private final Wire wire;
 
   /** The reader waits on it for replies; used only by the reader. */
   private final Selector selector;
@@ -75,12 +79,14 @@ final class SocketConnection {
   private SocketConnection(
       ServerAddress address,
       SocketChannel channel,
+      Wire wire,
       Selector selector,
       Duration requestTimeout,
       BackgroundReader background,
       Runnable onClosed) {
     this.address = address;
     this.channel = channel;
+    this.wire = wire;
     this.selector = selector;
     // A reader waiting for a reply wakes this often to see whether the oldest request ran late.
     this.waitMillis = Math.max(1, Math.min(requestTimeout.toMillis() / 4, 250));
@@ -98,9 +104,11 @@ final class SocketConnection {
       ServerAddress address,
       Duration connectTimeout,
       Duration requestTimeout,
+      SSLContext tls,
       BackgroundReader background,
       Runnable onClosed)
       throws IOException {
+    long deadline = System.nanoTime() + connectTimeout.toNanos();
     SocketChannel channel = SocketChannel.open();
     Selector selector = null;
     try {
@@ -111,10 +119,16 @@ final class SocketConnection {
               new InetSocketAddress(address.host(), address.port()),
               (int) Math.max(1, connectTimeout.toMillis()));
       channel.configureBlocking(false);
+      Wire wire =
+          tls == null
+              ? new Wire.Plain(channel, address.toString())
+              : TlsWire.handshake(
+                  channel, clientEngine(tls, address), address.toString(), deadline);
       selector = Selector.open();
       channel.register(selector, SelectionKey.OP_READ);
       SocketConnection connection =
-          new SocketConnection(address, channel, selector, requestTimeout, background, onClosed);
+          new SocketConnection(
+              address, channel, wire, selector, requestTimeout, background, onClosed);
       background.opened(connection);
       return connection;
     } catch (IOException | RuntimeException e) {
@@ -124,6 +138,16 @@ final class SocketConnection {
       }
       throw e;
     }
+  }
+
+  /** A client-side engine that checks the server's certificate against its name, as HTTPS does. */
+  private static SSLEngine clientEngine(SSLContext tls, ServerAddress address) {
+    SSLEngine engine = tls.createSSLEngine(address.host(), address.port());
+    engine.setUseClientMode(true);
+    SSLParameters parameters = engine.getSSLParameters();
+    parameters.setEndpointIdentificationAlgorithm("HTTPS");
+    engine.setSSLParameters(parameters);
+    return engine;
   }
 
   boolean isOpen() {
@@ -173,24 +197,9 @@ final class SocketConnection {
     }
   }
 
-  /**
-   * Writes all of it. The socket is non-blocking, and a full send buffer (a server that stopped reading) is rare:
-   * it is waited out in short sleeps, up to the request timeout.
-   */
+  /** Writes all of it, waiting out a full send buffer up to the request timeout. */
   private void write(ByteBuffer[] bytes, long sentAtNanos) throws IOException {
-    ByteBuffer last = bytes[bytes.length - 1];
-    while (true) {
-      channel.write(bytes);
-      if (!last.hasRemaining()) {
-        return;
-      }
-      if (System.nanoTime() - sentAtNanos > requestTimeoutNanos) {
-        throw new IOException(
-            "could not write to " + address + " within " + Duration.ofNanos(requestTimeoutNanos),
-            new TimeoutException());
-      }
-      LockSupport.parkNanos(this, 50_000);
-    }
+    wire.write(bytes, sentAtNanos + requestTimeoutNanos);
   }
 
   /**
@@ -206,9 +215,7 @@ final class SocketConnection {
     List<Completion> done = new ArrayList<>(0);
     try {
       if (inFlight.isEmpty()) {
-        int n =
-            received.writeBytes(
-                channel, received.writableBytes() > 0 ? received.writableBytes() : 1);
+        int n = wire.read(received);
         if (n < 0) {
           close(new IOException("the server closed the connection"));
         } else if (n > 0) {
@@ -351,8 +358,7 @@ final class SocketConnection {
           continue;
         }
         selector.selectedKeys().clear();
-        received.ensureWritable(8 * 1024);
-        int n = received.writeBytes(channel, received.writableBytes());
+        int n = wire.read(received);
         if (n < 0) {
           throw new IOException("the server closed the connection");
         }

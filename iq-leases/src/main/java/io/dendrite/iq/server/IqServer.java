@@ -13,10 +13,12 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,6 +89,11 @@ public final class IqServer implements AutoCloseable {
                   new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                      if (config.tls() != null) {
+                        SSLEngine engine = config.tls().createSSLEngine();
+                        engine.setUseClientMode(false);
+                        ch.pipeline().addLast(new SslHandler(engine));
+                      }
                       ch.pipeline().addLast(connectionLimit);
                       if (!config.idleTimeout().isZero()) {
                         ch.pipeline()
@@ -107,14 +114,15 @@ public final class IqServer implements AutoCloseable {
       workers.scheduleAtFixedRate(state::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
       IqServer server = new IqServer(acceptor, workers, channel, state);
       LOG.info(
-          "IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B, {}, login {})",
+          "IQ server listening on {}:{} (lease {} ms, memory {} B, pinned {} B, {}, login {}, {})",
           config.listenAddress(),
           server.port,
           config.leaseLifetime().toMillis(),
           config.memoryBytes(),
           config.pinnedMemoryBytes(),
           epoll ? "epoll" : "nio",
-          config.credentials().required() ? "required" : "not required");
+          config.credentials().required() ? "required" : "not required",
+          config.tls() != null ? "TLS" : "plain TCP");
       if (!config.credentials().required() && !isLoopback(config.listenAddress())) {
         LOG.warn(
             "listening on {} without --auth-file: any client that reaches it can read, change and"

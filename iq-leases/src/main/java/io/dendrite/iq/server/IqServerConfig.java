@@ -2,6 +2,7 @@ package io.dendrite.iq.server;
 
 import java.time.Duration;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * Everything an {@link IqServer} can be configured with. Immutable; build one with
@@ -18,6 +19,7 @@ import java.util.Objects;
  * @param epoll serve through Linux's epoll where Netty's native transport loads (fewer syscalls and less CPU per
  *     request than the JDK selector); {@code false}, or where it does not load, through NIO
  * @param credentials who may talk to the server; {@link Credentials#none()} (the default) serves every connection
+ * @param tls the TLS context connections are served with, or {@code null} (the default) for plain TCP
  * @param idleTimeout a connection that sends nothing for this long is closed, so idle sockets cannot hold every
  *     connection slot; {@link Duration#ZERO} keeps idle connections open (the default: Dendrite's clients keep
  *     theirs for the life of the process)
@@ -33,7 +35,8 @@ public record IqServerConfig(
     int maxConnections,
     boolean epoll,
     Duration idleTimeout,
-    Credentials credentials) {
+    Credentials credentials,
+    SSLContext tls) {
 
   public IqServerConfig {
     checkPort(port);
@@ -113,6 +116,7 @@ public record IqServerConfig(
     private int maxConnections = 1024;
     private Duration idleTimeout = Duration.ZERO;
     private Credentials credentials = Credentials.none();
+    private SSLContext tls;
 
     private Builder() {}
 
@@ -184,6 +188,15 @@ public record IqServerConfig(
       return this;
     }
 
+    /**
+     * Serves every connection through TLS with {@code context} (its key manager holds the server's certificate and
+     * key); {@code null} (the default) serves plain TCP.
+     */
+    public Builder tls(SSLContext context) {
+      this.tls = context;
+      return this;
+    }
+
     public IqServerConfig build() {
       return new IqServerConfig(
           port,
@@ -196,7 +209,8 @@ public record IqServerConfig(
           maxConnections,
           epoll,
           idleTimeout,
-          credentials);
+          credentials,
+          tls);
     }
   }
 }

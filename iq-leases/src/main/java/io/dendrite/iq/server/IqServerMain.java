@@ -1,5 +1,6 @@
 package io.dendrite.iq.server;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +24,8 @@ public final class IqServerMain {
               --threads <n>            worker threads (default: number of CPUs, at least 2)
               --max-conns <n>          maximum simultaneous connections (default 1024)
               --idle-timeout <s>       close a connection that sends nothing for s seconds (default 0: never)
+              --tls-keystore <path>    serve through TLS with the certificate and key of this PKCS#12 keystore
+              --tls-password-file <p>  the file holding the keystore's password (first line; required with it)
               --auth-file <path>       require a login (memcached's: a first set whose data is "<user> <password>")
                                        from the users of this file, one user:password per line (default: none)
               --max-item-size <size>   largest value (default 1m)
@@ -106,6 +109,8 @@ public final class IqServerMain {
   /** Returns the configuration, or {@code null} when {@code --help} was asked for. */
   static IqServerConfig parse(String[] argv) {
     IqServerConfig.Builder builder = IqServerConfig.builder();
+    String tlsKeystore = null;
+    String tlsPasswordFile = null;
     for (int i = 0; i < argv.length; i++) {
       String option = argv[i];
       if (option.equals("--help") || option.equals("-h")) {
@@ -123,13 +128,21 @@ public final class IqServerMain {
         case "--threads" -> builder.threads(integer(option, value));
         case "--max-conns" -> builder.maxConnections(integer(option, value));
         case "--idle-timeout" -> builder.idleTimeout(Duration.ofSeconds(integer(option, value)));
-        case "--auth-file" -> builder.credentials(Credentials.read(java.nio.file.Path.of(value)));
+        case "--auth-file" -> builder.credentials(Credentials.read(Path.of(value)));
+        case "--tls-keystore" -> tlsKeystore = value;
+        case "--tls-password-file" -> tlsPasswordFile = value;
         case "--max-item-size" -> builder.maxItemSize(Math.toIntExact(size(option, value)));
         case "--memory" -> builder.memoryBytes(size(option, value));
         case "--pinned-memory" -> builder.pinnedMemoryBytes(size(option, value));
         case "--lease-ms" -> builder.leaseLifetime(Duration.ofMillis(integer(option, value)));
         default -> throw new IllegalArgumentException("unknown option " + option);
       }
+    }
+    if ((tlsKeystore == null) != (tlsPasswordFile == null)) {
+      throw new IllegalArgumentException("--tls-keystore and --tls-password-file go together");
+    }
+    if (tlsKeystore != null) {
+      builder.tls(ServerTls.fromKeystore(Path.of(tlsKeystore), Path.of(tlsPasswordFile)));
     }
     return builder.build();
   }
