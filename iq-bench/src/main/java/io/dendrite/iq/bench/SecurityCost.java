@@ -1,14 +1,13 @@
 package io.dendrite.iq.bench;
 
+import io.dendrite.iq.client.ClientTls;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.server.Credentials;
 import io.dendrite.iq.server.IqServer;
 import io.dendrite.iq.server.IqServerConfig;
 import io.dendrite.iq.server.ServerTls;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +16,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * What a login and TLS cost the cache tier: get/set throughput against an embedded IQ server served plainly, with
@@ -51,7 +49,7 @@ public final class SecurityCost {
     Files.writeString(passwordFile, PASSWORD);
     keytool(dir.resolve("server.p12"));
     SSLContext serverTls = ServerTls.fromKeystore(dir.resolve("server.p12"), passwordFile);
-    SSLContext clientTls = trusting(dir.resolve("server.p12"));
+    SSLContext clientTls = ClientTls.trusting(dir.resolve("server.p12"), PASSWORD.toCharArray());
 
     Map<String, Setup> setups = new LinkedHashMap<>();
     setups.put("plain", new Setup(b -> b, c -> c));
@@ -167,21 +165,5 @@ public final class SecurityCost {
     if (process.waitFor() != 0) {
       throw new IllegalStateException("keytool failed");
     }
-  }
-
-  private static SSLContext trusting(Path keystore) throws Exception {
-    KeyStore keys = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(keystore)) {
-      keys.load(in, PASSWORD.toCharArray());
-    }
-    KeyStore trusted = KeyStore.getInstance("PKCS12");
-    trusted.load(null, null);
-    trusted.setCertificateEntry("server", keys.getCertificate("server"));
-    TrustManagerFactory trust =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    trust.init(trusted);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, trust.getTrustManagers(), null);
-    return context;
   }
 }

@@ -6,18 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dendrite.iq.server.IqServer;
 import io.dendrite.iq.server.IqServerConfig;
 import io.dendrite.iq.server.ServerTls;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,8 +39,8 @@ class TlsIT {
     keystore("server");
     keystore("another");
     server = ServerTls.fromKeystore(dir.resolve("server.p12"), password);
-    trustsServer = trusting("server");
-    trustsAnother = trusting("another");
+    trustsServer = ClientTls.trusting(dir.resolve("server.p12"), PASSWORD.toCharArray());
+    trustsAnother = ClientTls.trusting(dir.resolve("another.p12"), PASSWORD.toCharArray());
   }
 
   @Test
@@ -132,23 +129,6 @@ class TlsIT {
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).as(output).isZero();
-  }
-
-  /** A client context whose only trusted certificate is keystore {@code name}'s. */
-  private static SSLContext trusting(String name) throws Exception {
-    KeyStore keys = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(dir.resolve(name + ".p12"))) {
-      keys.load(in, PASSWORD.toCharArray());
-    }
-    KeyStore trusted = KeyStore.getInstance("PKCS12");
-    trusted.load(null, null);
-    trusted.setCertificateEntry(name, keys.getCertificate(name));
-    TrustManagerFactory trust =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    trust.init(trusted);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, trust.getTrustManagers(), null);
-    return context;
   }
 
   private static byte[] bytes(String text) {
