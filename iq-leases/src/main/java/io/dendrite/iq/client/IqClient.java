@@ -230,7 +230,7 @@ public final class IqClient implements AutoCloseable {
    * @param pinned whether the resulting value is pinned
    */
   public Outcome appendAll(String key, List<byte[]> values, boolean pinned) {
-    if (values.isEmpty()) {
+    if (values.isEmpty()) { // here too: the one-value-at-a-time path builds no mappend
       throw new IllegalArgumentException("nothing to append");
     }
     ServerConnection server = connectionFor(key);
@@ -245,21 +245,19 @@ public final class IqClient implements AutoCloseable {
     WriteOptions options = pinned ? WriteOptions.PINNED : WriteOptions.DEFAULT;
     Outcome worst = Outcome.OK;
     for (byte[] value : values) {
-      worst = worst.worst(appendOrAdd(server, key, value, options));
+      worst = worst.worst(appendOrAdd(key, value, options));
     }
     return worst;
   }
 
   /** One value appended, or stored where the key is absent; a racing {@code add} makes it append again. */
-  private static Outcome appendOrAdd(
-      ServerConnection server, String key, byte[] value, WriteOptions options) {
+  private Outcome appendOrAdd(String key, byte[] value, WriteOptions options) {
     while (true) {
-      Outcome appended =
-          Outcome.of(server.call(OutgoingRequest.store("append", key, value, options)));
+      Outcome appended = ServerConnection.await(store("append", key, value, options));
       if (appended != Outcome.NOT_STORED) {
         return appended;
       }
-      Outcome added = Outcome.of(server.call(OutgoingRequest.store("add", key, value, options)));
+      Outcome added = add(key, value, options);
       if (added != Outcome.NOT_STORED) {
         return added;
       }
@@ -273,9 +271,6 @@ public final class IqClient implements AutoCloseable {
    * @return the outcome on that server
    */
   public Outcome appendOn(ServerAddress server, String key, List<byte[]> values) {
-    if (values.isEmpty()) {
-      throw new IllegalArgumentException("nothing to append");
-    }
     return Outcome.of(connection(server).call(OutgoingRequest.mappend(key, true, values)));
   }
 

@@ -187,7 +187,11 @@ final class OutgoingRequest {
     return of(ReplyFormat.LINE, "unpin " + checkKey(key));
   }
 
+  /** @throws IllegalArgumentException when {@code values} is empty: {@code mappend} needs at least one block */
   static OutgoingRequest mappend(String key, boolean pinned, List<byte[]> values) {
+    if (values.isEmpty()) {
+      throw new IllegalArgumentException("nothing to append");
+    }
     StringBuilder line =
         new StringBuilder("mappend ").append(checkKey(key)).append(pinned ? " 1" : " 0");
     values.forEach(value -> line.append(' ').append(value.length));

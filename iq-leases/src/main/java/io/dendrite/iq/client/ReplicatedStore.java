@@ -94,7 +94,6 @@ public final class ReplicatedStore {
    * @return the worst outcome over the replicas
    */
   public Outcome append(String key, List<byte[]> values) {
-    requireSome(values);
     return onReplicas(key, () -> OutgoingRequest.mappend(key, true, values)).stream()
         .reduce(Outcome.OK, Outcome::worst);
   }
@@ -105,15 +104,8 @@ public final class ReplicatedStore {
    * (only after the others answered or timed out).
    */
   public CompletableFuture<Outcome> appendAsync(String key, List<byte[]> values) {
-    requireSome(values);
     return onReplicasAsync(key, () -> OutgoingRequest.mappend(key, true, values))
         .thenApply(outcomes -> outcomes.stream().reduce(Outcome.OK, Outcome::worst));
-  }
-
-  private static void requireSome(List<byte[]> values) {
-    if (values.isEmpty()) {
-      throw new IllegalArgumentException("nothing to append");
-    }
   }
 
   /**

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
@@ -65,10 +64,5 @@ interface Wire {
           "could not write to " + peer + " in time", new TimeoutException("send buffer full"));
     }
     LockSupport.parkNanos(Wire.class, 50_000);
-  }
-
-  /** The deadline of a write that starts at {@code startNanos} and may take {@code timeout}. */
-  static long deadline(long startNanos, Duration timeout) {
-    return startNanos + timeout.toNanos();
   }
 }

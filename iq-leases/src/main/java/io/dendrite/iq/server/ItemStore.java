@@ -89,9 +89,8 @@ final class ItemStore {
             item.pinned(),
             item.pending());
     if (stamped.pinned()) {
-      Item previous = pinned.get(key); // stable: the caller holds the key's stripe
-      long delta = weight(key, stamped) - (previous == null ? 0 : weight(key, previous));
-      if (!reservePinned(delta)) {
+      // The previous item is stable: the caller holds the key's stripe.
+      if (!reservePinned(pinnedDelta(key, stamped))) {
         return StoreResult.OUT_OF_PINNED_MEMORY;
       }
       unpinned.invalidate(key);
@@ -121,9 +120,13 @@ final class ItemStore {
 
   /** Whether {@code item} would fit the pinned quota if stored under {@code key} now. */
   boolean fitsPinnedQuota(String key, Item item) {
+    return pinnedBytes.get() + pinnedDelta(key, item) <= pinnedQuota;
+  }
+
+  /** What storing {@code item} pinned under {@code key} would add to the pinned bytes (less, if it shrinks). */
+  private long pinnedDelta(String key, Item item) {
     Item previous = pinned.get(key);
-    long delta = weight(key, item) - (previous == null ? 0 : weight(key, previous));
-    return pinnedBytes.get() + delta <= pinnedQuota;
+    return weight(key, item) - (previous == null ? 0 : weight(key, previous));
   }
 
   /** Removes the key; returns whether a live item was there. */
