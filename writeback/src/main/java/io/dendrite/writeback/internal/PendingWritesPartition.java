@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +43,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class PendingWritesPartition {
   private static final Logger log = LoggerFactory.getLogger(PendingWritesPartition.class);
+
+  /** Lines no engine wrote are read again every drain round until compaction drops them: warned of a few times. */
+  private static final FirstWarnings UNREADABLE = new FirstWarnings(log, 20);
 
   /** A rewrite is due when the log holds this many more lines than twice the live listings. */
   private static final int COMPACTION_SLACK = 64;
@@ -101,17 +103,12 @@ public final class PendingWritesPartition {
     return byKey.values().stream().sorted(Comparator.comparing(Entry::since)).toList();
   }
 
-  /** Warns of the first unreadable listings only: every drain round reads them again until compaction drops them. */
   private static void warnUnreadable(String line, Exception why) {
-    if (UNREADABLE_WARNINGS.getAndIncrement() < 20) {
-      log.warn(
-          "skipping a pending-writes listing that names no buffered write: {} ({})",
-          line,
-          why.getMessage());
-    }
+    UNREADABLE.warn(
+        "skipping a pending-writes listing that names no buffered write: {} ({})",
+        line,
+        why.getMessage());
   }
-
-  private static final AtomicInteger UNREADABLE_WARNINGS = new AtomicInteger();
 
   /** The live listings of {@code partitions}, merged over every reachable replica, in one batch of reads. */
   public static List<Listing> listings(

@@ -35,17 +35,15 @@ import java.util.function.Predicate;
  */
 public final class PinnedReplicas {
   private final IqClient cache;
-  private final int count;
   private final ReplicatedStore store;
 
   public PinnedReplicas(IqClient cache, int count) {
     this.cache = cache;
-    this.count = count;
     this.store = cache.replicated(count);
   }
 
   public int count() {
-    return count;
+    return store.replicas();
   }
 
   /** The value from the first reachable replica that has it. */
@@ -169,7 +167,7 @@ public final class PinnedReplicas {
         .filter(copies::containsKey)
         .filter(
             key ->
-                cache.serversFor(key, count).stream()
+                store.serversFor(key).stream()
                     .anyMatch(
                         server ->
                             !copies.get(key).containsKey(server)
@@ -192,7 +190,7 @@ public final class PinnedReplicas {
     for (Map.Entry<String, Map<ServerAddress, CacheValue>> log : getAllOnEach(keys).entrySet()) {
       Set<String> all = new LinkedHashSet<>();
       log.getValue().values().forEach(copy -> all.addAll(PinnedLines.lines(copy.data())));
-      for (ServerAddress server : cache.serversFor(log.getKey(), count)) {
+      for (ServerAddress server : store.serversFor(log.getKey())) {
         Set<String> missing = new LinkedHashSet<>(all);
         CacheValue copy = log.getValue().get(server);
         if (copy != null) {
@@ -234,7 +232,7 @@ public final class PinnedReplicas {
     Map<ServerAddress, CacheValue> found =
         store.getAllOnEach(List.of(key)).getOrDefault(key, Map.of());
     int confirmed = 0;
-    for (ServerAddress server : cache.serversFor(key, count)) {
+    for (ServerAddress server : store.serversFor(key)) {
       CacheValue replica = found.get(server);
       if (showsEffect.test(replica == null ? null : replica.data())) {
         confirmed++;

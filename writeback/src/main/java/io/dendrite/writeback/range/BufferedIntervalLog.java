@@ -41,11 +41,13 @@ import org.slf4j.LoggerFactory;
 final class BufferedIntervalLog {
   private static final Logger log = LoggerFactory.getLogger(BufferedIntervalLog.class);
 
-  private final IqClient cache;
   private final String keyPrefix;
   private final int partitions;
-  private final int replicas;
   private final ReplicatedStore store;
+
+  /** The same replicas, for restoring a partition's lines on a replica that lacks them. */
+  private final PinnedReplicas copies;
+
   private final int batch;
   private final List<String> pendingRemovals = new ArrayList<>();
   private final AtomicLong lastLsn = new AtomicLong();
@@ -54,11 +56,10 @@ final class BufferedIntervalLog {
 
   BufferedIntervalLog(
       IqClient cache, String collection, String domain, int partitions, int replicas, int batch) {
-    this.cache = cache;
     this.keyPrefix = "bl:" + collection + ":" + domain + ":";
     this.partitions = partitions;
-    this.replicas = replicas;
     this.store = cache.replicated(replicas);
+    this.copies = new PinnedReplicas(cache, replicas);
     this.batch = batch;
   }
 
@@ -189,7 +190,7 @@ final class BufferedIntervalLog {
     for (int n = 0; n < partitions; n++) {
       keys.add(partitionKey(n));
     }
-    return new PinnedReplicas(cache, replicas).restoreLines(keys);
+    return copies.restoreLines(keys);
   }
 
   private void appendRemovals(List<String> lines) {

@@ -1,12 +1,12 @@
 package io.dendrite.writeback.session;
 
 import io.dendrite.writeback.internal.BufferedWriteLocks;
+import io.dendrite.writeback.internal.FirstWarnings;
 import io.dendrite.writeback.internal.PinnedLines;
 import io.dendrite.writeback.internal.PinnedReplicas;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SessionQueue {
   private static final Logger log = LoggerFactory.getLogger(SessionQueue.class);
-  private static final AtomicInteger UNREADABLE_WARNINGS = new AtomicInteger();
+  private static final FirstWarnings UNREADABLE = new FirstWarnings(log, 20);
 
   private final PinnedReplicas replicas;
   private final String name;
@@ -61,9 +61,7 @@ final class SessionQueue {
       } catch (NumberFormatException | IndexOutOfBoundsException notOurs) {
         // A line no engine wrote (another client's, or damage): failing on it would stop every
         // apply of the queue for good. It holds no session, and the next rewrite drops it.
-        if (UNREADABLE_WARNINGS.getAndIncrement() < 20) {
-          log.warn("skipping a session-queue line that names no session: {}", line);
-        }
+        UNREADABLE.warn("skipping a session-queue line that names no session: {}", line);
         continue;
       }
       if (space <= 0) {
