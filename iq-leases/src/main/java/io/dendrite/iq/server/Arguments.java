@@ -17,20 +17,29 @@ final class Arguments {
   private final List<String> words;
   private final List<byte[]> blocks;
   private final boolean noreply;
+  private final Client client;
 
-  private Arguments(List<String> words, List<byte[]> blocks, boolean noreply) {
+  private Arguments(List<String> words, List<byte[]> blocks, boolean noreply, Client client) {
     this.words = words;
     this.blocks = blocks;
     this.noreply = noreply;
+    this.client = client;
   }
 
-  /** Wraps a request; a trailing {@code noreply} becomes a flag when the command accepts one. */
-  static Arguments of(Request request, boolean acceptsNoreply) {
+  /**
+   * Wraps a request from {@code client}; a trailing {@code noreply} becomes a flag when the command accepts one.
+   */
+  static Arguments of(Request request, boolean acceptsNoreply, Client client) {
     List<String> args = request.args();
     boolean noreply =
         acceptsNoreply && !args.isEmpty() && args.get(args.size() - 1).equals("noreply");
     return new Arguments(
-        noreply ? args.subList(0, args.size() - 1) : args, request.blocks(), noreply);
+        noreply ? args.subList(0, args.size() - 1) : args, request.blocks(), noreply, client);
+  }
+
+  /** Who sent the request. */
+  Client client() {
+    return client;
   }
 
   int size() {
@@ -65,6 +74,11 @@ final class Arguments {
       throw new MalformedRequestException("key too long");
     }
     return key;
+  }
+
+  /** A tid or sid, as the sender's own: see {@link Client#own}. */
+  String tid(int index) {
+    return client.own(key(index));
   }
 
   /** Memcached flags: an unsigned 32-bit number. */
@@ -114,7 +128,7 @@ final class Arguments {
     if (count > words.size()) {
       throw new MalformedRequestException("bad command line format");
     }
-    return new Arguments(words.subList(count, words.size()), blocks, noreply);
+    return new Arguments(words.subList(count, words.size()), blocks, noreply, client);
   }
 
   byte[] block(int index) {

@@ -23,8 +23,11 @@ final class CommandTable {
     }
   }
 
-  /** Runs one request; unknown commands get {@code ERROR}, malformed ones {@code CLIENT_ERROR}. */
-  void execute(Request request, ReplyWriter out) {
+  /**
+   * Runs one request from {@code client}; unknown commands get {@code ERROR}, malformed or forbidden ones {@code
+   * CLIENT_ERROR}, one that would take the client past what it may hold {@code SERVER_ERROR}.
+   */
+  void execute(Request request, Client client, ReplyWriter out) {
     Entry entry = commands.get(request.command());
     if (entry == null) {
       out.error("ERROR");
@@ -32,11 +35,16 @@ final class CommandTable {
     }
     stats.countCommand(request.command());
     try {
-      Arguments args = Arguments.of(request, entry.acceptsNoreply());
+      Arguments args = Arguments.of(request, entry.acceptsNoreply(), client);
       out.quiet(args.noreply());
       entry.command().execute(args, out);
     } catch (MalformedRequestException e) {
       out.error("CLIENT_ERROR " + e.getMessage());
+    } catch (NotPermittedException e) {
+      out.replaceWithError("CLIENT_ERROR " + e.getMessage());
+    } catch (HeldBytes.LimitException e) {
+      stats.heldLimitRefusals.increment();
+      out.replaceWithError("SERVER_ERROR " + e.getMessage());
     } catch (ReplyWriter.ReplyTooLargeException e) {
       stats.repliesTooLarge.increment();
       out.replaceWithError("SERVER_ERROR " + e.getMessage());

@@ -89,18 +89,26 @@ public final class Credentials {
   }
 
   /**
-   * Whether {@code login}, a login {@code set}'s data, is {@code <user> <password>} of a listed user. The password
-   * is compared in constant time.
+   * The user {@code login}, a login {@code set}'s data, logs in as when it is {@code <user> <password>} of a listed
+   * user, else {@code null}. The password is compared in constant time.
    */
-  boolean accepts(byte[] login) {
+  String userOf(byte[] login) {
     String text = new String(login, StandardCharsets.UTF_8);
     int space = text.indexOf(' ');
     if (space <= 0) {
-      return false;
+      return null;
     }
-    byte[] expected = passwords.get(text.substring(0, space));
+    String user = text.substring(0, space);
+    byte[] expected = passwords.get(user);
     byte[] given = text.substring(space + 1).getBytes(StandardCharsets.UTF_8);
-    return expected != null & MessageDigest.isEqual(expected == null ? given : expected, given);
+    boolean matches =
+        expected != null & MessageDigest.isEqual(expected == null ? given : expected, given);
+    return matches ? user : null;
+  }
+
+  /** Whether {@code user} is listed. */
+  boolean lists(String user) {
+    return passwords.containsKey(user);
   }
 
   @Override

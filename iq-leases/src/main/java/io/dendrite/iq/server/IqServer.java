@@ -104,7 +104,7 @@ public final class IqServer implements AutoCloseable {
                       ch.pipeline()
                           .addLast(
                               new RequestDecoder(MAX_LINE_BYTES, config.maxItemSize()),
-                              new RequestHandler(commands, config.credentials()));
+                              new RequestHandler(commands, state));
                     }
                   })
               .bind(config.listenAddress(), config.port())

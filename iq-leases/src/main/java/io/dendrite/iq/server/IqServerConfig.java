@@ -2,6 +2,7 @@ package io.dendrite.iq.server;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -23,6 +24,13 @@ import javax.net.ssl.SSLContext;
  * @param idleTimeout a connection that sends nothing for this long is closed, so idle sockets cannot hold every
  *     connection slot; {@link Duration#ZERO} keeps idle connections open (the default: Dendrite's clients keep
  *     theirs for the life of the process)
+ * @param maxHeldPerConnection the most one connection may make the server hold apart from items: leases, staged
+ *     values, tid and session records (default 64 MiB); past it a command that would add some is refused with {@code
+ *     SERVER_ERROR}
+ * @param maxHeldPerUser the same for all of one user's connections together, those closed included until what they
+ *     left lapses (default 256 MiB); with no login, for all connections together
+ * @param pinUsers the users who may pin items and write, lease, touch, unpin or remove pinned ones (write-back's
+ *     buffered writes); empty (the default) lets every user. Only with {@code credentials}
  */
 public record IqServerConfig(
     int port,
@@ -36,7 +44,10 @@ public record IqServerConfig(
     boolean epoll,
     Duration idleTimeout,
     Credentials credentials,
-    SSLContext tls) {
+    SSLContext tls,
+    long maxHeldPerConnection,
+    long maxHeldPerUser,
+    Set<String> pinUsers) {
 
   public IqServerConfig {
     checkPort(port);
@@ -49,6 +60,16 @@ public record IqServerConfig(
     positive("maxConnections", maxConnections);
     checkIdleTimeout(idleTimeout);
     Objects.requireNonNull(credentials, "credentials");
+    positive("maxHeldPerConnection", maxHeldPerConnection);
+    positive("maxHeldPerUser", maxHeldPerUser);
+    pinUsers = Set.copyOf(pinUsers);
+    for (String user : pinUsers) {
+      require(
+          credentials.lists(user),
+          "pin user "
+              + user
+              + " is not in the credentials; pin users need a login to tell them apart");
+    }
   }
 
   private static void checkIdleTimeout(Duration idleTimeout) {
@@ -117,8 +138,31 @@ public record IqServerConfig(
     private Duration idleTimeout = Duration.ZERO;
     private Credentials credentials = Credentials.none();
     private SSLContext tls;
+    private long maxHeldPerConnection = 64L << 20;
+    private long maxHeldPerUser = 256L << 20;
+    private Set<String> pinUsers = Set.of();
 
     private Builder() {}
+
+    /** See {@link IqServerConfig#maxHeldPerConnection()}. */
+    public Builder maxHeldPerConnection(long bytes) {
+      positive("maxHeldPerConnection", bytes);
+      this.maxHeldPerConnection = bytes;
+      return this;
+    }
+
+    /** See {@link IqServerConfig#maxHeldPerUser()}. */
+    public Builder maxHeldPerUser(long bytes) {
+      positive("maxHeldPerUser", bytes);
+      this.maxHeldPerUser = bytes;
+      return this;
+    }
+
+    /** See {@link IqServerConfig#pinUsers()}; checked against the credentials at {@link #build()}. */
+    public Builder pinUsers(Set<String> users) {
+      this.pinUsers = Set.copyOf(users);
+      return this;
+    }
 
     public Builder port(int port) {
       checkPort(port);
@@ -210,7 +254,10 @@ public record IqServerConfig(
           epoll,
           idleTimeout,
           credentials,
-          tls);
+          tls,
+          maxHeldPerConnection,
+          maxHeldPerUser,
+          pinUsers);
     }
   }
 }

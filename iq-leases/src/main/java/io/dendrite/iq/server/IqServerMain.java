@@ -3,6 +3,7 @@ package io.dendrite.iq.server;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,12 @@ public final class IqServerMain {
               --tls-password-file <p>  the file holding the keystore's password (first line; required with it)
               --auth-file <path>       require a login (memcached's: a first set whose data is "<user> <password>")
                                        from the users of this file, one user:password per line (default: none)
+              --pin-users <u,...>      only these users of the auth file may pin items, or write, lease,
+                                       touch, unpin or delete pinned ones: write-back's buffered writes
+                                       (default: every user)
+              --max-held-per-conn <size>  most leases, staged values and tid/session records one
+                                       connection may make the server hold (default 64m)
+              --max-held-per-user <size>  the same for all of one user's connections (default 256m)
               --max-item-size <size>   largest value (default 1m)
               --memory <size>          memory for unpinned items (default 64m)
               --pinned-memory <size>   memory for pinned items (default 64m)
@@ -131,6 +138,9 @@ public final class IqServerMain {
         case "--auth-file" -> builder.credentials(Credentials.read(Path.of(value)));
         case "--tls-keystore" -> tlsKeystore = value;
         case "--tls-password-file" -> tlsPasswordFile = value;
+        case "--pin-users" -> builder.pinUsers(Set.of(value.split(",")));
+        case "--max-held-per-conn" -> builder.maxHeldPerConnection(size(option, value));
+        case "--max-held-per-user" -> builder.maxHeldPerUser(size(option, value));
         case "--max-item-size" -> builder.maxItemSize(Math.toIntExact(size(option, value)));
         case "--memory" -> builder.memoryBytes(size(option, value));
         case "--pinned-memory" -> builder.pinnedMemoryBytes(size(option, value));

@@ -39,6 +39,11 @@ final class KeyLease {
 
   Item staged;
 
+  /** What the IQ-family lease and its staged value are charged to; {@code null} while none is held. */
+  private HeldBytes.Charge charge;
+
+  private long stagedBytes;
+
   /** Sessions holding a shared C lease. */
   final Set<String> readers = new LinkedHashSet<>();
 
@@ -65,17 +70,56 @@ final class KeyLease {
         && token == candidate;
   }
 
-  void grant(Kind newKind, long newToken, String tid, long expiresAt) {
+  /**
+   * Grants a fresh IQ-family lease charged to {@code newCharge}; when that charge is refused, nothing changes.
+   *
+   * @throws HeldBytes.LimitException when the charge would take the client past what it may hold
+   */
+  void grant(
+      Kind newKind,
+      long newToken,
+      String tid,
+      long expiresAt,
+      String key,
+      HeldBytes.Charge newCharge) {
+    newCharge.add(HeldBytes.RECORD_OVERHEAD + key.length());
     clearIq();
+    charge = newCharge;
     kind = newKind;
     token = newToken;
     ownerTid = tid;
     expiresAtMillis = expiresAt;
   }
 
+  /**
+   * Stages {@code item} in place of what was staged, charging the difference to the lease's charge.
+   *
+   * @throws HeldBytes.LimitException when the client may not hold that much more; nothing changes then
+   */
   void stage(Item item) {
+    long bytes = item == null ? 0 : item.value().length;
+    if (charge != null) {
+      charge.add(bytes);
+      charge.subtract(stagedBytes);
+    }
+    stagedBytes = bytes;
     hasStaged = true;
     staged = item;
+  }
+
+  /**
+   * Charges a lease that was not granted through {@link #grant} (a Q-inv lease) to {@code newCharge}.
+   *
+   * @throws HeldBytes.LimitException when the charge would take the client past what it may hold
+   */
+  void chargeTo(HeldBytes.Charge newCharge, String key) {
+    newCharge.add(HeldBytes.RECORD_OVERHEAD + key.length());
+    charge = newCharge;
+  }
+
+  /** Whether this key holds an I lease charged to {@code account}. */
+  boolean isInhibitOf(HeldBytes account) {
+    return kind == Kind.I && charge != null && charge.account() == account;
   }
 
   /** Drops the IQ-family lease and whatever it had staged. */
@@ -87,6 +131,11 @@ final class KeyLease {
     expiresAtMillis = 0;
     hasStaged = false;
     staged = null;
+    if (charge != null) {
+      charge.releaseAll();
+      charge = null;
+    }
+    stagedBytes = 0;
   }
 
   void clearOwner() {

@@ -48,7 +48,7 @@ final class LeaseCommands {
     args.requireCount(2, 3);
     String key = args.key(0);
     long token = args.number(1);
-    String tid = args.size() == 3 ? args.key(2) : null;
+    String tid = args.size() == 3 ? args.tid(2) : null;
     try (KeyLocks.Held held = state.locks.lock(key)) {
       long now = state.now();
       KeyLease lease = state.leases.find(key, now);
@@ -81,7 +81,8 @@ final class LeaseCommands {
       if (lease != null && lease.tokenMatches(token)) {
         noValue(out);
       } else if (lease == null || (lease.kind == KeyLease.Kind.NONE && lease.owner == null)) {
-        long granted = grant(state.leases.findOrCreate(key, now), key, KeyLease.Kind.I, null);
+        long granted =
+            grant(state.leases.findOrCreate(key, now), key, KeyLease.Kind.I, null, args.client());
         out.line("LVALUE ls:" + key + " 0 " + pending + " " + granted);
         out.line("END");
       } else {
@@ -101,6 +102,7 @@ final class LeaseCommands {
         out.line("NOT_STORED");
         return;
       }
+      state.requireMayChange(args.client(), key, false);
       lease.clearIq();
       state.leases.removeIfEmpty(key, lease);
       if (request.data().length == 0) {
@@ -131,14 +133,16 @@ final class LeaseCommands {
   private void qareg(Arguments args, ReplyWriter out) {
     args.requireCount(2, 2);
     String key = args.key(0);
-    String tid = args.key(1);
+    String tid = args.tid(1);
     try (KeyLocks.Held held = state.locks.lock(key)) {
       long now = state.now();
       if (state.transactions.wasReleased(tid, now)) {
         out.line("ABORT"); // a late request of a transaction its client already gave up
         return;
       }
+      state.requireMayChange(args.client(), key, false);
       long expiry = state.leaseExpiry();
+      state.transactions.register(tid, key, now, expiry, args.client());
       KeyLease lease = state.leases.findOrCreate(key, now);
       state.abortReaders(lease, null);
       if (lease.owner != null) {
@@ -153,17 +157,18 @@ final class LeaseCommands {
         String refresher = lease.ownerTid;
         lease.clearIq();
         state.stats.leasesVoided.increment();
+        lease.chargeTo(args.client().charge(), key);
         lease.kind = KeyLease.Kind.Q_INV;
         if (refresher != null) {
           lease.invalidatingTids.add(refresher);
         }
       } else if (lease.kind == KeyLease.Kind.NONE) {
+        lease.chargeTo(args.client().charge(), key);
         lease.kind = KeyLease.Kind.Q_INV;
         state.stats.leasesGranted.increment();
       }
       lease.invalidatingTids.add(tid);
       lease.expiresAtMillis = expiry;
-      state.transactions.register(tid, key, now, expiry);
       // If dar never comes, the value about to go stale disappears with the lease.
       Item item = state.items.get(key);
       if (item != null && (item.expiresAtMillis() == 0 || item.expiresAtMillis() > expiry)) {
@@ -176,12 +181,14 @@ final class LeaseCommands {
   /** {@code dar <tid> [noreply]}: delete the tid's keys and release its Q leases. */
   private void dar(Arguments args, ReplyWriter out) {
     args.requireCount(1, 1);
-    String tid = args.key(0);
+    String tid = args.tid(0);
     boolean found =
         forEachKeyOfTransaction(
             tid,
             (key, lease) -> {
-              state.items.remove(key);
+              if (state.mayChange(args.client(), key)) {
+                state.items.remove(key);
+              }
               if (lease != null) {
                 state.voidInhibit(lease);
                 releaseTid(lease, tid);
@@ -195,7 +202,7 @@ final class LeaseCommands {
     args.requireCount(1, 3);
     String key = args.key(0);
     long token = args.size() >= 2 ? args.number(1) : 0;
-    String tid = args.size() == 3 ? args.key(2) : null;
+    String tid = args.size() == 3 ? args.tid(2) : null;
     try (KeyLocks.Held held = state.locks.lock(key)) {
       long now = state.now();
       if (tid != null && state.transactions.wasReleased(tid, now)) {
@@ -222,9 +229,10 @@ final class LeaseCommands {
         writeLease(out, key, null, HOT_MISS);
         return;
       }
+      state.requireMayChange(args.client(), key, false);
       state.voidInhibit(lease);
       state.abortReaders(lease, null);
-      long granted = grant(lease, key, KeyLease.Kind.Q_REF, tid);
+      long granted = grant(lease, key, KeyLease.Kind.Q_REF, tid, args.client());
       if (item != null) {
         lease.stage(item);
       }
@@ -247,6 +255,7 @@ final class LeaseCommands {
         out.line("STORED");
         return;
       }
+      state.requireMayChange(args.client(), key, request.pin());
       Item staged = replacementFor(request, lease.hasStaged ? lease.staged : state.items.get(key));
       if (staged.pinned() && !state.items.fitsPinnedQuota(key, staged)) {
         out.line(ServerState.OUT_OF_PINNED_MEMORY);
@@ -267,6 +276,7 @@ final class LeaseCommands {
         out.line("INVALID");
         return;
       }
+      state.requireMayChange(args.client(), key, request.pin());
       lease.clearIq();
       state.leases.removeIfEmpty(key, lease);
       if (request.data().length == 0) {
@@ -284,7 +294,7 @@ final class LeaseCommands {
   /** {@code commit <tid> <pending 0|1> [noreply]}: apply staged values, release Q leases. */
   private void commit(Arguments args, ReplyWriter out) {
     args.requireCount(2, 2);
-    String tid = args.key(0);
+    String tid = args.tid(0);
     boolean pending = args.bit(1, "pending");
     boolean[] refused = {false};
     boolean found =
@@ -294,8 +304,11 @@ final class LeaseCommands {
               if (lease != null) {
                 state.voidInhibit(lease);
               }
+              // A pinned item its user may not change stays as it is, whatever the lease.
+              boolean mayChange = state.mayChange(args.client(), key);
               boolean held = lease != null && lease.heldByTid(tid);
-              if (held
+              if (mayChange
+                  && held
                   && lease.kind != KeyLease.Kind.Q_INV
                   && lease.hasStaged
                   && lease.staged != null) {
@@ -306,7 +319,7 @@ final class LeaseCommands {
                 if (state.items.put(key, staged) != ItemStore.StoreResult.STORED) {
                   refused[0] = true;
                 }
-              } else if (held || !isPinned(key)) {
+              } else if (mayChange && (held || !isPinned(key))) {
                 // Q-inv, a staged delete, nothing staged, or a cached value whose lease the tid no
                 // longer holds (expired, voided): the cached value may be stale, and deleting it is
                 // always safe.
@@ -335,8 +348,8 @@ final class LeaseCommands {
   /** {@code release <tid> [noreply]}: the abort path; values are untouched. */
   private void release(Arguments args, ReplyWriter out) {
     args.requireCount(1, 1);
-    String tid = args.key(0);
-    state.transactions.markReleased(tid, state.leaseExpiry());
+    String tid = args.tid(0);
+    state.transactions.markReleased(tid, state.leaseExpiry(), args.client());
     boolean found =
         forEachKeyOfTransaction(
             tid,
@@ -354,7 +367,8 @@ final class LeaseCommands {
     byte[] delta = args.block(0);
     incremental(
         args.key(0),
-        args.key(2),
+        args.tid(2),
+        args.client(),
         out,
         item ->
             item.withValue(
@@ -367,19 +381,22 @@ final class LeaseCommands {
     long delta = args.delta(1);
     incremental(
         args.key(0),
-        args.key(2),
+        args.tid(2),
+        args.client(),
         out,
         item -> item.withValue(Arithmetic.apply(item.value(), delta, increment)));
   }
 
   /** Takes or reuses the tid's Q-inc lease and applies {@code change} to the staged copy. */
-  private void incremental(String key, String tid, ReplyWriter out, UnaryOperator<Item> change) {
+  private void incremental(
+      String key, String tid, Client client, ReplyWriter out, UnaryOperator<Item> change) {
     try (KeyLocks.Held held = state.locks.lock(key)) {
       long now = state.now();
       if (state.transactions.wasReleased(tid, now)) {
         out.line("ABORT"); // a late request of a transaction its client already gave up
         return;
       }
+      state.requireMayChange(client, key, false);
       KeyLease lease = state.leases.findOrCreate(key, now);
       if (lease.owner != null || (lease.isQuarantine() && !lease.heldByTid(tid))) {
         state.leases.removeIfEmpty(key, lease);
@@ -397,7 +414,7 @@ final class LeaseCommands {
       if (!lease.isQuarantine()) {
         state.voidInhibit(lease);
         state.abortReaders(lease, null);
-        grant(lease, key, KeyLease.Kind.Q_INC, tid);
+        grant(lease, key, KeyLease.Kind.Q_INC, tid, client);
       }
       if (changed != null) {
         lease.stage(changed);
@@ -411,16 +428,17 @@ final class LeaseCommands {
    * Grants a fresh lease of {@code kind} on {@code key} (whose stripe the caller holds), files the
    * key under {@code tid} when there is one, and returns the token.
    */
-  private long grant(KeyLease lease, String key, KeyLease.Kind kind, String tid) {
+  private long grant(KeyLease lease, String key, KeyLease.Kind kind, String tid, Client client) {
     long now = state.now();
     long expiry = state.leaseExpiry();
     long token = state.tokens.next();
-    lease.grant(kind, token, tid, expiry);
+    // The record first: a lease its tid cannot find would stay until it lapses.
+    if (tid != null) {
+      state.transactions.register(tid, key, now, expiry, client);
+    }
+    lease.grant(kind, token, tid, expiry, key, client.charge());
     state.leases.attach(key, lease);
     state.stats.leasesGranted.increment();
-    if (tid != null) {
-      state.transactions.register(tid, key, now, expiry);
-    }
     return token;
   }
 

@@ -79,6 +79,23 @@ final class LeaseTable {
     }
   }
 
+  /** Drops the I leases charged to {@code account}, whose connection closed. */
+  void dropInhibitsOf(HeldBytes account, KeyLocks locks, long nowMillis) {
+    for (Map.Entry<String, KeyLease> entry : leases.entrySet()) {
+      if (!entry.getValue().isInhibitOf(account)) {
+        continue;
+      }
+      String key = entry.getKey();
+      try (KeyLocks.Held held = locks.lock(key)) {
+        KeyLease lease = find(key, nowMillis);
+        if (lease != null && lease.isInhibitOf(account)) {
+          lease.clearIq();
+          removeIfEmpty(key, lease);
+        }
+      }
+    }
+  }
+
   int size() {
     return leases.size();
   }

@@ -38,14 +38,18 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
 
   private final CommandTable commands;
   private final Credentials credentials;
+  private final ServerState state;
   private final Queue<Object> held = new ArrayDeque<>();
   private ByteBuf pending;
-  private boolean loggedIn;
 
-  RequestHandler(CommandTable commands, Credentials credentials) {
+  /** Who sent this connection's requests; {@code null} until it has logged in. */
+  private Client client;
+
+  RequestHandler(CommandTable commands, ServerState state) {
     this.commands = commands;
-    this.credentials = credentials;
-    this.loggedIn = !credentials.required();
+    this.state = state;
+    this.credentials = state.config.credentials();
+    this.client = credentials.required() ? null : state.clients.connect(null);
   }
 
   @Override
@@ -71,11 +75,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
         flush(ctx).addListener(ChannelFutureListener.CLOSE);
         return;
       }
-      if (!loggedIn) {
+      if (client == null) {
         logIn(ctx, request, out);
         return;
       }
-      commands.execute(request, out);
+      commands.execute(request, client, out);
     }
     if (pending.readableBytes() >= FLUSH_AT_BYTES) {
       flush(ctx);
@@ -92,8 +96,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
       out.error("CLIENT_ERROR unauthenticated");
       return;
     }
-    if (credentials.accepts(request.blocks().get(0))) {
-      loggedIn = true;
+    String user = credentials.userOf(request.blocks().get(0));
+    if (user != null) {
+      client = state.clients.connect(user);
       out.line("STORED");
       return;
     }
@@ -125,6 +130,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     held.clear();
+    if (client != null) {
+      state.closed(client);
+    }
     if (pending != null) {
       pending.release();
       pending = null;

@@ -23,6 +23,7 @@ final class ServerState {
   final SessionTable sessions;
   final LeaseTable leases;
   final TransactionTable transactions = new TransactionTable();
+  final Clients clients;
 
   /**
    * Keys with TARDIS's pending marker ({@code pd:} in IQ-Twemcached): set by {@code commit <tid> 1}
@@ -54,6 +55,7 @@ final class ServerState {
     this.items = new ItemStore(config.memoryBytes(), config.pinnedMemoryBytes(), clock);
     this.sessions = new SessionTable(clock, config.leaseLifetime().toMillis(), stats);
     this.leases = new LeaseTable(sessions::isLive, stats);
+    this.clients = new Clients(config);
     this.startedAtMillis = clock.getAsLong();
   }
 
@@ -128,6 +130,46 @@ final class ServerState {
       lease.clearIq();
       stats.leasesVoided.increment();
     }
+  }
+
+  /**
+   * Refuses a change to {@code key} that {@code client} may not make. Pinned items are write-back's buffered writes,
+   * which the cache tier alone holds: with {@code --pin-users}, only those users may pin an item ({@code pinning})
+   * or write, lease, touch, unpin or remove a pinned one; others may read it. Caller holds the key's stripe, so the
+   * item cannot become pinned between this check and the change.
+   *
+   * @throws NotPermittedException when the change is not the client's to make
+   */
+  void requireMayChange(Client client, String key, boolean pinning) {
+    if (client.mayChangePinned()) {
+      return;
+    }
+    if (pinning) {
+      throw new NotPermittedException("user " + client.user() + " may not pin items");
+    }
+    if (!mayChange(client, key)) {
+      throw new NotPermittedException(
+          "user " + client.user() + " may not change pinned item " + key);
+    }
+  }
+
+  /** Whether {@code client} may change {@code key}'s current item; caller holds the key's stripe. */
+  boolean mayChange(Client client, String key) {
+    if (client.mayChangePinned()) {
+      return true;
+    }
+    Item current = items.get(key);
+    return current == null || !current.pinned();
+  }
+
+  /**
+   * A connection closed: the I leases it was granted are dropped now, since only it was told their tokens and no
+   * fill will come. Its Q leases, staged values and tid and session records stay until they are ended or lapse: a
+   * client may end a transaction on another of its connections, and dropping a Q lease early would let a reader
+   * cache a value older than the writer's.
+   */
+  void closed(Client client) {
+    scheduler.execute(() -> leases.dropInhibitsOf(client.held(), locks, now()));
   }
 
   /** Stores an item and answers the way every storage command does. */

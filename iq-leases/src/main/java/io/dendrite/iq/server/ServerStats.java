@@ -21,6 +21,7 @@ final class ServerStats {
   final LongAdder totalConnections = new LongAdder();
   final LongAdder rejectedConnections = new LongAdder();
   final LongAdder repliesTooLarge = new LongAdder();
+  final LongAdder heldLimitRefusals = new LongAdder();
   final AtomicInteger currentConnections = new AtomicInteger();
 
   /** The open connections, for what they hold (replies written but not yet sent). */

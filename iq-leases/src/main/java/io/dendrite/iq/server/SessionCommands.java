@@ -70,10 +70,10 @@ final class SessionCommands {
   /** {@code ciget <sid> <key> <token>}. */
   private void ciget(Arguments args, ReplyWriter out) {
     args.requireCount(3, 3);
-    String sid = args.key(0);
+    String sid = args.tid(0);
     String key = args.key(1);
     long token = args.number(2);
-    SessionTable.Session session = begin(sid, out);
+    SessionTable.Session session = begin(sid, args.client(), out);
     if (session == null) {
       return;
     }
@@ -109,7 +109,7 @@ final class SessionCommands {
   /** {@code cogets <sid> <0|1> <key> [<key> ...]}: C reads (0) or O reads (1) of many keys. */
   private void cogets(Arguments args, ReplyWriter out) {
     args.requireCount(3, Integer.MAX_VALUE);
-    String sid = args.key(0);
+    String sid = args.tid(0);
     boolean exclusive = args.bit(1, "type");
     List<String> keys = args.words(2);
     keys.forEach(
@@ -118,7 +118,7 @@ final class SessionCommands {
             throw new MalformedRequestException("key too long");
           }
         });
-    SessionTable.Session session = begin(sid, out);
+    SessionTable.Session session = begin(sid, args.client(), out);
     if (session == null) {
       return;
     }
@@ -155,9 +155,9 @@ final class SessionCommands {
   /** {@code oqread <sid> <key> [noreply]}: take O + Q-ref, see the session's view of the value. */
   private void oqread(Arguments args, ReplyWriter out) {
     args.requireCount(2, 2);
-    String sid = args.key(0);
+    String sid = args.tid(0);
     String key = args.key(1);
-    SessionTable.Session session = begin(sid, out);
+    SessionTable.Session session = begin(sid, args.client(), out);
     if (session == null) {
       return;
     }
@@ -190,9 +190,9 @@ final class SessionCommands {
 
   /** {@code oqswap|oqwrite|oqadd <sid> <key> <flags> <exptime> <bytes> [<pimem>] [noreply]}. */
   private void singleWrite(Arguments args, ReplyWriter out, WriteKind kind) {
-    String sid = args.key(0);
+    String sid = args.tid(0);
     StorageRequest request = StorageRequest.parse(args.drop(1), StorageRequest.Shape.PIMEM, state);
-    SessionTable.Session session = begin(sid, out);
+    SessionTable.Session session = begin(sid, args.client(), out);
     if (session == null) {
       return;
     }
@@ -206,9 +206,9 @@ final class SessionCommands {
   /** {@code oqappend|oqprepend <sid> <key> <bytes> [noreply]}. */
   private void singleConcat(Arguments args, ReplyWriter out, boolean append) {
     args.requireCount(3, 3);
-    String sid = args.key(0);
+    String sid = args.tid(0);
     String key = args.key(1);
-    SessionTable.Session session = begin(sid, out);
+    SessionTable.Session session = begin(sid, args.client(), out);
     if (session == null) {
       return;
     }
@@ -222,10 +222,10 @@ final class SessionCommands {
   /** {@code oqincr|oqdecr <sid> <key> <delta> [noreply]}: {@code VALUE <n>} + {@code END}. */
   private void arithmetic(Arguments args, ReplyWriter out, boolean increment) {
     args.requireCount(3, 3);
-    String sid = args.key(0);
+    String sid = args.tid(0);
     String key = args.key(1);
     long delta = args.delta(2);
-    SessionTable.Session session = begin(sid, out);
+    SessionTable.Session session = begin(sid, args.client(), out);
     if (session == null) {
       return;
     }
@@ -241,7 +241,7 @@ final class SessionCommands {
         return;
       }
       byte[] value = Arithmetic.apply(current.value(), delta, increment);
-      session.staged.put(key, new StagedChange.Replace(current.withValue(value)));
+      session.stage(key, new StagedChange.Replace(current.withValue(value)));
       out.line("VALUE " + new String(value, StandardCharsets.US_ASCII));
       out.line("END");
     }
@@ -250,9 +250,9 @@ final class SessionCommands {
   /** {@code oqreg <sid> <key> [noreply]}: O-inv + Q-inv; the key is deleted at dcommit. */
   private void oqreg(Arguments args, ReplyWriter out) {
     args.requireCount(2, 2);
-    String sid = args.key(0);
+    String sid = args.tid(0);
     String key = args.key(1);
-    SessionTable.Session session = begin(sid, out);
+    SessionTable.Session session = begin(sid, args.client(), out);
     if (session == null) {
       return;
     }
@@ -261,7 +261,7 @@ final class SessionCommands {
         abandon(sid, session, out);
         return;
       }
-      session.staged.put(key, new StagedChange.Delete());
+      session.stage(key, new StagedChange.Delete());
       out.line("OK");
     }
   }
@@ -271,7 +271,7 @@ final class SessionCommands {
    * checked first, with all stripes held, so an {@code ABORT} leaves nothing half-applied.
    */
   private void batch(Arguments args, ReplyWriter out, boolean append) {
-    String sid = args.key(0);
+    String sid = args.tid(0);
     int tuples = (args.size() - 1) / 4;
     List<String> keys = new ArrayList<>(tuples);
     List<StorageRequest> requests = new ArrayList<>(tuples);
@@ -291,7 +291,7 @@ final class SessionCommands {
               0,
               hasData ? args.block(block++) : new byte[0]));
     }
-    SessionTable.Session session = begin(sid, out);
+    SessionTable.Session session = begin(sid, args.client(), out);
     if (session == null) {
       return;
     }
@@ -309,6 +309,7 @@ final class SessionCommands {
           out.line("INVALID");
           return;
         }
+        state.requireMayChange(session.client(), key, false);
       }
       for (StorageRequest request : requests) {
         if (append) {
@@ -328,7 +329,7 @@ final class SessionCommands {
   /** {@code validate <sid> [noreply]}: {@code OK} only if the session still holds every lease. */
   private void validate(Arguments args, ReplyWriter out) {
     args.requireCount(1, 1);
-    String sid = args.key(0);
+    String sid = args.tid(0);
     SessionTable.Session session = state.sessions.find(sid);
     if (session == null) {
       out.line("ABORT");
@@ -347,7 +348,7 @@ final class SessionCommands {
   /** {@code dcommit <sid> [noreply]}: apply the session's staged changes, release everything. */
   private void dcommit(Arguments args, ReplyWriter out) {
     args.requireCount(1, 1);
-    String sid = args.key(0);
+    String sid = args.tid(0);
     SessionTable.Session session = state.sessions.find(sid);
     if (session == null) {
       out.line("NOT_FOUND");
@@ -363,8 +364,11 @@ final class SessionCommands {
       boolean refused = false;
       for (String key : keys) {
         KeyLease lease = state.leases.find(key, now);
-        StagedChange change = session.staged.get(key);
-        if (lease != null && sid.equals(lease.owner) && change != null) {
+        StagedChange change = session.staged(key);
+        if (lease != null
+            && sid.equals(lease.owner)
+            && change != null
+            && state.mayChange(session.client(), key)) {
           Item next = change.applyTo(state.items.get(key));
           if (next == null) {
             state.items.remove(key);
@@ -384,7 +388,7 @@ final class SessionCommands {
   /** {@code dabort} / {@code counlease <sid> [noreply]}: discard staged state, release everything. */
   private void end(Arguments args, ReplyWriter out, boolean unleaseOnly) {
     args.requireCount(1, 1);
-    String sid = args.key(0);
+    String sid = args.tid(0);
     SessionTable.Session session = state.sessions.find(sid);
     if (session == null) {
       out.line("NOT_FOUND");
@@ -425,9 +429,9 @@ final class SessionCommands {
     if (lease != null && lease.isQuarantine()) {
       return ReadResult.ABORT;
     }
+    session.addKey(key);
     lease = state.leases.findOrCreate(key, now);
     lease.readers.add(sid);
-    session.keys.add(key);
     Item item = state.items.get(key);
     if (item != null) {
       state.stats.getHits.increment();
@@ -435,7 +439,8 @@ final class SessionCommands {
     }
     state.stats.getMisses.increment();
     long granted = state.tokens.next();
-    lease.grant(KeyLease.Kind.I, granted, null, state.leaseExpiry());
+    lease.grant(
+        KeyLease.Kind.I, granted, null, state.leaseExpiry(), key, session.client().charge());
     state.stats.leasesGranted.increment();
     return ReadResult.lease(granted);
   }
@@ -469,7 +474,7 @@ final class SessionCommands {
       return "NOT_STORED";
     }
     if (request.data().length == 0) {
-      session.staged.put(key, new StagedChange.Delete());
+      session.stage(key, new StagedChange.Delete());
       return "STORED";
     }
     long expiry =
@@ -484,10 +489,11 @@ final class SessionCommands {
             0,
             request.pin() || (current != null && current.pinned()),
             current != null && current.pending());
+    state.requireMayChange(session.client(), key, request.pin());
     if (staged.pinned() && !state.items.fitsPinnedQuota(key, staged)) {
       return ServerState.OUT_OF_PINNED_MEMORY;
     }
-    session.staged.put(key, new StagedChange.Replace(staged));
+    session.stage(key, new StagedChange.Replace(staged));
     return "STORED";
   }
 
@@ -501,7 +507,7 @@ final class SessionCommands {
     if (current == null || current.value().length + delta.length > state.config.maxItemSize()) {
       return "NOT_STORED";
     }
-    StagedChange previous = session.staged.get(key);
+    StagedChange previous = session.staged(key);
     StagedChange next;
     if (previous instanceof StagedChange.Replace replace) {
       Item item = replace.item();
@@ -517,7 +523,7 @@ final class SessionCommands {
               ? new StagedChange.Deltas(prefix, Bytes.concat(suffix, delta))
               : new StagedChange.Deltas(Bytes.concat(delta, prefix), suffix);
     }
-    session.staged.put(key, next);
+    session.stage(key, next);
     return "STORED";
   }
 
@@ -533,6 +539,8 @@ final class SessionCommands {
       state.leases.removeIfEmpty(key, lease);
       return false;
     }
+    state.requireMayChange(session.client(), key, false);
+    session.addKey(key);
     state.voidInhibit(lease);
     state.abortReaders(lease, sid);
     if (lease.owner == null) {
@@ -540,7 +548,6 @@ final class SessionCommands {
     }
     lease.owner = sid;
     lease.ownerInvalidates |= invalidate;
-    session.keys.add(key);
     state.leases.attach(key, lease);
     return true;
   }
@@ -548,7 +555,7 @@ final class SessionCommands {
   /** The value as this session sees it: its staged change applied to the cached value. */
   private Item view(SessionTable.Session session, String key) {
     Item cached = state.items.get(key);
-    StagedChange change = session.staged.get(key);
+    StagedChange change = session.staged(key);
     return change == null ? cached : change.applyTo(cached);
   }
 
@@ -582,8 +589,8 @@ final class SessionCommands {
    * The session record for a command, created on first use. A session that was aborted by a
    * writer learns it here: it is forgotten and the reply is {@code ABORT}; returns null then.
    */
-  private SessionTable.Session begin(String sid, ReplyWriter out) {
-    SessionTable.Session session = state.sessions.findOrCreate(sid);
+  private SessionTable.Session begin(String sid, Client client, ReplyWriter out) {
+    SessionTable.Session session = state.sessions.findOrCreate(sid, client);
     if (session.aborted) {
       state.sessions.remove(sid, session);
       out.line("ABORT");

@@ -13,15 +13,58 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SessionTable {
 
-  /** One session's record. */
+  /** One session's record, charged to the connection that began it. */
   static final class Session {
     final Set<String> keys = ConcurrentHashMap.newKeySet();
-    final Map<String, StagedChange> staged = new ConcurrentHashMap<>();
+    private final Map<String, StagedChange> staged = new ConcurrentHashMap<>();
     final long expiresAtMillis;
     volatile boolean aborted;
+    private final Client client;
+    private final HeldBytes.Charge charge;
 
-    Session(long expiresAtMillis) {
+    Session(long expiresAtMillis, Client client) {
       this.expiresAtMillis = expiresAtMillis;
+      this.client = client;
+      this.charge = client.charge();
+      charge.add(HeldBytes.RECORD_OVERHEAD);
+    }
+
+    /** The client that began the session: sids are per user, so every command of it comes from its user. */
+    Client client() {
+      return client;
+    }
+
+    /** Files {@code key} under the session, charging it; caller holds the key's stripe. */
+    void addKey(String key) {
+      if (!keys.contains(key)) {
+        charge.add(HeldBytes.RECORD_OVERHEAD + key.length());
+        keys.add(key);
+      }
+    }
+
+    StagedChange staged(String key) {
+      return staged.get(key);
+    }
+
+    /** Stages {@code change} for {@code key} in place of any earlier one, charging the difference. */
+    void stage(String key, StagedChange change) {
+      charge.add(sizeOf(change));
+      StagedChange previous = staged.put(key, change);
+      charge.subtract(sizeOf(previous));
+    }
+
+    private void release() {
+      charge.releaseAll();
+    }
+
+    private static long sizeOf(StagedChange change) {
+      if (change instanceof StagedChange.Replace replace) {
+        return replace.item().value().length;
+      }
+      if (change instanceof StagedChange.Deltas deltas) {
+        return deltas.prefix().length + deltas.suffix().length;
+      }
+      return 0;
     }
   }
 
@@ -42,15 +85,21 @@ final class SessionTable {
     return session != null && session.expiresAtMillis > clock.getAsLong() ? session : null;
   }
 
-  /** The unexpired record of {@code sid}, a fresh one if there is none. */
-  Session findOrCreate(String sid) {
+  /** The unexpired record of {@code sid}, a fresh one charged to {@code client} if there is none. */
+  Session findOrCreate(String sid, Client client) {
     long now = clock.getAsLong();
     return sessions.compute(
         sid,
-        (id, existing) ->
-            existing == null || existing.expiresAtMillis <= now
-                ? new Session(now + leaseMillis)
-                : existing);
+        (id, existing) -> {
+          if (existing != null && existing.expiresAtMillis > now) {
+            return existing;
+          }
+          Session fresh = new Session(now + leaseMillis, client);
+          if (existing != null) {
+            existing.release();
+          }
+          return fresh;
+        });
   }
 
   /** Whether {@code sid} names a session that may still hold leases. */
@@ -69,12 +118,19 @@ final class SessionTable {
   }
 
   void remove(String sid, Session session) {
-    sessions.remove(sid, session);
+    if (sessions.remove(sid, session)) {
+      session.release();
+    }
   }
 
   void sweep() {
     long now = clock.getAsLong();
-    sessions.values().removeIf(session -> session.expiresAtMillis <= now);
+    sessions.forEach(
+        (sid, session) -> {
+          if (session.expiresAtMillis <= now) {
+            remove(sid, session);
+          }
+        });
   }
 
   int size() {

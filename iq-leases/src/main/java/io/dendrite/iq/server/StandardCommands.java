@@ -87,6 +87,7 @@ final class StandardCommands {
   private void set(Arguments args, ReplyWriter out) {
     StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
     try (KeyLocks.Held held = state.locks.lock(request.key())) {
+      state.requireMayChange(args.client(), request.key(), request.pin());
       out.line(state.store(request.key(), request.toItem()));
     }
   }
@@ -94,6 +95,7 @@ final class StandardCommands {
   private void add(Arguments args, ReplyWriter out) {
     StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
     try (KeyLocks.Held held = state.locks.lock(request.key())) {
+      state.requireMayChange(args.client(), request.key(), request.pin());
       out.line(
           state.items.get(request.key()) != null
               ? "NOT_STORED"
@@ -104,6 +106,7 @@ final class StandardCommands {
   private void replace(Arguments args, ReplyWriter out) {
     StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
     try (KeyLocks.Held held = state.locks.lock(request.key())) {
+      state.requireMayChange(args.client(), request.key(), request.pin());
       out.line(
           state.items.get(request.key()) == null
               ? "NOT_STORED"
@@ -115,6 +118,7 @@ final class StandardCommands {
   private void concat(Arguments args, ReplyWriter out, boolean append) {
     StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.PIMEM, state);
     try (KeyLocks.Held held = state.locks.lock(request.key())) {
+      state.requireMayChange(args.client(), request.key(), request.pin());
       Item current = state.items.get(request.key());
       if (current == null) {
         out.line("NOT_STORED");
@@ -134,6 +138,7 @@ final class StandardCommands {
   private void cas(Arguments args, ReplyWriter out) {
     StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.CAS, state);
     try (KeyLocks.Held held = state.locks.lock(request.key())) {
+      state.requireMayChange(args.client(), request.key(), request.pin());
       Item current = state.items.get(request.key());
       if (current == null) {
         out.line("NOT_FOUND");
@@ -153,6 +158,7 @@ final class StandardCommands {
     }
     String key = args.key(0);
     try (KeyLocks.Held held = state.locks.lock(key)) {
+      state.requireMayChange(args.client(), key, false);
       state.voidLeases(key);
       out.line(state.items.remove(key) ? "DELETED" : "NOT_FOUND");
     }
@@ -168,6 +174,7 @@ final class StandardCommands {
         out.line("NOT_FOUND");
         return;
       }
+      state.requireMayChange(args.client(), key, false);
       byte[] value = Arithmetic.apply(current.value(), delta, increment);
       String stored = state.store(key, current.withValue(value));
       out.line(stored.equals("STORED") ? new String(value, StandardCharsets.US_ASCII) : stored);
@@ -184,6 +191,7 @@ final class StandardCommands {
         out.line("NOT_FOUND");
         return;
       }
+      state.requireMayChange(args.client(), key, false);
       state.items.put(key, current.withExpiry(expiry));
       out.line("TOUCHED");
     }
@@ -206,6 +214,7 @@ final class StandardCommands {
         out.line("NOT_FOUND");
         return;
       }
+      state.requireMayChange(args.client(), key, false);
       if (current.pinned()) {
         state.items.put(key, current.withPinned(false));
       }
@@ -223,6 +232,7 @@ final class StandardCommands {
     boolean pin = args.pimem(1);
     byte[] appended = Bytes.concat(args.blocks().toArray(new byte[0][]));
     try (KeyLocks.Held held = state.locks.lock(key)) {
+      state.requireMayChange(args.client(), key, pin);
       Item current = state.items.get(key);
       Item next =
           current == null

@@ -15,27 +15,48 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class TransactionTable {
 
-  /** The keys one transaction touched here. */
+  /** The keys one transaction touched here, charged to the connection that began it. */
   static final class Transaction {
     final Set<String> keys = ConcurrentHashMap.newKeySet();
     volatile long expiresAtMillis;
+    private final HeldBytes.Charge charge;
+
+    private Transaction(HeldBytes.Charge charge) {
+      this.charge = charge;
+      charge.add(HeldBytes.RECORD_OVERHEAD);
+    }
   }
+
+  /** A released tid: until when it stays refused, and what remembering it is charged to. */
+  private record Released(long untilMillis, HeldBytes.Charge charge) {}
 
   private final Map<String, Transaction> transactions = new ConcurrentHashMap<>();
 
-  /** Released tids, until when they stay refused. */
-  private final Map<String, Long> released = new ConcurrentHashMap<>();
+  private final Map<String, Released> released = new ConcurrentHashMap<>();
 
-  /** Adds {@code key} to {@code tid}'s record, creating or renewing it. */
-  void register(String tid, String key, long nowMillis, long expiresAtMillis) {
+  /**
+   * Adds {@code key} to {@code tid}'s record, creating or renewing it; a new record is charged to {@code client}.
+   *
+   * @throws HeldBytes.LimitException when the client may not hold more; the record is then unchanged
+   */
+  void register(String tid, String key, long nowMillis, long expiresAtMillis, Client client) {
     Transaction tx =
         transactions.compute(
             tid,
-            (id, existing) ->
-                existing == null || existing.expiresAtMillis <= nowMillis
-                    ? new Transaction()
-                    : existing);
-    tx.keys.add(key);
+            (id, existing) -> {
+              if (existing != null && existing.expiresAtMillis > nowMillis) {
+                return existing;
+              }
+              Transaction fresh = new Transaction(client.charge());
+              if (existing != null) {
+                existing.charge.releaseAll();
+              }
+              return fresh;
+            });
+    if (!tx.keys.contains(key)) {
+      tx.charge.add(HeldBytes.RECORD_OVERHEAD + key.length());
+      tx.keys.add(key);
+    }
     tx.expiresAtMillis = Math.max(tx.expiresAtMillis, expiresAtMillis);
   }
 
@@ -52,23 +73,43 @@ final class TransactionTable {
 
   /** Removes {@code tid}'s record if it is still {@code tx}. */
   void remove(String tid, Transaction tx) {
-    transactions.remove(tid, tx);
+    if (transactions.remove(tid, tx)) {
+      tx.charge.releaseAll();
+    }
   }
 
   void sweep(long nowMillis) {
-    transactions.values().removeIf(tx -> tx.expiresAtMillis <= nowMillis);
-    released.values().removeIf(until -> until <= nowMillis);
+    transactions.forEach(
+        (tid, tx) -> {
+          if (tx.expiresAtMillis <= nowMillis) {
+            remove(tid, tx);
+          }
+        });
+    released.forEach(
+        (tid, entry) -> {
+          if (entry.untilMillis() <= nowMillis && released.remove(tid, entry)) {
+            entry.charge().releaseAll();
+          }
+        });
   }
 
-  /** Remembers that {@code tid} was released: it may take no lease here until {@code untilMillis}. */
-  void markReleased(String tid, long untilMillis) {
-    released.put(tid, untilMillis);
+  /**
+   * Remembers that {@code tid} was released: it may take no lease here until {@code untilMillis}. Charged to {@code
+   * client} even past its limit, since a release is how a client at its limit frees what it holds.
+   */
+  void markReleased(String tid, long untilMillis, Client client) {
+    HeldBytes.Charge charge = client.charge();
+    charge.addAlways(HeldBytes.RECORD_OVERHEAD + tid.length());
+    Released previous = released.put(tid, new Released(untilMillis, charge));
+    if (previous != null) {
+      previous.charge().releaseAll();
+    }
   }
 
   /** Whether {@code tid} was released (within the last lease lifetime), so it may take no lease. */
   boolean wasReleased(String tid, long nowMillis) {
-    Long until = released.get(tid);
-    return until != null && until > nowMillis;
+    Released entry = released.get(tid);
+    return entry != null && entry.untilMillis() > nowMillis;
   }
 
   int size() {

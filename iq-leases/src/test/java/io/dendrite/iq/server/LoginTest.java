@@ -95,8 +95,8 @@ class LoginTest {
     Files.writeString(file, "# users\napp:s3cret\n\nops:pa:ss\n");
     Credentials read = Credentials.read(file);
     assertThat(read.required()).isTrue();
-    assertThat(read.accepts("ops pa:ss".getBytes())).isTrue();
-    assertThat(read.accepts("app s3cret".getBytes())).isTrue();
+    assertThat(read.userOf("ops pa:ss".getBytes())).isEqualTo("ops");
+    assertThat(read.userOf("app s3cret".getBytes())).isEqualTo("app");
     assertThat(read.toString()).doesNotContain("s3cret").contains("2 user");
     Files.writeString(file, "app\n");
     assertThatThrownBy(() -> Credentials.read(file))

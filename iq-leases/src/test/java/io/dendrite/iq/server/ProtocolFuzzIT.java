@@ -135,6 +135,9 @@ class ProtocolFuzzIT {
         assertThat(statValue(stats, "curr_leases")).isZero();
         assertThat(statValue(stats, "curr_transactions")).isZero();
         assertThat(statValue(stats, "curr_sessions")).isZero();
+        assertThat(statValue(stats, "held_bytes"))
+            .as("every lease, staged value and record credited back to its client")
+            .isZero();
         assertThat(statValue(stats, "unpinned_bytes")).isLessThanOrEqualTo(config.memoryBytes());
         assertThat(statValue(stats, "pinned_bytes"))
             .isLessThanOrEqualTo(config.pinnedMemoryBytes());

@@ -1,0 +1,47 @@
+package io.dendrite.iq.server;
+
+/**
+ * One connection's client as the commands see it: who logged in, whether it may change pinned items, and the
+ * account of what it makes the server hold.
+ *
+ * <p>Tids and sids are chosen by clients, so two users could pick the same one, or a stranger could name another
+ * user's to end its leases. Each user's tids and sids are therefore its own: {@link #own} files them under the user
+ * name, and another user's same name is a different transaction.
+ */
+final class Client {
+
+  private final String user;
+  private final boolean mayChangePinned;
+  private final HeldBytes held;
+
+  /**
+   * @param user the logged-in user, or {@code null} when the server asks for no login
+   */
+  Client(String user, boolean mayChangePinned, HeldBytes held) {
+    this.user = user;
+    this.mayChangePinned = mayChangePinned;
+    this.held = held;
+  }
+
+  /** The user's own name for a tid or sid: user names hold no space, keys none either, so no two users collide. */
+  String own(String tidOrSid) {
+    return user == null ? tidOrSid : user + ' ' + tidOrSid;
+  }
+
+  boolean mayChangePinned() {
+    return mayChangePinned;
+  }
+
+  String user() {
+    return user == null ? "(no login)" : user;
+  }
+
+  HeldBytes held() {
+    return held;
+  }
+
+  /** A new charge on this connection's account. */
+  HeldBytes.Charge charge() {
+    return new HeldBytes.Charge(held);
+  }
+}

@@ -1,0 +1,44 @@
+package io.dendrite.iq.server;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Makes each connection's {@link Client}: its account under its user's (or, with no login, under the one shared by
+ * everyone), and whether its user may change pinned items. User accounts outlive connections, so that what a closed
+ * connection left behind still counts until it lapses.
+ */
+final class Clients {
+
+  private final IqServerConfig config;
+  private final Map<String, HeldBytes> users = new ConcurrentHashMap<>();
+
+  Clients(IqServerConfig config) {
+    this.config = config;
+  }
+
+  /**
+   * A connection's client once it has logged in as {@code user}, or {@code null} when the server asks for no
+   * login.
+   */
+  Client connect(String user) {
+    String name = user == null ? "" : user;
+    HeldBytes account =
+        users.computeIfAbsent(
+            name,
+            n ->
+                new HeldBytes(
+                    user == null ? "the server" : "user " + user, config.maxHeldPerUser(), null));
+    boolean mayChangePinned =
+        user == null || config.pinUsers().isEmpty() || config.pinUsers().contains(user);
+    return new Client(
+        user,
+        mayChangePinned,
+        new HeldBytes("this connection", config.maxHeldPerConnection(), account));
+  }
+
+  /** Bytes held for every user. */
+  long held() {
+    return users.values().stream().mapToLong(HeldBytes::held).sum();
+  }
+}
