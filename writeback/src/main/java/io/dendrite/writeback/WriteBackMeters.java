@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
  *       retried</td></tr>
  *   <tr><td>{@code dendrite.writeback.fallbacks}</td><td>function counter</td><td>writes that fell back to
  *       write-through</td></tr>
+ *   <tr><td>{@code dendrite.writeback.undecodable}</td><td>function counter</td><td>buffered values that could not
+ *       be decoded and were moved aside to {@code Undecodable:<key>}; each waits for an operator</td></tr>
  * </table>
  *
  * <p>A snapshot reads every pending-writes partition or queue from the cache, so the meters share one snapshot
@@ -151,6 +153,11 @@ public final class WriteBackMeters implements MeterBinder {
         "fallbacks",
         "writes that fell back to write-through",
         metrics -> metrics.writeThroughFallbacks());
+    counter(
+        registry,
+        "undecodable",
+        "buffered values that could not be decoded and were moved aside",
+        metrics -> metrics.undecodableMovedAside());
   }
 
   private void gauge(

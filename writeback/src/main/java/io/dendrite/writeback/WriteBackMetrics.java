@@ -13,6 +13,8 @@ import java.time.Duration;
  * @param drainRatePerSecond buffered writes drained per second since the previous snapshot (or the start)
  * @param storeRetries data-store operations retried because the store was unavailable
  * @param writeThroughFallbacks writes applied directly to the store because pinned memory was exhausted
+ * @param undecodableMovedAside buffered values (documents' buffered writes, session objects) this engine could not
+ *     decode and moved aside to {@code Undecodable:<key>} instead of applying them, since it started
  */
 public record WriteBackMetrics(
     long pendingWrites,
@@ -21,4 +23,5 @@ public record WriteBackMetrics(
     long drained,
     double drainRatePerSecond,
     long storeRetries,
-    long writeThroughFallbacks) {}
+    long writeThroughFallbacks,
+    long undecodableMovedAside) {}

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class WriteBackMetersTest {
   private static final WriteBackMetrics SNAPSHOT =
-      new WriteBackMetrics(7, Duration.ofMillis(1500), 4096, 120, 3.5, 9, 2);
+      new WriteBackMetrics(7, Duration.ofMillis(1500), 4096, 120, 3.5, 9, 2, 1);
 
   @Test
   void everyMetricIsAMeterTaggedWithItsEngine() {
@@ -43,6 +43,8 @@ class WriteBackMetersTest {
     assertThat(registry.get("dendrite.writeback.store.retries").functionCounter().count())
         .isEqualTo(9);
     assertThat(registry.get("dendrite.writeback.fallbacks").functionCounter().count()).isEqualTo(2);
+    assertThat(registry.get("dendrite.writeback.undecodable").functionCounter().count())
+        .isEqualTo(1);
     assertThat(registry.get("dendrite.writeback.drain.rate").gauge().value()).isPositive();
   }
 
@@ -128,6 +130,6 @@ class WriteBackMetersTest {
   }
 
   private static WriteBackMetrics withDrained(long drained) {
-    return new WriteBackMetrics(0, Duration.ZERO, 0, drained, 0, 0, 0);
+    return new WriteBackMetrics(0, Duration.ZERO, 0, drained, 0, 0, 0, 0);
   }
 }

@@ -20,6 +20,7 @@ import io.dendrite.writeback.internal.PinnedBudget;
 import io.dendrite.writeback.internal.PinnedReplicas;
 import io.dendrite.writeback.internal.ReplicaRepair;
 import io.dendrite.writeback.internal.RetryingStore;
+import io.dendrite.writeback.internal.UndecodableValues;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.time.Clock;
@@ -113,6 +114,7 @@ public final class WriteBack implements AutoCloseable {
             partitions,
             store,
             budget,
+            new UndecodableValues(replicas, counters.undecodable),
             clock,
             builder.drainBatch,
             counters.drained,
@@ -170,6 +172,8 @@ public final class WriteBack implements AutoCloseable {
    *     the write is not acknowledged and may or may not be applied later
    * @throws io.dendrite.core.DataStoreUnavailableException when the fallback met a store that stayed
    *     down past the retry deadline
+   * @throws io.dendrite.writeback.UndecodableValueException when the document's buffered write cannot be decoded;
+   *     nothing is buffered (a drain moves that value aside, after which writes succeed)
    */
   public void write(EntityKey key, ChangeSequence changes) {
     Objects.requireNonNull(key, "key");
@@ -180,6 +184,9 @@ public final class WriteBack implements AutoCloseable {
   /**
    * Reads the document as a cache miss must: its buffered write, if any, is applied to the data store first, so
    * the result includes every acknowledged write.
+   *
+   * @throws io.dendrite.writeback.UndecodableValueException when its buffered write cannot be decoded, so cannot be
+   *     applied first (a drain moves that value aside, after which reads succeed)
    */
   public Optional<Entity> read(EntityKey key) {
     drain(key);
@@ -187,8 +194,8 @@ public final class WriteBack implements AutoCloseable {
   }
 
   /**
-   * Applies the document's buffered write, if it has one, to the data store now, as a background thread would:
-   * what a range miss does for each document its interval's buffered writes touch.
+   * Applies the document's buffered write, if it has one, to the data store now, as a read must: what a range miss
+   * does for each document its interval's buffered writes touch.
    */
   void drain(EntityKey key) {
     drainAll(List.of(key));
@@ -197,12 +204,15 @@ public final class WriteBack implements AutoCloseable {
   /**
    * Applies the buffered writes those of {@code keys} have, in batches of {@link Builder#drainBatch}: what a range
    * miss does for the documents its interval's buffered writes touch. Documents without one cost one batched read.
+   *
+   * @throws io.dendrite.writeback.UndecodableValueException when one cannot be decoded (see {@link
+   *     BufferedWrites#drainForRead})
    */
   void drainAll(Collection<EntityKey> keys) {
     Set<EntityKey> buffered = bufferedWrites.bufferedAmong(keys);
     if (!buffered.isEmpty()) {
       List<EntityKey> inOrder = keys.stream().filter(buffered::contains).distinct().toList();
-      LeaseLostException.untilKept(() -> bufferedWrites.drainAll(inOrder));
+      LeaseLostException.untilKept(() -> bufferedWrites.drainForRead(inOrder));
     }
   }
 

@@ -5,6 +5,7 @@ import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.iq.client.Flight;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
+import io.dendrite.writeback.UndecodableValueException;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -43,6 +44,7 @@ public final class BufferedWrites {
   private final List<PendingWritesPartition> partitions;
   private final RetryingStore store;
   private final PinnedBudget budget;
+  private final UndecodableValues undecodableValues;
   private final Clock clock;
   private final int drainBatch;
 
@@ -69,6 +71,7 @@ public final class BufferedWrites {
       List<PendingWritesPartition> partitions,
       RetryingStore store,
       PinnedBudget budget,
+      UndecodableValues undecodableValues,
       Clock clock,
       int drainBatch,
       LongAdder drained,
@@ -78,6 +81,7 @@ public final class BufferedWrites {
     this.partitions = partitions;
     this.store = store;
     this.budget = budget;
+    this.undecodableValues = undecodableValues;
     this.clock = clock;
     this.drainBatch = drainBatch;
     this.batchLimit = new AtomicInteger(drainBatch);
@@ -90,12 +94,16 @@ public final class BufferedWrites {
    * earlier ones and then these to the data store. Returns once every replica stored it or the store applied it.
    *
    * @throws LeaseLostException when the lock was lost before anything changed (retry)
+   * @throws UndecodableValueException when the document's buffered write cannot be decoded; nothing changed (a
+   *     drain moves it aside)
    */
   public void write(EntityKey key, ChangeSequence changes) {
     String bufferedKey = BufferedWriteKey.of(key);
     try (BufferedWriteLocks.Locked lock = documentLocks.lock(List.of(bufferedKey))) {
       Optional<byte[]> existing = Optional.ofNullable(lock.values().get(bufferedKey));
-      Optional<ChangeSequence> buffered = existing.map(ChangeSequence::decode);
+      Optional<ChangeSequence> buffered =
+          existing.map(
+              value -> UndecodableValues.decode(bufferedKey, value, ChangeSequence::decode));
       // Compacting before anything is stored also surfaces a type conflict to this writer, not to a
       // drain.
       byte[] next = buffered.orElse(ChangeSequence.empty()).then(changes).compact().encode();
@@ -171,6 +179,7 @@ public final class BufferedWrites {
      * in {@link #await}.
      *
      * @throws IllegalArgumentException when the changes conflict with the buffered ones; nothing is buffered then
+     * @throws UndecodableValueException when a document's buffered write cannot be decoded; nothing is buffered
      */
     public void store() {
       if (locking == null) {
@@ -185,7 +194,10 @@ public final class BufferedWrites {
               String bufferedKey = BufferedWriteKey.of(key);
               byte[] existing = lock.values().get(bufferedKey);
               Optional<ChangeSequence> buffered =
-                  Optional.ofNullable(existing).map(ChangeSequence::decode);
+                  Optional.ofNullable(existing)
+                      .map(
+                          value ->
+                              UndecodableValues.decode(bufferedKey, value, ChangeSequence::decode));
               next.put(
                   bufferedKey,
                   buffered.orElse(ChangeSequence.empty()).then(more).compact().encode());
@@ -363,7 +375,8 @@ public final class BufferedWrites {
   /**
    * Applies the buffered writes of {@code keys}, those that have one, to the data store and deletes them, a batch at
    * a time; also removes their listings. A batch is at most {@code drainBatch} documents, fewer while the database
-   * is timing out (see {@link #batchLimit}).
+   * is timing out (see {@link #batchLimit}). A buffered write that cannot be decoded is moved aside ({@link
+   * UndecodableValues}) and deleted with the applied ones.
    *
    * @throws LeaseLostException when a lock was lost before a destructive step (the batch stopped
    *     there; what it applied is still buffered, in idempotent form, and is safe to apply again)
@@ -371,12 +384,26 @@ public final class BufferedWrites {
    *     stops there, so that the documents' writers get their locks before anything is tried again
    */
   public void drainAll(List<EntityKey> keys) {
+    drainAll(keys, true);
+  }
+
+  /**
+   * {@link #drainAll}, for a read that must see every buffered write of {@code keys} applied before it queries.
+   *
+   * @throws UndecodableValueException when one cannot be decoded: the read cannot apply it, so must not go on as if
+   *     it were applied (the batch it was in stays buffered; a drain moves the value aside)
+   */
+  public void drainForRead(List<EntityKey> keys) {
+    drainAll(keys, false);
+  }
+
+  private void drainAll(List<EntityKey> keys, boolean moveAside) {
     List<EntityKey> distinct = keys.stream().distinct().toList();
     int from = 0;
     while (from < distinct.size()) {
       int size = Math.min(batchLimit.get(), distinct.size() - from);
       try {
-        drainSplittingWhenLocksLapse(distinct.subList(from, from + size));
+        drainSplittingWhenLocksLapse(distinct.subList(from, from + size), moveAside);
       } catch (DataStoreUnavailableException unavailable) {
         if (RetryingStore.timedOut(unavailable)) {
           batchLimit.updateAndGet(limit -> Math.max(1, Math.min(limit, size / 2)));
@@ -400,16 +427,16 @@ public final class BufferedWrites {
    * out its lock timeout behind seven rounds on a black-holed FerretDB). The pass stops instead, and {@link
    * #drainAll} sends smaller batches from then on.
    */
-  private void drainSplittingWhenLocksLapse(List<EntityKey> batch) {
+  private void drainSplittingWhenLocksLapse(List<EntityKey> batch, boolean moveAside) {
     try {
-      drainBatch(batch, null);
+      drainBatch(batch, null, moveAside);
     } catch (LeaseLostException lapsed) {
       if (batch.size() == 1) {
         throw lapsed;
       }
       int half = batch.size() / 2;
-      drainSplittingWhenLocksLapse(batch.subList(0, half));
-      drainSplittingWhenLocksLapse(batch.subList(half, batch.size()));
+      drainSplittingWhenLocksLapse(batch.subList(0, half), moveAside);
+      drainSplittingWhenLocksLapse(batch.subList(half, batch.size()), moveAside);
     }
   }
 
@@ -431,7 +458,7 @@ public final class BufferedWrites {
    *     write is not acknowledged
    */
   private void writeThrough(EntityKey key, ChangeSequence changes) {
-    drainBatch(List.of(key), () -> store.applyConverted(key, changes));
+    drainBatch(List.of(key), () -> store.applyConverted(key, changes), true);
     fallbacks.increment();
   }
 
@@ -443,24 +470,48 @@ public final class BufferedWrites {
    * changes), the deletion of the applied buffered writes in one commit, and the removal of the listings read while
    * locked, which all announce buffered writes this commit deleted. A document the store refuses keeps its buffered
    * write (the others drain) and its refusal is thrown once the rest is done.
+   *
+   * <p>With {@code moveAside}, a buffered write that cannot be decoded is copied aside before anything is applied
+   * and deleted with the applied ones (one that cannot be copied stays, as a refused one does); without it, it
+   * fails the batch before anything is applied.
    */
-  private void drainBatch(List<EntityKey> keys, Runnable alsoApply) {
+  private void drainBatch(List<EntityKey> keys, Runnable alsoApply, boolean moveAside) {
     List<String> bufferedKeys = keys.stream().map(BufferedWriteKey::of).toList();
     while (true) {
       try (BufferedWriteLocks.Locked locks = documentLocks.lock(bufferedKeys)) {
         Map<String, byte[]> values = locks.values();
         // Decoded once per holding: the conversion below and the apply read the same sequences.
         Map<EntityKey, ChangeSequence> toApply = new LinkedHashMap<>();
+        Map<EntityKey, UndecodableValueException> undecodable = new LinkedHashMap<>();
         Map<EntityKey, Integer> pinnedSizes = new HashMap<>();
         for (EntityKey key : keys) {
-          byte[] value = values.get(BufferedWriteKey.of(key));
-          if (value != null) {
-            toApply.put(key, ChangeSequence.decode(value));
-            pinnedSizes.put(key, value.length);
+          String bufferedKey = BufferedWriteKey.of(key);
+          byte[] value = values.get(bufferedKey);
+          if (value == null) {
+            continue;
+          }
+          pinnedSizes.put(key, value.length);
+          try {
+            toApply.put(key, UndecodableValues.decode(bufferedKey, value, ChangeSequence::decode));
+          } catch (UndecodableValueException cannotApply) {
+            if (!moveAside) {
+              throw cannotApply;
+            }
+            undecodable.put(key, cannotApply);
           }
         }
         if (persistIdempotentForms(toApply, pinnedSizes, locks)) {
           continue;
+        }
+        Map<EntityKey, UndecodableValues.Copy> movedAside = new HashMap<>();
+        RuntimeException notMoved = null;
+        for (Map.Entry<EntityKey, UndecodableValueException> entry : undecodable.entrySet()) {
+          try {
+            byte[] value = values.get(BufferedWriteKey.of(entry.getKey()));
+            movedAside.put(entry.getKey(), undecodableValues.copyAside(entry.getValue(), value));
+          } catch (RuntimeException failed) {
+            notMoved = notMoved == null ? failed : notMoved;
+          }
         }
         Map<PendingWritesPartition, PendingWritesPartition.Found> listings =
             PendingWritesPartition.listingsOf(replicas, partitions, bufferedKeys);
@@ -472,8 +523,11 @@ public final class BufferedWrites {
         long freed = 0;
         for (EntityKey key : keys) {
           String bufferedKey = BufferedWriteKey.of(key);
-          if (pinnedSizes.containsKey(key) && !toApply.containsKey(key)) {
-            kept.add(bufferedKey); // refused by the store: stays buffered, and listed
+          if (pinnedSizes.containsKey(key)
+              && !toApply.containsKey(key)
+              && !movedAside.containsKey(key)) {
+            // refused by the store, or undecodable and not copied: stays buffered, and listed
+            kept.add(bufferedKey);
             continue;
           }
           locks.stage(bufferedKey, null);
@@ -498,6 +552,7 @@ public final class BufferedWrites {
         }
         budget.adjust(-freed * replicas.count());
         drained.add(toApply.size());
+        movedAside.values().forEach(undecodableValues::originalRemoved);
         // Every partition's removal in one flight, then the waits: one round trip however many
         // partitions.
         List<Runnable> removals = new ArrayList<>();
@@ -513,7 +568,13 @@ public final class BufferedWrites {
         }
         removals.forEach(Runnable::run);
         if (refused != null) {
+          if (notMoved != null) {
+            refused.addSuppressed(notMoved);
+          }
           throw refused;
+        }
+        if (notMoved != null) {
+          throw notMoved;
         }
         return;
       }

@@ -34,7 +34,12 @@ public interface DocumentEngine {
   /** Buffers several documents' changes in steps whose requests go out together. */
   BufferedWrites.StartedWrite startWrite(Map<EntityKey, ChangeSequence> changes);
 
-  /** Applies the buffered writes those of {@code keys} have to the data store now, as a miss must. */
+  /**
+   * Applies the buffered writes those of {@code keys} have to the data store now, as a miss must.
+   *
+   * @throws io.dendrite.writeback.UndecodableValueException when one cannot be decoded (see {@link
+   *     BufferedWrites#drainForRead})
+   */
   void drainAll(Collection<EntityKey> keys);
 
   /** Those of {@code keys} that have a buffered write right now (a lock-free look, one batch of reads). */

@@ -8,13 +8,15 @@ import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What a write-back engine counts in-process (drained, store retries, write-through fallbacks), and the {@link
+ * What a write-back engine counts in-process (drained, store retries, write-through fallbacks, undecodable values
+ * moved aside), and the {@link
  * WriteBackMetrics} snapshot it makes of them together with what is pending in the cache.
  */
 public final class EngineCounters {
   public final LongAdder drained = new LongAdder();
   public final LongAdder retries = new LongAdder();
   public final LongAdder fallbacks = new LongAdder();
+  public final LongAdder undecodable = new LongAdder();
   private final DrainRate drainRate = new DrainRate();
   private final Clock clock;
 
@@ -37,6 +39,7 @@ public final class EngineCounters {
         drainedNow,
         drainRate.observe(drainedNow),
         retries.sum(),
-        fallbacks.sum());
+        fallbacks.sum(),
+        undecodable.sum());
   }
 }

@@ -2,6 +2,7 @@ package io.dendrite.writeback.session;
 
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
+import io.dendrite.writeback.UndecodableValueException;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.internal.BufferedWriteLocks;
@@ -12,6 +13,7 @@ import io.dendrite.writeback.internal.PinnedLines;
 import io.dendrite.writeback.internal.PinnedReplicas;
 import io.dendrite.writeback.internal.ReplicaRepair;
 import io.dendrite.writeback.internal.RetryingStore;
+import io.dendrite.writeback.internal.UndecodableValues;
 import io.dendrite.writeback.store.MySqlStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -62,6 +64,7 @@ final class BufferedSessions {
   private final RetryingStore store;
   private final PinnedBudget budget;
   private final EngineCounters counters;
+  private final UndecodableValues undecodable;
   private final Clock clock;
 
   BufferedSessions(
@@ -81,6 +84,7 @@ final class BufferedSessions {
     this.store = store;
     this.budget = budget;
     this.counters = counters;
+    this.undecodable = new UndecodableValues(replicas, counters.undecodable);
     this.clock = clock;
   }
 
@@ -173,7 +177,7 @@ final class BufferedSessions {
           store.retry(() -> mySql.applyOnce(sessionId, rows));
           return;
         }
-        batch = takeBatch(locked, queue, entries, Math.min(before, DRAIN_BATCH));
+        batch = takeBatch(locked, queue, entries, Math.min(before, DRAIN_BATCH), true);
         commitRemoval(locked, queue.key());
       } catch (LeaseLostException lost) {
         continue; // the batch is applied and its objects deleted: the next hold drops its lines
@@ -216,7 +220,7 @@ final class BufferedSessions {
       if (entries.isEmpty()) {
         return 0;
       }
-      batch = takeBatch(locked, queue, entries, DRAIN_BATCH);
+      batch = takeBatch(locked, queue, entries, DRAIN_BATCH, true);
       commitRemoval(locked, queue.key());
     }
     forgetMappings(batch, null);
@@ -226,6 +230,9 @@ final class BufferedSessions {
   /**
    * Applies every pending session mapped to {@code row}, and, per queue, every session queued before them: the
    * read side of Algorithm 3, where a miss applies buffered changes before it queries the data store.
+   *
+   * @throws UndecodableValueException when one of those sessions cannot be decoded: it may change the row, so the
+   *     read cannot go on without it (a drain moves it aside)
    */
   void applyMapped(EntityKey row) {
     Set<String> queueNames = new LinkedHashSet<>();
@@ -265,7 +272,7 @@ final class BufferedSessions {
           }
           return;
         }
-        batch = takeBatch(locked, queue, entries, Math.min(through, DRAIN_BATCH));
+        batch = takeBatch(locked, queue, entries, Math.min(through, DRAIN_BATCH), false);
         locked.stage(
             mapping, SessionMappings.removing(locked.values().get(mapping), batch.sessionIds()));
         commitRemoval(locked, queue.key());
@@ -280,34 +287,55 @@ final class BufferedSessions {
   /**
    * Applies the first {@code count} of {@code entries} (the locked queue's) in order, each exactly once, deletes
    * their session objects and stages the queue without them; the caller commits.
+   *
+   * <p>A session object that cannot be decoded is copied aside with {@code moveAside}, then deleted with the
+   * applied ones (its rows' mappings are unknown: a read drops a mapped id that is no longer queued). Without {@code
+   * moveAside} it stops the batch there. So does a copy that fails: the queue's order forbids passing it by.
+   *
+   * @throws UndecodableValueException without {@code moveAside}, at a session object that cannot be decoded (the
+   *     sessions before it are applied and stay queued: applying them again applies nothing)
    */
   private Batch takeBatch(
       BufferedWriteLocks.Locked locked,
       SessionQueue queue,
       List<SessionQueue.Entry> entries,
-      int count) {
+      int count,
+      boolean moveAside) {
     List<SessionQueue.Entry> taken = entries.subList(0, Math.min(count, entries.size()));
     List<String> sessionIds = sessionIds(taken);
     Set<EntityKey> rows = new LinkedHashSet<>();
     long pinnedBytes = 0;
     int applied = 0;
+    List<UndecodableValues.Copy> movedAside = new ArrayList<>();
     for (String sessionId : sessionIds) {
-      Optional<byte[]> value = replicas.get(SessionIds.objectKey(sessionId));
+      String objectKey = SessionIds.objectKey(sessionId);
+      Optional<byte[]> value = replicas.get(objectKey);
       if (value.isEmpty()) {
         continue; // applied and deleted by an applier whose queue commit was refused, or never
         // acknowledged
       }
-      List<EntityChanges> changes = SessionCodec.decode(value.get());
+      List<EntityChanges> changes;
+      try {
+        changes = UndecodableValues.decode(objectKey, value.get(), SessionCodec::decode);
+      } catch (UndecodableValueException cannotApply) {
+        if (!moveAside) {
+          throw cannotApply;
+        }
+        movedAside.add(undecodable.copyAside(cannotApply, value.get()));
+        pinnedBytes += value.get().length;
+        continue;
+      }
       store.retry(() -> mySql.applyOnce(sessionId, changes));
       changes.forEach(row -> rows.add(row.key()));
       pinnedBytes += value.get().length;
       applied++;
     }
-    // Applied, so the objects may go whatever becomes of this hold: a later applier skips a queued
-    // id without one.
+    // Applied or copied aside, so the objects may go whatever becomes of this hold: a later applier
+    // skips a queued id without one.
     replicas.deleteAll(sessionIds.stream().map(SessionIds::objectKey).toList());
     budget.adjust(-pinnedBytes * replicas.count());
     counters.drained.add(applied);
+    movedAside.forEach(undecodable::originalRemoved);
     locked.stage(queue.key(), SessionQueue.value(entries.subList(taken.size(), entries.size())));
     return new Batch(sessionIds, rows);
   }
@@ -373,7 +401,7 @@ final class BufferedSessions {
       Optional<byte[]> value = replicas.get(SessionIds.objectKey(sessionId));
       if (value.isPresent()) {
         keys.add(SessionIds.objectKey(sessionId));
-        SessionCodec.decode(value.get()).forEach(row -> keys.add(SessionMappings.key(row.key())));
+        mappedRows(value.get()).forEach(row -> keys.add(SessionMappings.key(row)));
       }
     }
     List<String> lacking = replicas.lackingACopy(keys);
@@ -392,6 +420,18 @@ final class BufferedSessions {
       }
     }
     return lacking.size();
+  }
+
+  /**
+   * The rows a session object maps, or none when it cannot be decoded: its object is still restored, for a drain to
+   * move aside.
+   */
+  private static List<EntityKey> mappedRows(byte[] value) {
+    try {
+      return SessionCodec.decode(value).stream().map(EntityChanges::key).toList();
+    } catch (IllegalArgumentException undecodable) {
+      return List.of();
+    }
   }
 
   /**

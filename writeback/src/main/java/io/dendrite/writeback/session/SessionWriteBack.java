@@ -201,6 +201,9 @@ public final class SessionWriteBack implements AutoCloseable {
    * Reads the row as a cache miss must: the pending sessions mapped to it, and every session queued before them,
    * are applied first, in queue order, so the result includes every acknowledged session and the database keeps
    * its constraints.
+   *
+   * @throws io.dendrite.writeback.UndecodableValueException when one of those sessions cannot be decoded, so cannot
+   *     be applied first (a drain moves it aside, after which reads succeed)
    */
   public Optional<Entity> read(EntityKey key) {
     if (key == null) {

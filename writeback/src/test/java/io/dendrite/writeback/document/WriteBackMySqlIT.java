@@ -11,13 +11,18 @@ import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import io.dendrite.writeback.DamagedValue;
 import io.dendrite.writeback.ForwardingStore;
+import io.dendrite.writeback.UndecodableValueException;
+import io.dendrite.writeback.WriteBackMeters;
 import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.internal.BufferedWriteKey;
 import io.dendrite.writeback.store.Entity;
 import io.dendrite.writeback.store.MySqlStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -421,6 +426,65 @@ class WriteBackMySqlIT {
       model.assertStoreMatches(store);
       assertThat(writeBack.metrics().pendingWrites()).isZero();
       assertThat(writeBack.metrics().drained()).isEqualTo(30);
+    }
+  }
+
+  @Test
+  void anUndecodableBufferedWriteIsMovedAsideAndTheWritesBehindItStillDrain(
+      MySqlTestDatabase database) throws Exception {
+    createUsers(database);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
+        MySqlStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder()
+                .cache(cache.client)
+                .store(store)
+                .replicas(2)
+                .partitions(1)
+                .drainThreads(0)
+                .build()) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      WriteBackMeters.of(writeBack).bindTo(registry);
+      for (int id = 1; id <= 3; id++) {
+        writeBack.write(
+            new EntityKey(USERS, id),
+            ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
+      }
+      EntityKey damaged = new EntityKey(USERS, 2);
+      String damagedKey = BufferedWriteKey.of(damaged);
+      DamagedValue damagedValue = DamagedValue.plant(cache.client, 2, damagedKey);
+
+      assertThatThrownBy(() -> writeBack.read(damaged))
+          .as("a read cannot apply it, so it must not serve the row without it")
+          .isInstanceOf(UndecodableValueException.class)
+          .hasMessageContaining(damagedKey);
+      assertThatThrownBy(() -> writeBack.write(damaged, ChangeSequence.of(inc("score", 1))))
+          .isInstanceOf(UndecodableValueException.class)
+          .hasMessageContaining(damagedKey);
+      writeBack.write(new EntityKey(USERS, 3), ChangeSequence.of(inc("score", 30)));
+      writeBack.write(
+          new EntityKey(USERS, 4), ChangeSequence.of(insert(Map.of("name", "u4", "score", 4))));
+
+      writeBack.drainNow();
+
+      assertThat(store.read(new EntityKey(USERS, 1)).map(Entity::fields))
+          .contains(Map.of("name", "u1", "score", 1));
+      assertThat(store.read(new EntityKey(USERS, 3)).map(Entity::fields))
+          .contains(Map.of("name", "u3", "score", 33));
+      assertThat(store.read(new EntityKey(USERS, 4)).map(Entity::fields))
+          .contains(Map.of("name", "u4", "score", 4));
+      assertThat(store.read(damaged)).isEmpty();
+      WriteBackMetrics metrics = writeBack.metrics();
+      damagedValue.assertMovedAsideOnce(metrics, registry);
+      assertThat(metrics.pendingWrites()).isZero();
+      assertThat(metrics.drained()).isEqualTo(3);
+
+      writeBack.write(
+          damaged, ChangeSequence.of(insert(Map.of("name", "u2", "score", 2)), inc("score", 1)));
+      assertThat(writeBack.read(damaged).map(Entity::fields))
+          .as("the document is written and read again once its damaged value is aside")
+          .contains(Map.of("name", "u2", "score", 3));
+      assertThat(writeBack.metrics().undecodableMovedAside()).isEqualTo(1);
     }
   }
 

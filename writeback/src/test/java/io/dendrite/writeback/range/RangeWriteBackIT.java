@@ -14,13 +14,17 @@ import io.dendrite.iq.client.Transaction;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import io.dendrite.writeback.DamagedValue;
 import io.dendrite.writeback.ForwardingStore;
+import io.dendrite.writeback.UndecodableValueException;
+import io.dendrite.writeback.WriteBackMeters;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.internal.BufferedWriteKey;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.MySqlStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -203,6 +207,48 @@ class RangeWriteBackIT {
           new RangeStack(cache.client, store, engine -> engine.drainThreads(0))) {
         assertThat(next.get(0, 4)).contains(new RangeRow(2, 22)).hasSize(5);
       }
+    }
+  }
+
+  @Test
+  void anUndecodableBufferedWriteFailsTheMissesOverItUntilADrainMovesItAside(
+      MySqlTestDatabase database) throws Exception {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
+        MySqlStore store = open(database);
+        RangeStack stack =
+            new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0))) {
+      seed(store, 0, 4);
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      WriteBackMeters.of(stack.writeBack).bindTo(registry);
+      stack.update(new RangeRow(1, 11));
+      stack.update(new RangeRow(2, 22));
+      String damagedKey = BufferedWriteKey.of(RangeRow.key(2));
+      DamagedValue damagedValue = DamagedValue.plant(cache.client, 2, damagedKey);
+
+      assertThatThrownBy(() -> stack.get(0, 4))
+          .as("a miss cannot apply it, so it must not serve the range without it")
+          .isInstanceOf(UndecodableValueException.class)
+          .hasMessageContaining(damagedKey);
+      stack.update(new RangeRow(3, 33));
+      stack.insert(new RangeRow(7, 70));
+
+      stack.writeBack.drainNow();
+
+      assertThat(RangeRow.readRange(store, 0, 9))
+          .containsExactly(
+              row(0),
+              new RangeRow(1, 11),
+              row(2),
+              new RangeRow(3, 33),
+              row(4),
+              new RangeRow(7, 70));
+      damagedValue.assertMovedAsideOnce(stack.writeBack.metrics(), registry);
+      assertThat(stack.get(0, 4))
+          .as("served again once the damaged value is aside")
+          .containsExactly(row(0), new RangeRow(1, 11), row(2), new RangeRow(3, 33), row(4));
+      stack.update(new RangeRow(2, 23));
+      stack.writeBack.drainNow();
+      assertThat(RangeRow.readRange(store, 2, 2)).containsExactly(new RangeRow(2, 23));
     }
   }
 

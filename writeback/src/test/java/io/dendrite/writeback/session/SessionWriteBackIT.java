@@ -12,6 +12,8 @@ import io.dendrite.iq.client.IqClient;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import io.dendrite.writeback.DamagedValue;
+import io.dendrite.writeback.UndecodableValueException;
 import io.dendrite.writeback.WriteBackMeters;
 import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.Change;
@@ -415,6 +417,57 @@ class SessionWriteBackIT {
       }
       assertThat(appliedSessionIds(database)).hasSize(30);
       assertThat(sessions.metrics().pinnedBytes()).isZero();
+    }
+  }
+
+  @Test
+  void anUndecodableSessionIsMovedAsideAndTheSessionsBehindItStillApply(MySqlTestDatabase database)
+      throws SQLException {
+    createAccounts(database);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
+        MySqlStore store = open(database);
+        SessionWriteBack sessions =
+            SessionWriteBack.builder()
+                .cache(cache.client)
+                .store(store)
+                .replicas(2)
+                .drainThreads(0)
+                .build()) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      WriteBackMeters.of(sessions).bindTo(registry);
+      String first =
+          sessions.commit("0", List.of(row(ACCOUNTS, 1, insert(Map.of("balance", 100)))));
+      String damaged =
+          sessions.commit("0", List.of(row(ACCOUNTS, 2, insert(Map.of("balance", 200)))));
+      String third =
+          sessions.commit("0", List.of(row(ACCOUNTS, 3, insert(Map.of("balance", 300)))));
+      String objectKey = SessionIds.objectKey(damaged);
+      DamagedValue damagedValue = DamagedValue.plant(cache.client, 2, objectKey);
+
+      assertThatThrownBy(() -> sessions.read(new EntityKey(ACCOUNTS, 2)))
+          .as("a read cannot apply it, so it must not serve the row without it")
+          .isInstanceOf(UndecodableValueException.class)
+          .hasMessageContaining(objectKey);
+      String fourth =
+          sessions.commit(
+              "0",
+              List.of(row(ACCOUNTS, 1, inc("balance", 5)), row(ACCOUNTS, 3, inc("balance", 7))));
+
+      sessions.drainNow();
+
+      assertThat(balance(store, new EntityKey(ACCOUNTS, 1))).isEqualTo(105);
+      assertThat(balance(store, new EntityKey(ACCOUNTS, 3))).isEqualTo(307);
+      assertThat(store.read(new EntityKey(ACCOUNTS, 2))).isEmpty();
+      assertThat(appliedSessionIds(database))
+          .containsExactlyInAnyOrder(first, third, fourth)
+          .doesNotContain(damaged);
+      WriteBackMetrics metrics = sessions.metrics();
+      damagedValue.assertMovedAsideOnce(metrics, registry);
+      assertThat(metrics.pendingWrites()).isZero();
+      assertThat(metrics.drained()).isEqualTo(3);
+      assertThat(sessions.read(new EntityKey(ACCOUNTS, 2)))
+          .as("read again once the damaged session is aside")
+          .isEmpty();
     }
   }
 
