@@ -121,9 +121,13 @@ final class SocketConnection {
       channel.configureBlocking(false);
       Wire wire =
           tls == null
-              ? new Wire.Plain(channel, address.toString())
+              ? new Wire.Plain(channel, address.toString(), requestTimeout)
               : TlsWire.handshake(
-                  channel, clientEngine(tls, address), address.toString(), deadline);
+                  channel,
+                  clientEngine(tls, address),
+                  address.toString(),
+                  deadline,
+                  requestTimeout);
       selector = Selector.open();
       channel.register(selector, SelectionKey.OP_READ);
       SocketConnection connection =

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
@@ -25,6 +26,7 @@ final class TlsWire implements Wire {
   private final SocketChannel channel;
   private final SSLEngine engine;
   private final String peer;
+  private final Duration writeTimeout;
   private final Object wrapping = new Object();
 
   /** Received and not yet decrypted; in write mode (filled from the socket) between calls. */
@@ -34,10 +36,11 @@ final class TlsWire implements Wire {
   private ByteBuffer netOut;
   private boolean closedByServer;
 
-  private TlsWire(SocketChannel channel, SSLEngine engine, String peer) {
+  private TlsWire(SocketChannel channel, SSLEngine engine, String peer, Duration writeTimeout) {
     this.channel = channel;
     this.engine = engine;
     this.peer = peer;
+    this.writeTimeout = writeTimeout;
     int packet = engine.getSession().getPacketBufferSize();
     this.netIn = ByteBuffer.allocate(packet);
     this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
@@ -50,9 +53,14 @@ final class TlsWire implements Wire {
    * @throws SSLException when the server's certificate is not trusted, or the handshake fails otherwise
    * @throws IOException when the socket fails or the deadline passes
    */
-  static TlsWire handshake(SocketChannel channel, SSLEngine engine, String peer, long deadlineNanos)
+  static TlsWire handshake(
+      SocketChannel channel,
+      SSLEngine engine,
+      String peer,
+      long deadlineNanos,
+      Duration writeTimeout)
       throws IOException {
-    TlsWire wire = new TlsWire(channel, engine, peer);
+    TlsWire wire = new TlsWire(channel, engine, peer, writeTimeout);
     // A selector of its own for the handshake; the connection registers the socket with its own
     // afterwards.
     try (Selector selector = Selector.open()) {
@@ -108,7 +116,7 @@ final class TlsWire implements Wire {
         while (netOut.hasRemaining()) {
           channel.write(netOut);
           if (netOut.hasRemaining()) {
-            Wire.waitToWrite(peer, deadlineNanos);
+            Wire.waitToWrite(peer, deadlineNanos, writeTimeout);
           }
         }
         if (result.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NEED_TASK) {
@@ -134,7 +142,8 @@ final class TlsWire implements Wire {
     while (unwrapOne()) {
       moveDecrypted(into);
       if (engine.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NEED_WRAP) {
-        wrapAndWrite(NOTHING, System.nanoTime() + 1_000_000_000L);
+        // The reader's own wrap (a TLS 1.3 key update) gets the time a request's write gets.
+        wrapAndWrite(NOTHING, System.nanoTime() + writeTimeout.toNanos());
       }
     }
     moveDecrypted(into);

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
@@ -32,10 +33,13 @@ interface Wire {
   final class Plain implements Wire {
     private final SocketChannel channel;
     private final String peer;
+    private final Duration writeTimeout;
 
-    Plain(SocketChannel channel, String peer) {
+    /** {@code writeTimeout} is what the deadlines given to {@link #write} allow, for the error that says so. */
+    Plain(SocketChannel channel, String peer, Duration writeTimeout) {
       this.channel = channel;
       this.peer = peer;
+      this.writeTimeout = writeTimeout;
     }
 
     @Override
@@ -46,7 +50,7 @@ interface Wire {
         if (!last.hasRemaining()) {
           return;
         }
-        waitToWrite(peer, deadlineNanos);
+        waitToWrite(peer, deadlineNanos, writeTimeout);
       }
     }
 
@@ -57,11 +61,19 @@ interface Wire {
     }
   }
 
-  /** A socket whose send buffer is full (a server that stopped reading) is rare: waited out in short sleeps. */
-  static void waitToWrite(String peer, long deadlineNanos) throws IOException {
+  /**
+   * A socket whose send buffer is full (a server that stopped reading) is rare: waited out in short sleeps until
+   * {@code deadlineNanos}, which is {@code timeout} after the write began.
+   */
+  static void waitToWrite(String peer, long deadlineNanos, Duration timeout) throws IOException {
     if (System.nanoTime() - deadlineNanos > 0) {
       throw new IOException(
-          "could not write to " + peer + " in time", new TimeoutException("send buffer full"));
+          "could not write to "
+              + peer
+              + " within "
+              + timeout.toMillis()
+              + " ms: its send buffer stayed full (the server is not reading)",
+          new TimeoutException("send buffer full"));
     }
     LockSupport.parkNanos(Wire.class, 50_000);
   }

@@ -3,9 +3,13 @@ package io.dendrite.iq.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +47,27 @@ class RequestTimeoutTest {
 
       assertThat((System.nanoTime() - start) / 1_000_000).isBetween(300L, 3_000L);
       assertThat(server.epoch()).isGreaterThan(epoch);
+    }
+  }
+
+  @Test
+  void aWriteToAServerThatStopsReadingFailsAtItsDeadlineSayingHowLongItWaited() throws Exception {
+    try (ServerSocket deaf = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        SocketChannel channel =
+            SocketChannel.open(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), deaf.getLocalPort()));
+        Socket accepted = deaf.accept()) {
+      channel.configureBlocking(false);
+      Duration timeout = Duration.ofMillis(200);
+      Wire wire = new Wire.Plain(channel, "deaf", timeout);
+      // More than the socket buffers of both ends hold, while the peer reads nothing.
+      ByteBuffer[] bytes = {ByteBuffer.allocate(64 << 20)};
+
+      assertThatThrownBy(() -> wire.write(bytes, System.nanoTime() + timeout.toNanos()))
+          .isInstanceOf(IOException.class)
+          .hasMessage(
+              "could not write to deaf within 200 ms: its send buffer stayed full (the server is not"
+                  + " reading)");
     }
   }
 }
