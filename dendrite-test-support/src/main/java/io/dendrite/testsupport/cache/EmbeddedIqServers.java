@@ -41,10 +41,13 @@ public final class EmbeddedIqServers implements AutoCloseable {
       for (int i = 0; i < builder.count; i++) {
         IqServer server =
             IqServer.start(
-                IqServerConfig.builder()
-                    .port(0)
-                    .pinnedMemoryBytes(builder.pinnedMemoryBytes)
-                    .leaseLifetime(builder.leaseLifetime)
+                builder
+                    .serverSettings
+                    .apply(
+                        IqServerConfig.builder()
+                            .port(0)
+                            .pinnedMemoryBytes(builder.pinnedMemoryBytes)
+                            .leaseLifetime(builder.leaseLifetime))
                     .build());
         servers.add(server);
         int port = server.port();
@@ -123,6 +126,7 @@ public final class EmbeddedIqServers implements AutoCloseable {
     private Duration leaseLifetime = Duration.ofSeconds(10);
     private boolean behindProxies;
     private UnaryOperator<IqClient.Builder> clientSettings = client -> client;
+    private UnaryOperator<IqServerConfig.Builder> serverSettings = server -> server;
 
     private Builder() {}
 
@@ -156,6 +160,12 @@ public final class EmbeddedIqServers implements AutoCloseable {
     /** Client settings of the test's own on top of the defaults (2 s request timeout). */
     public Builder client(UnaryOperator<IqClient.Builder> settings) {
       this.clientSettings = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /** Server settings of the test's own on top of the defaults (a login, pin users...). */
+    public Builder server(UnaryOperator<IqServerConfig.Builder> settings) {
+      this.serverSettings = Objects.requireNonNull(settings, "settings");
       return this;
     }
 

@@ -8,6 +8,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.core.DataStoreUnavailableException;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqException;
+import io.dendrite.iq.server.Credentials;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -30,6 +33,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -485,6 +489,52 @@ class WriteBackMySqlIT {
           .as("the document is written and read again once its damaged value is aside")
           .contains(Map.of("name", "u2", "score", 3));
       assertThat(writeBack.metrics().undecodableMovedAside()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * With a login and {@code --pin-users}, write-back's buffered writes (pinned) are the application user's: another
+   * user of the same cache tier can neither delete nor unpin them, and the application's drain still applies them.
+   */
+  @Test
+  void anotherUserCannotDeleteOrUnpinBufferedWritesAndTheyStillDrain(MySqlTestDatabase database)
+      throws SQLException {
+    createUsers(database);
+    try (EmbeddedIqServers cache =
+            EmbeddedIqServers.builder()
+                .count(2)
+                .server(
+                    server ->
+                        server
+                            .credentials(Credentials.of(Map.of("app", "s3cret", "ops", "0ps")))
+                            .pinUsers(Set.of("app")))
+                .client(client -> client.login("app", "s3cret"))
+                .start();
+        IqClient ops =
+            IqClient.builder()
+                .servers(cache.client.config().servers())
+                .login("ops", "0ps")
+                .build();
+        MySqlStore store = open(database);
+        WriteBack writeBack =
+            WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+      EntityKey ann = new EntityKey(USERS, 1);
+      writeBack.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
+      writeBack.write(ann, ChangeSequence.of(inc("score", 41)));
+      String buffered = BufferedWriteKey.of(ann);
+      assertThat(ops.get(buffered)).as("other users may read it").isPresent();
+
+      assertThatThrownBy(() -> ops.delete(buffered))
+          .isInstanceOf(IqException.class)
+          .hasMessageContaining("user ops may not change pinned item " + buffered);
+      assertThatThrownBy(() -> ops.unpin(buffered))
+          .hasMessageContaining("user ops may not change pinned item " + buffered);
+      assertThatThrownBy(() -> ops.set(buffered, new byte[] {1}))
+          .hasMessageContaining("user ops may not change pinned item " + buffered);
+
+      writeBack.drainNow();
+      assertThat(store.read(ann).orElseThrow().fields()).containsEntry("score", 42);
+      assertThat(writeBack.metrics().pendingWrites()).isZero();
     }
   }
 
