@@ -28,7 +28,8 @@ public final class RealServers implements ParameterResolver {
     Class<?> type = parameter.getParameter().getType();
     return type == MySqlTestDatabase.class
         || type == MongoTestDatabase.class
-        || type == MemcachedAddress.class;
+        || type == MemcachedAddress.class
+        || type == ZooKeeperAddress.class;
   }
 
   @Override
@@ -40,6 +41,9 @@ public final class RealServers implements ParameterResolver {
       }
       if (type == MongoTestDatabase.class) {
         return reserveMongoDatabase(context);
+      }
+      if (type == ZooKeeperAddress.class) {
+        return new ZooKeeperAddress(ENDPOINTS.zookeeper(), UniqueName.of(context, 80));
       }
       return memcachedAddress(context);
     } catch (IllegalStateException e) {

@@ -19,6 +19,7 @@ final class ServiceEndpoints {
   static final String MYSQL_URL = "DENDRITE_MYSQL_URL";
   static final String MONGO_URL = "DENDRITE_MONGO_URL";
   static final String MEMCACHED = "DENDRITE_MEMCACHED";
+  static final String ZOOKEEPER = "DENDRITE_ZOOKEEPER";
 
   private static final String HOW_TO_START =
       "Start the real servers with `dev/services start` and export their addresses with "
@@ -62,6 +63,19 @@ final class ServiceEndpoints {
           MongoDBContainer mongo = new MongoDBContainer(DockerImageName.parse("mongo:7.0"));
           mongo.start();
           return mongo.getConnectionString() + "/";
+        });
+  }
+
+  /** {@code host:port} of a ZooKeeper server. */
+  String zookeeper() {
+    return endpoint(
+        ZOOKEEPER,
+        "ZooKeeper",
+        () -> {
+          GenericContainer<?> container =
+              new GenericContainer<>(DockerImageName.parse("zookeeper:3.9")).withExposedPorts(2181);
+          container.start();
+          return container.getHost() + ":" + container.getMappedPort(2181);
         });
   }
 

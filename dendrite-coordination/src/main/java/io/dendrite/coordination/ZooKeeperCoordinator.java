@@ -1,0 +1,501 @@
+package io.dendrite.coordination;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.curator.framework.recipes.nodes.PersistentNode;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Range ownership across the processes of one service, on ZooKeeper through Apache Curator. Every process joins
+ * with the same list of ranges; the live processes (ephemeral member nodes) share them evenly ({@link RangeSpread});
+ * a range is owned by the process whose ephemeral owner node it holds, and moves when a process joins or leaves.
+ * See {@code docs/coordination.md} for the argument.
+ *
+ * <ul>
+ *   <li><b>One owner at a time.</b> A process takes a range only while the range has no owner node, and the owner
+ *       removes its node only after {@link OwnershipListener#lost} returned (it stopped serving). Otherwise the node
+ *       goes when the owner's session ends.
+ *   <li><b>Epochs.</b> Taking a range bumps the range's epoch node in the same ZooKeeper transaction that creates
+ *       the owner node, so each owner of a range has a larger epoch than every owner before it.
+ *   <li><b>An owner stops before its session can end.</b> {@link #owns} is true only until a deadline that each
+ *       answered heartbeat renews: the moment the heartbeat was sent plus 80% of the session timeout. ZooKeeper
+ *       cannot have expired the session (and let another process take the range) before the server stopped hearing
+ *       from this process for a whole session timeout. A process that was paused (a long GC, SIGSTOP) therefore
+ *       finds its ownership lapsed when it resumes, before any request it serves; requests already past their check
+ *       when the pause began are the one gap, which the cache tier's leases must close (see the document).
+ * </ul>
+ */
+public final class ZooKeeperCoordinator implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperCoordinator.class);
+
+  /** Of the session timeout, how long after a heartbeat was sent this process still counts as owner. */
+  private static final double OWNERSHIP_SHARE_OF_SESSION = 0.8;
+
+  private final CuratorFramework client;
+  private final String root;
+  private final String member;
+  private final String endpoint;
+  private final List<String> ranges;
+  private final OwnershipListener listener;
+  private final ScheduledExecutorService worker;
+
+  /** An owned range: its epoch, and the connection generation it was taken in. */
+  private record Ownership(long epoch, long generation) {}
+
+  private final Map<String, Ownership> owned = new ConcurrentHashMap<>();
+
+  /**
+   * Bumped the moment the session is in doubt (suspended or lost): ownerships taken in an earlier generation never
+   * count again, whatever a later heartbeat renews, even before the worker has got round to giving them up.
+   */
+  private final AtomicLong generation = new AtomicLong();
+
+  private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+  private final PersistentNode memberNode;
+  private final CuratorCache cache;
+  private volatile long ownershipValidUntilNanos;
+  private volatile boolean closed;
+
+  private ZooKeeperCoordinator(Builder builder) {
+    this.root = "/dendrite/" + builder.service;
+    this.member = builder.member;
+    this.endpoint = builder.endpoint;
+    this.ranges = List.copyOf(builder.ranges);
+    this.listener = builder.listener;
+    this.worker =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "dendrite-coordinator-" + member);
+              thread.setDaemon(true);
+              return thread;
+            });
+    this.client =
+        CuratorFrameworkFactory.builder()
+            .connectString(builder.connectString)
+            .sessionTimeoutMs(Math.toIntExact(builder.sessionTimeout.toMillis()))
+            .connectionTimeoutMs(Math.toIntExact(builder.sessionTimeout.toMillis()))
+            .retryPolicy(new ExponentialBackoffRetry(100, 5, 1_000))
+            .build();
+    client.getConnectionStateListenable().addListener((c, state) -> connectionChanged(state));
+    client.start();
+    try {
+      if (!client.blockUntilConnected(
+          Math.toIntExact(builder.sessionTimeout.toMillis()), TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException(
+            "could not reach ZooKeeper at "
+                + builder.connectString
+                + " within "
+                + builder.sessionTimeout);
+      }
+      for (String range : ranges) {
+        createIfAbsent(epochPath(range));
+      }
+      createIfAbsent(root + "/members");
+      memberNode =
+          new PersistentNode(
+              client,
+              CreateMode.EPHEMERAL,
+              false,
+              memberPath(member),
+              endpoint.getBytes(StandardCharsets.UTF_8));
+      memberNode.start();
+      if (!memberNode.waitForInitialCreate(
+          builder.sessionTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException("could not register member " + member + " in ZooKeeper");
+      }
+      cache = CuratorCache.build(client, root);
+      cache
+          .listenable()
+          .addListener(
+              CuratorCacheListener.builder()
+                  .forAll((type, before, after) -> queueReconcile())
+                  .build());
+      cache.start();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      client.close();
+      throw new IllegalStateException("interrupted while joining", e);
+    } catch (Exception e) {
+      worker.shutdownNow();
+      client.close();
+      throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);
+    }
+    long beat = Math.max(50, builder.sessionTimeout.toMillis() / 5);
+    worker.scheduleWithFixedDelay(this::heartbeat, 0, beat, TimeUnit.MILLISECONDS);
+    worker.scheduleWithFixedDelay(this::reconcile, beat, beat, TimeUnit.MILLISECONDS);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Whether this process owns {@code range} under {@code epoch} now: check it before serving each request of the
+   * range. False once the ownership moved, or when this process has not heard from ZooKeeper for long enough that
+   * its session may have ended.
+   */
+  public boolean owns(String range, long epoch) {
+    Ownership current = owned.get(range);
+    return current != null && current.epoch() == epoch && counts(current);
+  }
+
+  private boolean counts(Ownership ownership) {
+    return ownership.generation() == generation.get()
+        && System.nanoTime() - ownershipValidUntilNanos < 0;
+  }
+
+  /** The ranges this process owns now, with their epochs. */
+  public Map<String, Long> owned() {
+    Map<String, Long> now = new TreeMap<>();
+    owned.forEach(
+        (range, ownership) -> {
+          if (counts(ownership)) {
+            now.put(range, ownership.epoch());
+          }
+        });
+    return now;
+  }
+
+  /** The owner of {@code range} as this process last saw it, or empty while the range has none. */
+  public Optional<RangeOwner> ownerOf(String range) {
+    return cache
+        .get(ownerPath(range))
+        .map(ChildData::getData)
+        .map(data -> new String(data, StandardCharsets.UTF_8))
+        .map(
+            text -> {
+              int space = text.lastIndexOf(' ');
+              String owner = text.substring(0, space);
+              String ownerEndpoint =
+                  cache
+                      .get(memberPath(owner))
+                      .map(ChildData::getData)
+                      .map(bytes -> new String(bytes, StandardCharsets.UTF_8))
+                      .orElse("");
+              return new RangeOwner(
+                  owner, ownerEndpoint, Long.parseLong(text.substring(space + 1)));
+            });
+  }
+
+  /** This process's member id. */
+  public String member() {
+    return member;
+  }
+
+  /** Gives every owned range up (each {@link OwnershipListener#lost} first), then leaves the group. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    try {
+      worker
+          .submit(
+              () -> {
+                closed = true;
+                List.copyOf(owned.keySet()).forEach(this::release);
+              })
+          .get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("{}: could not release every range before leaving: {}", member, e.toString());
+    }
+    worker.shutdownNow();
+    try {
+      cache.close();
+      memberNode.close();
+    } catch (Exception e) {
+      LOG.debug("{}: closing the member node: {}", member, e.toString());
+    }
+    client.close();
+  }
+
+  private void queueReconcile() {
+    if (!closed && reconcileQueued.compareAndSet(false, true)) {
+      worker.execute(
+          () -> {
+            reconcileQueued.set(false);
+            reconcile();
+          });
+    }
+  }
+
+  /** Brings this process's ranges in line with the spread over the live members. Runs on {@link #worker}. */
+  private void reconcile() {
+    if (closed || !client.getZookeeperClient().isConnected()) {
+      return;
+    }
+    try {
+      List<String> members = client.getChildren().forPath(root + "/members");
+      Map<String, String> target = RangeSpread.of(members, ranges);
+      for (String range : ranges) {
+        String owner = ownerMember(range);
+        boolean mine = member.equals(target.get(range));
+        if (member.equals(owner)) {
+          if (!owned.containsKey(range)) {
+            // Left from before a suspension: this process stopped serving it then. Taken again
+            // below, under a new epoch, if it is still this process's.
+            client.delete().forPath(ownerPath(range));
+          } else if (!mine) {
+            release(range);
+          }
+        } else if (owner == null && mine) {
+          acquire(range);
+        }
+      }
+    } catch (KeeperException.NoNodeException | KeeperException.NodeExistsException race) {
+      queueReconcile(); // another process moved first: look again
+    } catch (Exception e) {
+      LOG.debug("{}: reconcile stopped: {}", member, e.toString());
+    }
+  }
+
+  /** The member named by {@code range}'s owner node, or null. */
+  private String ownerMember(String range) throws Exception {
+    try {
+      String text = new String(client.getData().forPath(ownerPath(range)), StandardCharsets.UTF_8);
+      return text.substring(0, text.lastIndexOf(' '));
+    } catch (KeeperException.NoNodeException none) {
+      return null;
+    }
+  }
+
+  /** Takes {@code range}: the epoch bump and the owner node in one transaction, then the listener. */
+  private void acquire(String range) throws Exception {
+    long takenIn = generation.get();
+    Stat epochStat = new Stat();
+    client.getData().storingStatIn(epochStat).forPath(epochPath(range));
+    long epoch = epochStat.getVersion() + 1L;
+    long sentAt = System.nanoTime();
+    List<CuratorTransactionResult> results =
+        client
+            .transaction()
+            .forOperations(
+                client
+                    .transactionOp()
+                    .setData()
+                    .withVersion(epochStat.getVersion())
+                    .forPath(
+                        epochPath(range), Long.toString(epoch).getBytes(StandardCharsets.UTF_8)),
+                client
+                    .transactionOp()
+                    .create()
+                    .withMode(CreateMode.EPHEMERAL)
+                    .forPath(
+                        ownerPath(range), (member + " " + epoch).getBytes(StandardCharsets.UTF_8)));
+    if (results.size() != 2) {
+      return;
+    }
+    renewOwnership(sentAt);
+    owned.put(range, new Ownership(epoch, takenIn));
+    LOG.info("{}: owns {} (epoch {})", member, range, epoch);
+    listener.gained(range, epoch);
+  }
+
+  /** Stops serving {@code range} (the listener returns first), then removes the owner node. */
+  private void release(String range) {
+    Ownership ownership = owned.remove(range);
+    if (ownership == null) {
+      return;
+    }
+    long epoch = ownership.epoch();
+    listener.lost(range, epoch);
+    try {
+      if (member.equals(ownerMember(range))) {
+        client.delete().forPath(ownerPath(range));
+      }
+      LOG.info("{}: released {} (epoch {})", member, range, epoch);
+    } catch (Exception e) {
+      // The node goes with the session if it cannot go now; nobody takes the range before.
+      LOG.debug("{}: could not remove the owner node of {}: {}", member, range, e.toString());
+    }
+  }
+
+  /** A round trip to ZooKeeper; answered, it renews this process's ownership deadline. */
+  private void heartbeat() {
+    if (closed) {
+      return;
+    }
+    long sentAt = System.nanoTime();
+    try {
+      if (client.checkExists().forPath(memberPath(member)) != null) {
+        renewOwnership(sentAt);
+      }
+    } catch (Exception e) {
+      LOG.debug("{}: heartbeat failed: {}", member, e.toString());
+    }
+  }
+
+  private void renewOwnership(long sentAtNanos) throws Exception {
+    long sessionMillis = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+    long until =
+        sentAtNanos
+            + (long) (TimeUnit.MILLISECONDS.toNanos(sessionMillis) * OWNERSHIP_SHARE_OF_SESSION);
+    if (until - ownershipValidUntilNanos > 0) {
+      ownershipValidUntilNanos = until;
+    }
+  }
+
+  /**
+   * The session is in doubt (suspended) or over (lost): stop serving everything at once. The owner nodes stay (they
+   * cannot be removed without a connection) and go with the session, or are cleared on reconnection.
+   */
+  private void connectionChanged(ConnectionState state) {
+    if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
+      long current = generation.incrementAndGet();
+      worker.execute(
+          () -> {
+            for (String range : new ArrayList<>(owned.keySet())) {
+              Ownership ownership = owned.get(range);
+              if (ownership != null
+                  && ownership.generation() != current
+                  && owned.remove(range, ownership)) {
+                LOG.info(
+                    "{}: stopped serving {} (epoch {}): ZooKeeper session {}",
+                    member,
+                    range,
+                    ownership.epoch(),
+                    state);
+                listener.lost(range, ownership.epoch());
+              }
+            }
+          });
+    } else if (state == ConnectionState.RECONNECTED) {
+      queueReconcile();
+    }
+  }
+
+  private void createIfAbsent(String path) throws Exception {
+    try {
+      client.create().creatingParentsIfNeeded().forPath(path, "0".getBytes(StandardCharsets.UTF_8));
+    } catch (KeeperException.NodeExistsException exists) {
+      // another process made it
+    }
+  }
+
+  private String memberPath(String id) {
+    return root + "/members/" + id;
+  }
+
+  private String epochPath(String range) {
+    return root + "/ranges/" + range + "/epoch";
+  }
+
+  private String ownerPath(String range) {
+    return root + "/ranges/" + range + "/owner";
+  }
+
+  /** Settings of a {@link ZooKeeperCoordinator}; every one but the session timeout is required. */
+  public static final class Builder {
+    private String connectString;
+    private String service;
+    private String member;
+    private String endpoint = "";
+    private Duration sessionTimeout = Duration.ofSeconds(10);
+    private List<String> ranges;
+    private OwnershipListener listener;
+
+    private Builder() {}
+
+    /** ZooKeeper's servers, {@code host:port[,host:port...]}. */
+    public Builder connectString(String connectString) {
+      this.connectString = requireText("connectString", connectString);
+      return this;
+    }
+
+    /** The service whose processes share the ranges: one group per service. */
+    public Builder service(String service) {
+      this.service = requireName("service", service);
+      return this;
+    }
+
+    /** This process's id, unique among the service's live processes. */
+    public Builder member(String member) {
+      this.member = requireName("member", member);
+      return this;
+    }
+
+    /** Where this process takes forwarded requests, as other processes will connect to it. */
+    public Builder endpoint(String endpoint) {
+      this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+      return this;
+    }
+
+    /**
+     * The ZooKeeper session timeout (default 10 s): how long after a process was last heard from its ranges move.
+     */
+    public Builder sessionTimeout(Duration sessionTimeout) {
+      if (sessionTimeout == null || sessionTimeout.toMillis() < 100) {
+        throw new IllegalArgumentException(
+            "sessionTimeout must be at least 100 ms, got " + sessionTimeout);
+      }
+      this.sessionTimeout = sessionTimeout;
+      return this;
+    }
+
+    /** The ranges to share; every process of the service must give the same ones. */
+    public Builder ranges(List<String> ranges) {
+      if (ranges == null || ranges.isEmpty()) {
+        throw new IllegalArgumentException("ranges must name at least one range");
+      }
+      ranges.forEach(range -> requireName("range", range));
+      this.ranges = List.copyOf(ranges);
+      return this;
+    }
+
+    public Builder listener(OwnershipListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** Connects, joins and starts taking this process's share of the ranges. */
+    public ZooKeeperCoordinator start() {
+      requireText("connectString", connectString);
+      requireName("service", service);
+      requireName("member", member);
+      Objects.requireNonNull(ranges, "ranges");
+      Objects.requireNonNull(listener, "listener");
+      return new ZooKeeperCoordinator(this);
+    }
+
+    private static String requireText(String name, String value) {
+      if (value == null || value.isBlank()) {
+        throw new IllegalArgumentException(name + " is required");
+      }
+      return value;
+    }
+
+    /** A name that is one ZooKeeper path element. */
+    private static String requireName(String name, String value) {
+      requireText(name, value);
+      if (value.contains("/") || value.equals(".") || value.equals("..") || value.contains(" ")) {
+        throw new IllegalArgumentException(
+            name + " must be one path element without spaces, got \"" + value + "\"");
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,180 @@
+package io.dendrite.coordination;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.ZooKeeperAddress;
+import io.dendrite.testsupport.faults.CuttableProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Several coordinators (each its own ZooKeeper session, as separate processes have) sharing ranges on a real
+ * ZooKeeper server. Every gain is checked against every other coordinator's {@link ZooKeeperCoordinator#owns}: a
+ * range gained while another process could still serve it is a violation.
+ */
+@ExtendWith(RealServers.class)
+class ZooKeeperCoordinatorIT {
+
+  private static final List<String> RANGES = IntStream.range(0, 12).mapToObj(i -> "r" + i).toList();
+  private static final Duration SESSION = Duration.ofSeconds(2);
+  private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+  private final OverlapChecker checker = new OverlapChecker();
+  private final List<ZooKeeperCoordinator> started = new CopyOnWriteArrayList<>();
+  private final List<CuttableProxy> proxies = new ArrayList<>();
+
+  @AfterEach
+  void stopAll() {
+    started.forEach(ZooKeeperCoordinator::close);
+    proxies.forEach(CuttableProxy::close);
+  }
+
+  private ZooKeeperCoordinator join(String connectString, String service, String member) {
+    ZooKeeperCoordinator coordinator =
+        ZooKeeperCoordinator.builder()
+            .connectString(connectString)
+            .service(service)
+            .member(member)
+            .endpoint(member + ".example:7000")
+            .sessionTimeout(SESSION)
+            .ranges(RANGES)
+            .listener(checker.listenerOf(member))
+            .start();
+    started.add(coordinator);
+    checker.coordinators.put(member, coordinator);
+    return coordinator;
+  }
+
+  @Test
+  void threeProcessesShareTheRangesEvenlyWithOneOwnerEach(ZooKeeperAddress zk) {
+    ZooKeeperCoordinator a = join(zk.connectString(), zk.service(), "a");
+    ZooKeeperCoordinator b = join(zk.connectString(), zk.service(), "b");
+    ZooKeeperCoordinator c = join(zk.connectString(), zk.service(), "c");
+
+    await(() -> a.owned().size() == 4 && b.owned().size() == 4 && c.owned().size() == 4);
+    assertThat(checker.violations).isEmpty();
+    for (String range : RANGES) {
+      await(() -> a.ownerOf(range).isPresent());
+      RangeOwner owner = a.ownerOf(range).orElseThrow();
+      ZooKeeperCoordinator holder = checker.coordinators.get(owner.member());
+      assertThat(holder.owned()).containsEntry(range, owner.epoch());
+      assertThat(owner.endpoint()).isEqualTo(owner.member() + ".example:7000");
+    }
+  }
+
+  @Test
+  void aJoiningProcessGetsItsShareAndALeavingOnesRangesMoveWithoutOverlap(ZooKeeperAddress zk) {
+    ZooKeeperCoordinator a = join(zk.connectString(), zk.service(), "a");
+    ZooKeeperCoordinator b = join(zk.connectString(), zk.service(), "b");
+    await(() -> a.owned().size() == 6 && b.owned().size() == 6);
+    Map<String, Long> epochsBefore = new ConcurrentHashMap<>(a.owned());
+    epochsBefore.putAll(b.owned());
+
+    ZooKeeperCoordinator c = join(zk.connectString(), zk.service(), "c");
+    await(() -> a.owned().size() == 4 && b.owned().size() == 4 && c.owned().size() == 4);
+    c.owned().forEach((range, epoch) -> assertThat(epoch).isGreaterThan(epochsBefore.get(range)));
+
+    started.remove(a);
+    a.close();
+    await(() -> b.owned().size() == 6 && c.owned().size() == 6);
+    assertThat(checker.violations).isEmpty();
+    assertThat(checker.gains.get()).isGreaterThanOrEqualTo(12 + 4 + 4);
+  }
+
+  @Test
+  void aProcessCutOffFromZooKeeperStopsServingBeforeTheOthersTakeItsRanges(ZooKeeperAddress zk)
+      throws Exception {
+    String[] hostPort = zk.connectString().split(":");
+    CuttableProxy proxy = new CuttableProxy(hostPort[0], Integer.parseInt(hostPort[1]));
+    proxies.add(proxy);
+    ZooKeeperCoordinator a = join(zk.connectString(), zk.service(), "a");
+    ZooKeeperCoordinator b = join(zk.connectString(), zk.service(), "b");
+    ZooKeeperCoordinator c = join("127.0.0.1:" + proxy.port(), zk.service(), "c");
+    await(() -> c.owned().size() == 4 && a.owned().size() == 4 && b.owned().size() == 4);
+    Map<String, Long> cHeld = c.owned();
+
+    proxy.blackHole(); // packets dropped: c hears nothing and is not told
+    await(() -> a.owned().size() == 6 && b.owned().size() == 6);
+    cHeld.forEach((range, epoch) -> assertThat(c.owns(range, epoch)).as(range).isFalse());
+    assertThat(checker.violations).as("a range gained while c could still serve it").isEmpty();
+
+    proxy.restore();
+    await(() -> a.owned().size() == 4 && b.owned().size() == 4 && c.owned().size() == 4);
+    assertThat(checker.violations).isEmpty();
+    c.owned()
+        .forEach((range, epoch) -> assertThat(epoch).isGreaterThan(cHeld.getOrDefault(range, 0L)));
+  }
+
+  @Test
+  void theCheckerFindsARangeGainedWhileAnotherProcessStillOwnsIt(ZooKeeperAddress zk) {
+    ZooKeeperCoordinator a = join(zk.connectString(), zk.service(), "a");
+    await(() -> a.owned().size() == 12);
+    // A second process that ignored the coordinator: it starts serving a range a owns.
+    checker.listenerOf("rogue").gained("r0", 99);
+    assertThat(checker.violations).singleElement().asString().contains("rogue gained r0", "a");
+  }
+
+  private static void await(BooleanSupplier condition) {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("not within " + PATIENCE);
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  /** Records every gain that another coordinator's {@code owns} still covered. */
+  private static final class OverlapChecker {
+    final Map<String, ZooKeeperCoordinator> coordinators = new ConcurrentHashMap<>();
+    final List<String> violations = new CopyOnWriteArrayList<>();
+    final java.util.concurrent.atomic.AtomicInteger gains =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    OwnershipListener listenerOf(String member) {
+      return new OwnershipListener() {
+        @Override
+        public void gained(String range, long epoch) {
+          gains.incrementAndGet();
+          coordinators.forEach(
+              (other, coordinator) -> {
+                if (!other.equals(member)) {
+                  Long theirs = coordinator.owned().get(range);
+                  if (theirs != null && coordinator.owns(range, theirs)) {
+                    violations.add(
+                        member
+                            + " gained "
+                            + range
+                            + " (epoch "
+                            + epoch
+                            + ") while "
+                            + other
+                            + " owns it (epoch "
+                            + theirs
+                            + ")");
+                  }
+                }
+              });
+        }
+
+        @Override
+        public void lost(String range, long epoch) {}
+      };
+    }
+  }
+}
