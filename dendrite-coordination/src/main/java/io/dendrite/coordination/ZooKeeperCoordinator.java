@@ -323,6 +323,9 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     }
     long epoch = ownership.epoch();
     listener.lost(range, epoch);
+    if (!client.getZookeeperClient().isConnected()) {
+      return; // the node goes with the session; waiting for ZooKeeper here would hold up a close
+    }
     try {
       if (member.equals(ownerMember(range))) {
         client.delete().forPath(ownerPath(range));

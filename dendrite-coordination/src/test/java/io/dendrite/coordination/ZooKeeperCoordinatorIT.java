@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
+import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -113,6 +114,35 @@ class ZooKeeperCoordinatorIT {
     assertThat(checker.violations).isEmpty();
     c.owned()
         .forEach((range, epoch) -> assertThat(epoch).isGreaterThan(cHeld.getOrDefault(range, 0L)));
+  }
+
+  /**
+   * ZooKeeper itself stops (an embedded server here, so that stopping it disturbs no other test): every owner stops
+   * counting itself owner within a session timeout, and once ZooKeeper is back the ranges are owned again, under
+   * new epochs.
+   */
+  @Test
+  void whileZooKeeperIsDownNobodyOwnsAnythingAndOwnershipComesBackAfter() throws Exception {
+    try (TestingServer server = new TestingServer(true)) {
+      ZooKeeperCoordinator a = join(server.getConnectString(), "restarted", "a");
+      ZooKeeperCoordinator b = join(server.getConnectString(), "restarted", "b");
+      await(() -> a.owned().size() == 6 && b.owned().size() == 6);
+      Map<String, Long> before = new ConcurrentHashMap<>(a.owned());
+      before.putAll(b.owned());
+
+      server.stop();
+      long stoppedAt = System.nanoTime();
+      await(() -> a.owned().isEmpty() && b.owned().isEmpty());
+      assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThanOrEqualTo(SESSION);
+
+      server.restart();
+      await(() -> a.owned().size() == 6 && b.owned().size() == 6);
+      assertThat(checker.violations).isEmpty();
+      a.owned().forEach((range, epoch) -> assertThat(epoch).isGreaterThan(before.get(range)));
+      b.owned().forEach((range, epoch) -> assertThat(epoch).isGreaterThan(before.get(range)));
+      stopAll(); // while the server still runs
+      started.clear();
+    }
   }
 
   @Test

@@ -1,0 +1,63 @@
+package io.dendrite.coordination;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A process that owns ranges and "serves" them, for {@link OwnerPauseIT}: every 5 ms it asks {@link
+ * ZooKeeperCoordinator#owns} for each range it gained and prints the set it may serve whenever the set changes. When
+ * it finds it was paused (a gap of over 500 ms between two checks), it prints what the first check after the pause
+ * allowed: {@code RESUMED [..]}.
+ *
+ * <p>Arguments: connect string, service, member, session timeout in ms, then the ranges.
+ */
+public final class CoordinatorChild {
+  private CoordinatorChild() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, Long> gained = new ConcurrentHashMap<>();
+    List<String> ranges = List.of(args).subList(4, args.length);
+    ZooKeeperCoordinator coordinator =
+        ZooKeeperCoordinator.builder()
+            .connectString(args[0])
+            .service(args[1])
+            .member(args[2])
+            .sessionTimeout(Duration.ofMillis(Long.parseLong(args[3])))
+            .ranges(ranges)
+            .listener(
+                new OwnershipListener() {
+                  @Override
+                  public void gained(String range, long epoch) {
+                    gained.put(range, epoch);
+                  }
+
+                  @Override
+                  public void lost(String range, long epoch) {}
+                })
+            .start();
+    Map<String, Long> serving = new TreeMap<>();
+    long last = System.nanoTime();
+    while (true) {
+      Map<String, Long> now = new TreeMap<>();
+      gained.forEach(
+          (range, epoch) -> {
+            if (coordinator.owns(range, epoch)) {
+              now.put(range, epoch);
+            }
+          });
+      long at = System.nanoTime();
+      if (at - last > 500_000_000L) {
+        System.out.println("RESUMED " + now);
+      }
+      if (!now.equals(serving)) {
+        System.out.println("SERVING " + now);
+        serving = now;
+      }
+      last = at;
+      Thread.sleep(5);
+    }
+  }
+}
