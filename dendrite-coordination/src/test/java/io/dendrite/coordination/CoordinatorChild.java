@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A process that owns ranges and "serves" them, for {@link OwnerPauseIT}: every 5 ms it asks {@link
@@ -18,7 +17,7 @@ public final class CoordinatorChild {
   private CoordinatorChild() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, Long> gained = new ConcurrentHashMap<>();
+    GainedRanges gained = new GainedRanges();
     List<String> ranges = List.of(args).subList(4, args.length);
     ZooKeeperCoordinator coordinator =
         ZooKeeperCoordinator.builder()
@@ -27,22 +26,13 @@ public final class CoordinatorChild {
             .member(args[2])
             .sessionTimeout(Duration.ofMillis(Long.parseLong(args[3])))
             .ranges(ranges)
-            .listener(
-                new OwnershipListener() {
-                  @Override
-                  public void gained(String range, long epoch) {
-                    gained.put(range, epoch);
-                  }
-
-                  @Override
-                  public void lost(String range, long epoch) {}
-                })
+            .listener(gained)
             .start();
     Map<String, Long> serving = new TreeMap<>();
     long last = System.nanoTime();
     while (true) {
       Map<String, Long> now = new TreeMap<>();
-      gained.forEach(
+      gained.epochs.forEach(
           (range, epoch) -> {
             if (coordinator.owns(range, epoch)) {
               now.put(range, epoch);

@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -30,7 +29,8 @@ class OwnerPauseIT {
         new ArrayList<>(
             List.of(zk.connectString(), zk.service(), "paused", Long.toString(SESSION.toMillis())));
     args.addAll(RANGES);
-    Map<String, Long> taken = new ConcurrentHashMap<>();
+    GainedRanges gained = new GainedRanges();
+    Map<String, Long> taken = gained.epochs;
     try (ChildJvm child =
         ChildJvm.start(CoordinatorChild.class.getName(), List.of("-Xmx64m"), args)) {
       child.awaitLine(line -> line.equals("SERVING " + allAtEpoch(1)), Duration.ofSeconds(60));
@@ -43,16 +43,7 @@ class OwnerPauseIT {
               .member("other")
               .sessionTimeout(SESSION)
               .ranges(RANGES)
-              .listener(
-                  new OwnershipListener() {
-                    @Override
-                    public void gained(String range, long epoch) {
-                      taken.put(range, epoch);
-                    }
-
-                    @Override
-                    public void lost(String range, long epoch) {}
-                  })
+              .listener(gained)
               .start()) {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (taken.size() < RANGES.size() && System.nanoTime() < deadline) {
