@@ -459,6 +459,29 @@ public final class IqClient implements AutoCloseable {
   }
 
   /**
+   * Stores on one given server only if the key is absent there ({@code add}): for a record kept on each replica
+   * that only one writer may create.
+   *
+   * @return {@link Outcome#OK}, {@link Outcome#NOT_STORED} (present) or {@link Outcome#PINNED_MEMORY_FULL}
+   */
+  public Outcome addOn(ServerAddress server, String key, byte[] value, WriteOptions options) {
+    return Outcome.of(
+        connection(server)
+            .call(OutgoingRequest.store("add", OutgoingRequest.checkKey(key), value, options)));
+  }
+
+  /** Deletes a key on one given server only. */
+  public Outcome deleteOn(ServerAddress server, String key) {
+    return Outcome.of(
+        connection(server).call(OutgoingRequest.delete(OutgoingRequest.checkKey(key))));
+  }
+
+  /** Reads a key from one given server, with its CAS unique (for {@link #casOn}). */
+  public Optional<CacheValue> getOn(ServerAddress server, String key) {
+    return ServerConnection.await(getFrom(connection(server), OutgoingRequest.checkKey(key)));
+  }
+
+  /**
    * Whether {@code address} is down: a fresh request to it is refused or dropped. A server that does not answer in
    * time is <em>not</em> down (see {@link IqConnectionException#timedOut()}): it may still hold its values.
    */

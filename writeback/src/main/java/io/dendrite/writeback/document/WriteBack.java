@@ -11,6 +11,7 @@ import io.dendrite.writeback.internal.BufferedWrites;
 import io.dendrite.writeback.internal.DocumentEngine;
 import io.dendrite.writeback.internal.DrainThreads;
 import io.dendrite.writeback.internal.DrainWorker;
+import io.dendrite.writeback.internal.EngineClaim;
 import io.dendrite.writeback.internal.EngineCounters;
 import io.dendrite.writeback.internal.EngineSettings;
 import io.dendrite.writeback.internal.KnownValues;
@@ -80,13 +81,14 @@ public final class WriteBack implements AutoCloseable {
   private final ReplicaRepair replicaRepair;
   private final Duration drainOnClose;
   private final DocumentEngine engine = new Engine();
+  private final EngineClaim claim;
   private boolean closed;
 
   static {
     DocumentEngine.Access.install(writeBack -> writeBack.engine);
   }
 
-  private WriteBack(Builder builder, EngineSettings settings) {
+  private WriteBack(Builder builder, EngineSettings settings, EngineClaim claim) {
     this.replicas = settings.replicas();
     this.drainOnClose = builder.drainOnClose;
     Duration drainDelay = builder.drainDelay;
@@ -95,10 +97,11 @@ public final class WriteBack implements AutoCloseable {
     this.pinnedReplicas = replicas;
     Clock clock = Clock.systemUTC();
     this.counters = new EngineCounters(clock);
+    this.claim = claim;
     BufferedWriteLocks documentLocks =
         builder.singleProcess
             ? BufferedWriteLocks.inProcess(
-                replicas, DOCUMENT_LOCK_STRIPES, new KnownValues(KNOWN_VALUES_BYTES))
+                replicas, DOCUMENT_LOCK_STRIPES, new KnownValues(KNOWN_VALUES_BYTES), claim::check)
             : BufferedWriteLocks.replicaLeases(
                 settings.cache(), settings.replicas(), settings.lockTimeout());
     this.partitions =
@@ -293,6 +296,14 @@ public final class WriteBack implements AutoCloseable {
       return;
     }
     closed = true;
+    try {
+      drainAndHandOver();
+    } finally {
+      claim.close();
+    }
+  }
+
+  private void drainAndHandOver() {
     replicaRepair.close();
     drainThreads.close();
     long deadline = System.nanoTime() + drainOnClose.toNanos();
@@ -377,6 +388,7 @@ public final class WriteBack implements AutoCloseable {
     private int partitions = 8;
     private int drainBatch = 64;
     private boolean singleProcess;
+    private Duration claimLifetime = Duration.ofSeconds(10);
     private Duration drainOnClose = Duration.ofSeconds(5);
     private Duration drainDelay = Duration.ZERO;
 
@@ -437,6 +449,18 @@ public final class WriteBack implements AutoCloseable {
     }
 
     /**
+     * How long the cache tier's record of the running engines outlives an engine that stops renewing it (default 10
+     * s, at least 2 s): a crashed {@link #singleProcess} engine's successor waits up to this long to start.
+     */
+    public Builder claimLifetime(Duration lifetime) {
+      if (lifetime == null || lifetime.toSeconds() < 2) {
+        throw new IllegalArgumentException("claimLifetime must be at least 2 s, got " + lifetime);
+      }
+      this.claimLifetime = lifetime;
+      return this;
+    }
+
+    /**
      * How long {@link WriteBack#close()} keeps draining what is still buffered (default 5 s) before it hands the rest
      * over: leaves it pinned and listed in the cache, where any engine over the same servers drains it. {@link
      * Duration#ZERO} hands everything over at once.
@@ -456,7 +480,20 @@ public final class WriteBack implements AutoCloseable {
       if (store == null) {
         throw new IllegalStateException("store is required");
       }
-      return new WriteBack(this, settings());
+      EngineSettings settings = settings();
+      // In-process locks follow from holding the cache tier's write-back record alone, not from the
+      // flag: a second engine, in this process or another, is refused when it starts.
+      EngineClaim claim =
+          singleProcess
+              ? EngineClaim.exclusive(
+                  settings.cache(), settings.replicas(), EngineClaim.holderName(), claimLifetime)
+              : EngineClaim.shared(settings.cache(), settings.replicas(), claimLifetime);
+      try {
+        return new WriteBack(this, settings, claim);
+      } catch (RuntimeException e) {
+        claim.close();
+        throw e;
+      }
     }
   }
 }

@@ -119,10 +119,12 @@ public interface BufferedWriteLocks {
 
   /**
    * Locks that exclude the threads of this process only, {@code stripes} of them shared by hash. Being the only
-   * writer, this process remembers the values it confirmed ({@code known}), and reads only the others.
+   * writer, this process remembers the values it confirmed ({@code known}), and reads only the others. {@code
+   * mayLock} runs before every locking and throws when this process may no longer count itself the only writer
+   * ({@link EngineClaim#check}).
    */
   public static BufferedWriteLocks inProcess(
-      PinnedReplicas replicas, int stripes, KnownValues known) {
+      PinnedReplicas replicas, int stripes, KnownValues known, Runnable mayLock) {
     ReentrantLock[] locks = new ReentrantLock[stripes];
     for (int i = 0; i < stripes; i++) {
       locks[i] = new ReentrantLock();
@@ -140,6 +142,7 @@ public interface BufferedWriteLocks {
 
       @Override
       public PinnedReplicas.Sent<Locked> lockAsync(List<String> keys) {
+        mayLock.run();
         TreeSet<Integer> indexes = new TreeSet<>();
         keys.forEach(key -> indexes.add(Math.floorMod(key.hashCode(), stripes)));
         List<ReentrantLock> held = new ArrayList<>(indexes.size());

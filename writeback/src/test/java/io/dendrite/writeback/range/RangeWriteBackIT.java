@@ -374,7 +374,9 @@ class RangeWriteBackIT {
   @Test
   void aWriteBackUpdateAwaitsTwoRoundTripsWhateverItRefreshes(MySqlTestDatabase database)
       throws SQLException {
+    // Two cache tiers: an engine that locks in its process must be the only one on its tier.
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
+        EmbeddedIqServers leasedCache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
         RangeStack stack =
             new RangeStack(
@@ -385,7 +387,7 @@ class RangeWriteBackIT {
                 settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS));
         RangeStack leased =
             new RangeStack(
-                cache.client,
+                leasedCache.client,
                 store,
                 engine -> engine.drainThreads(0).replicas(2),
                 range -> range.domain("pos2"),
@@ -425,7 +427,7 @@ class RangeWriteBackIT {
       assertThat(stack.get(0, 14)).contains(new RangeRow(7, 91), new RangeRow(12, 120));
       assertThat(stack.get(7, 7)).containsExactly(new RangeRow(7, 91));
 
-      assertThat(awaitedBy(cache.client, () -> leased.update(new RangeRow(3, 30))))
+      assertThat(awaitedBy(leasedCache.client, () -> leased.update(new RangeRow(3, 30))))
           .as("replica leases")
           .isGreaterThan(2);
       stack.writeBack.drainNow();
