@@ -2,6 +2,7 @@ package io.dendrite.writeback.internal;
 
 import io.dendrite.iq.client.CacheValue;
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.ServerAddress;
@@ -165,17 +166,26 @@ public final class EngineClaim implements AutoCloseable {
   private String tryTake() {
     long sentAt = System.nanoTime();
     List<ServerAddress> added = new ArrayList<>();
+    int reachable = 0;
     for (ServerAddress server : servers) {
-      Outcome outcome = cache.addOn(server, KEY, value, options(lifetime));
-      if (outcome == Outcome.OK) {
-        added.add(server);
+      String holder;
+      try {
+        if (cache.addOn(server, KEY, value, options(lifetime)) == Outcome.OK) {
+          added.add(server);
+          reachable++;
+          continue;
+        }
+        holder =
+            cache
+                .getOn(server, KEY)
+                .map(current -> new String(current.data(), StandardCharsets.UTF_8))
+                .orElse("(a record that lapsed just now)");
+        reachable++;
+      } catch (IqConnectionException down) {
+        // A server that is down holds no record another engine could be refused by: the reachable
+        // replicas decide, as they do for the buffered writes themselves.
         continue;
       }
-      Optional<CacheValue> current = cache.getOn(server, KEY);
-      if (current.isEmpty()) {
-        return "(a record that lapsed just now)";
-      }
-      String holder = new String(current.get().data(), StandardCharsets.UTF_8);
       if (!exclusive && holder.equals(SHARED)) {
         continue; // shared with the engines that hold it; renewals keep it
       }
@@ -184,24 +194,33 @@ public final class EngineClaim implements AutoCloseable {
       }
       return holder;
     }
+    if (reachable == 0) {
+      return "(no replica server of the record answers)";
+    }
     validUntilNanos = sentAt + (long) (lifetime.toNanos() * 0.8);
     return null;
   }
 
-  /** Re-stores the record with a full lifetime on every replica; for the exclusive holder, only if still its own. */
+  /**
+   * Re-stores the record with a full lifetime on every reachable replica; for the exclusive holder, only where it is
+   * still its own. Renewed when at least one replica confirmed it and none showed another holder.
+   */
   private synchronized void renew() {
     if (lost) {
       return;
     }
     long sentAt = System.nanoTime();
-    try {
-      for (ServerAddress server : servers) {
+    int confirmed = 0;
+    for (ServerAddress server : servers) {
+      try {
         Optional<CacheValue> current = cache.getOn(server, KEY);
         if (current.isEmpty()) {
           // Its server restarted empty (or the record lapsed while this process was paused): take
-          // it
-          // again there; if another engine got in meanwhile the add fails and the record is lost.
-          if (cache.addOn(server, KEY, value, options(lifetime)) != Outcome.OK && exclusive) {
+          // it again there; if another engine got in meanwhile the add fails and the record is
+          // lost.
+          if (cache.addOn(server, KEY, value, options(lifetime)) == Outcome.OK) {
+            confirmed++;
+          } else if (exclusive) {
             lost = true;
             return;
           }
@@ -211,13 +230,15 @@ public final class EngineClaim implements AutoCloseable {
           return;
         } else if (cache.casOn(
                 server, KEY, current.get().data(), current.get().cas(), options(lifetime))
-            != Outcome.OK) {
-          return; // changed under us: look again at the next renewal
+            == Outcome.OK) {
+          confirmed++;
         }
+      } catch (IqException e) {
+        LOG.debug("could not renew write-back's claim on {}: {}", server, e.toString());
       }
+    }
+    if (confirmed > 0) {
       validUntilNanos = sentAt + (long) (lifetime.toNanos() * 0.8);
-    } catch (IqException e) {
-      LOG.debug("could not renew write-back's claim: {}", e.toString());
     }
   }
 

@@ -121,6 +121,26 @@ class EngineClaimIT {
     }
   }
 
+  /** A replica server of the record lost: the holder renews on the others and keeps writing. */
+  @Test
+  void aSingleProcessEngineKeepsItsClaimWhenAReplicaServerIsLost(MySqlTestDatabase database)
+      throws Exception {
+    createUsers(database);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(3);
+        MySqlStore store = open(database);
+        WriteBack engine = engine(cache, store, true).build()) {
+      EntityKey ann = new EntityKey("users", 1);
+      engine.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
+      ServerAddress first = cache.client.replicated(2).serversFor(EngineClaim.KEY).get(0);
+      cache.lose(cache.client.config().servers().indexOf(first));
+      Thread.sleep(LIFETIME.toMillis() + 500); // past the deadline of every renewal before the loss
+
+      engine.write(ann, ChangeSequence.of(inc("score", 41)));
+      engine.drainNow();
+      assertThat(store.read(ann).orElseThrow().fields()).containsEntry("score", 42);
+    }
+  }
+
   private static void createUsers(MySqlTestDatabase database) throws Exception {
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement()) {
