@@ -2,6 +2,7 @@ package io.dendrite.writeback.document;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dendrite.iq.client.IqException;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
@@ -22,6 +23,42 @@ final class DocumentModel {
   void write(WriteBack writeBack, EntityKey key, ChangeSequence changes) {
     writeBack.write(key, changes);
     record(key, changes);
+  }
+
+  /**
+   * Writes through the engine unless an earlier write of the document ended with an unknown outcome; a write the
+   * engine reports as not done because its commit lapsed on some replicas (under load, past the lease lifetime) is
+   * recorded as unknown ({@link #recordUnknown}). Returns whether it was acknowledged.
+   */
+  boolean tryWrite(WriteBack writeBack, EntityKey key, ChangeSequence changes) {
+    synchronized (this) {
+      if (ifLastWriteTookEffect.containsKey(key)) {
+        return false;
+      }
+    }
+    try {
+      writeBack.write(key, changes);
+    } catch (IqException e) {
+      if (e.getMessage() == null || !e.getMessage().contains("was applied on some replicas")) {
+        throw e;
+      }
+      recordUnknown(key, changes);
+      return false;
+    }
+    record(key, changes);
+    return true;
+  }
+
+  /** Documents whose last write's outcome is unknown. */
+  synchronized int unknownCount() {
+    return ifLastWriteTookEffect.size();
+  }
+
+  /** Whether {@code stored} is what the store may hold for {@code key}. */
+  synchronized boolean matches(EntityKey key, Optional<Map<String, Object>> stored) {
+    return stored.equals(expected(key))
+        || (ifLastWriteTookEffect.containsKey(key)
+            && stored.equals(ifLastWriteTookEffect.get(key)));
   }
 
   /** Records a write acknowledged elsewhere (another thread or process), in the order it was acknowledged. */
