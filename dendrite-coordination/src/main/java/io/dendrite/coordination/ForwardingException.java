@@ -1,0 +1,53 @@
+package io.dendrite.coordination;
+
+/** A forwarded request that did not produce a result, and why; {@link #retryAtNewOwner()} says what to do next. */
+public final class ForwardingException extends RuntimeException {
+
+  /** Why a forwarded request failed. */
+  public enum Reason {
+    /** The process asked does not own the range (any more): find the owner again and retry there. */
+    NOT_OWNER(true),
+    /** The owner's queue of forwarded requests is full: retry later, or give up. */
+    BUSY(false),
+    /** The request waited at the owner past its deadline; it was not run. */
+    DEADLINE_PASSED(false),
+    /** The owner registered no operation of that name: every process must build the same Dendrites. */
+    UNKNOWN_OPERATION(false),
+    /** The operation ran at the owner and threw; the message is the owner's. */
+    FAILED(false),
+    /** The owner could not be reached, or its connection dropped with the request outstanding. */
+    OWNER_UNREACHABLE(true),
+    /** No reply within the caller's timeout; the request may still run at the owner. */
+    TIMED_OUT(false);
+
+    private final boolean retryAtNewOwner;
+
+    Reason(boolean retryAtNewOwner) {
+      this.retryAtNewOwner = retryAtNewOwner;
+    }
+  }
+
+  private final Reason reason;
+
+  ForwardingException(Reason reason, String message) {
+    super(reason + ": " + message);
+    this.reason = reason;
+  }
+
+  ForwardingException(Reason reason, String message, Throwable cause) {
+    super(reason + ": " + message, cause);
+    this.reason = reason;
+  }
+
+  public Reason reason() {
+    return reason;
+  }
+
+  /**
+   * Whether the request surely did not run and may be sent to the range's owner as the coordinator now names it.
+   * {@link Reason#TIMED_OUT} is not: the request may have run.
+   */
+  public boolean retryAtNewOwner() {
+    return reason.retryAtNewOwner;
+  }
+}

@@ -1,0 +1,206 @@
+package io.dendrite.coordination;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Forwarding between processes over loopback: results, every refusal, and a bad peer. */
+class ForwardingTest {
+  private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+  private final Set<String> owned = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      toClose.get(i).close();
+    }
+  }
+
+  private ForwardingServer server(int threads, int maxQueued) {
+    ForwardingServer server =
+        ForwardingServer.builder()
+            .ownership((range, epoch) -> owned.contains(range + "@" + epoch))
+            .threads(threads)
+            .maxQueued(maxQueued)
+            .start();
+    toClose.add(server);
+    return server;
+  }
+
+  private ForwardingClient client() {
+    ForwardingClient client = new ForwardingClient();
+    toClose.add(client);
+    return client;
+  }
+
+  private static ForwardingException failure(CompletableFuture<byte[]> call) {
+    try {
+      call.get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      return (ForwardingException) e.getCause();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+    throw new AssertionError("the call succeeded");
+  }
+
+  private static byte[] text(String value) {
+    return value.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void theOwnerRunsTheNamedOperationAndAnswers() throws Exception {
+    ForwardingServer server = server(2, 128);
+    server.register("upper", (range, body) -> text(range + ":" + new String(body).toUpperCase()));
+    owned.add("r1@7");
+    ForwardingClient client = client();
+
+    List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      calls.add(client.call(server.endpoint(), "upper", "r1", 7, text("row " + i), TIMEOUT));
+    }
+    for (int i = 0; i < 100; i++) {
+      assertThat(new String(calls.get(i).get(30, TimeUnit.SECONDS))).isEqualTo("r1:ROW " + i);
+    }
+  }
+
+  @Test
+  void aProcessThatDoesNotOwnTheRangeUnderThatEpochRefusesWithoutRunning() {
+    ForwardingServer server = server(1, 4);
+    int[] runs = {0};
+    server.register("op", (range, body) -> text("ran " + ++runs[0]));
+    owned.add("r1@8");
+    ForwardingClient client = client();
+
+    ForwardingException stale =
+        failure(client.call(server.endpoint(), "op", "r1", 7, text(""), TIMEOUT));
+    assertThat(stale.reason()).isEqualTo(ForwardingException.Reason.NOT_OWNER);
+    assertThat(stale.retryAtNewOwner()).isTrue();
+    assertThat(failure(client.call(server.endpoint(), "op", "r2", 8, text(""), TIMEOUT)).reason())
+        .isEqualTo(ForwardingException.Reason.NOT_OWNER);
+    assertThat(runs[0]).isZero();
+  }
+
+  @Test
+  void unknownOperationsAndFailuresComeBackAsSuch() {
+    ForwardingServer server = server(1, 4);
+    server.register(
+        "boom",
+        (range, body) -> {
+          throw new IllegalStateException("the owner's own failure");
+        });
+    owned.add("r@1");
+    ForwardingClient client = client();
+
+    ForwardingException unknown =
+        failure(client.call(server.endpoint(), "nope", "r", 1, text(""), TIMEOUT));
+    assertThat(unknown.reason()).isEqualTo(ForwardingException.Reason.UNKNOWN_OPERATION);
+    ForwardingException failed =
+        failure(client.call(server.endpoint(), "boom", "r", 1, text(""), TIMEOUT));
+    assertThat(failed.reason()).isEqualTo(ForwardingException.Reason.FAILED);
+    assertThat(failed).hasMessageContaining("the owner's own failure");
+    assertThat(failed.retryAtNewOwner()).isFalse();
+  }
+
+  @Test
+  void aFullQueueIsRefusedAsBusyAndAWaitPastTheDeadlineIsNotRun() throws Exception {
+    ForwardingServer server = server(1, 1);
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger runs =
+        new java.util.concurrent.atomic.AtomicInteger();
+    server.register(
+        "slow",
+        (range, body) -> {
+          runs.incrementAndGet();
+          entered.countDown();
+          release.await(30, TimeUnit.SECONDS);
+          return text("done");
+        });
+    owned.add("r@1");
+    ForwardingClient client = client();
+
+    CompletableFuture<byte[]> running =
+        client.call(server.endpoint(), "slow", "r", 1, text(""), TIMEOUT);
+    assertThat(entered.await(10, TimeUnit.SECONDS)).as("it occupies the one thread").isTrue();
+    // One connection: the server reads these in order, so the first takes the one queue slot.
+    CompletableFuture<byte[]> queued =
+        client.call(server.endpoint(), "slow", "r", 1, text(""), Duration.ofMillis(300));
+    ForwardingException busy =
+        failure(client.call(server.endpoint(), "slow", "r", 1, text(""), TIMEOUT));
+    assertThat(busy.reason()).isEqualTo(ForwardingException.Reason.BUSY);
+
+    assertThat(failure(queued).reason())
+        .as("no reply within the caller's 300 ms")
+        .isEqualTo(ForwardingException.Reason.TIMED_OUT);
+    release.countDown();
+    assertThat(new String(running.get(30, TimeUnit.SECONDS))).isEqualTo("done");
+    // Behind the queued request: once this has run, the queued one has been taken and dropped.
+    assertThat(new String(client.call(server.endpoint(), "slow", "r", 1, text(""), TIMEOUT).get()))
+        .isEqualTo("done");
+    assertThat(runs.get()).as("the queued request waited past its deadline: not run").isEqualTo(2);
+  }
+
+  @Test
+  void aGoneOwnerFailsOutstandingAndNewCallsAsUnreachable() throws Exception {
+    ForwardingServer server = server(1, 4);
+    CountDownLatch entered = new CountDownLatch(1);
+    server.register(
+        "hang",
+        (range, body) -> {
+          entered.countDown();
+          Thread.sleep(30_000);
+          return text("never");
+        });
+    owned.add("r@1");
+    ForwardingClient client = client();
+    String endpoint = server.endpoint();
+
+    CompletableFuture<byte[]> outstanding =
+        client.call(endpoint, "hang", "r", 1, text(""), TIMEOUT);
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    server.close();
+    ForwardingException dropped = failure(outstanding);
+    assertThat(dropped.reason()).isEqualTo(ForwardingException.Reason.OWNER_UNREACHABLE);
+    assertThat(dropped.retryAtNewOwner()).isTrue();
+    assertThat(failure(client.call(endpoint, "hang", "r", 1, text(""), TIMEOUT)).reason())
+        .isEqualTo(ForwardingException.Reason.OWNER_UNREACHABLE);
+  }
+
+  @Test
+  void aPeerSendingGarbageIsCutOffAndOthersAreStillServed() throws Exception {
+    ForwardingServer server = server(1, 4);
+    server.register("echo", (range, body) -> body);
+    owned.add("r@1");
+    try (Socket rogue = new Socket("127.0.0.1", server.port())) {
+      OutputStream out = rogue.getOutputStream();
+      out.write(new byte[] {0, 0, 0, 5, 'X', 1, 2, 3, 4}); // a frame that is no request
+      out.write(new byte[] {0x7f, 0, 0, 0}); // a length far past the frame limit
+      out.flush();
+      assertThat(rogue.getInputStream().read())
+          .as("the server closed the connection")
+          .isEqualTo(-1);
+    }
+    ForwardingClient client = client();
+    assertThat(
+            new String(client.call(server.endpoint(), "echo", "r", 1, text("ok"), TIMEOUT).get()))
+        .isEqualTo("ok");
+    assertThatThrownBy(() -> server.register("echo", (range, body) -> body))
+        .isInstanceOf(IllegalStateException.class);
+  }
+}
