@@ -12,8 +12,6 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -105,12 +103,7 @@ public final class ForwardingClient implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast(
-                            new LengthFieldBasedFrameDecoder(
-                                ForwardingFrames.MAX_FRAME_BYTES, 0, 4, 0, 4),
-                            new LengthFieldPrepender(4),
-                            connection);
+                    ForwardingFrames.frame(ch.pipeline(), connection);
                   }
                 })
             .connect(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));

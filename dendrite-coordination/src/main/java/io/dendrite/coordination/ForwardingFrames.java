@@ -1,7 +1,11 @@
 package io.dendrite.coordination;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -20,6 +24,14 @@ final class ForwardingFrames {
   static final byte REPLY = 'R';
 
   static final byte OK = 0;
+
+  /** Frames {@code pipeline} both ways (a 4-byte length before each frame), then hands frames to {@code handler}. */
+  static void frame(ChannelPipeline pipeline, ChannelHandler handler) {
+    pipeline.addLast(
+        new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4),
+        new LengthFieldPrepender(4),
+        handler);
+  }
 
   record Request(
       long id, int millisLeft, String operation, String range, long epoch, byte[] body) {}

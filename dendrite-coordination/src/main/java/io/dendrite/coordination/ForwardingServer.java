@@ -11,8 +11,6 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -84,12 +82,7 @@ public final class ForwardingServer implements AutoCloseable {
                   new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                      ch.pipeline()
-                          .addLast(
-                              new LengthFieldBasedFrameDecoder(
-                                  ForwardingFrames.MAX_FRAME_BYTES, 0, 4, 0, 4),
-                              new LengthFieldPrepender(4),
-                              new RequestHandler());
+                      ForwardingFrames.frame(ch.pipeline(), new RequestHandler());
                     }
                   })
               .bind(builder.host, builder.port)
