@@ -8,6 +8,8 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.ArrayDeque;
+import java.util.List;
+import java.util.OptionalLong;
 import java.util.Queue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +47,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
   /** Who sent this connection's requests; {@code null} until it has logged in. */
   private Client client;
 
+  /** The {@code fenced <name> <epoch>} guard for the next request, if one came. */
+  private Request guard;
+
   RequestHandler(CommandTable commands, ServerState state) {
     this.commands = commands;
     this.state = state;
@@ -68,6 +73,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     }
     ReplyWriter out = new ReplyWriter(pending, MAX_REPLY_BYTES);
     if (msg instanceof FramingError error) {
+      guard = null;
       out.error("CLIENT_ERROR " + error.reason());
     } else if (msg instanceof Request request) {
       if (request.command().equals("quit")) {
@@ -79,10 +85,45 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
         logIn(ctx, request, out);
         return;
       }
-      commands.execute(request, client, out);
+      if (request.command().equals("fenced")) {
+        guard = request; // no reply of its own: the guarded request's reply says how it went
+      } else if (guard != null) {
+        runGuarded(guard, request, out);
+        guard = null;
+      } else {
+        commands.execute(request, client, out);
+      }
     }
     if (pending.readableBytes() >= FLUSH_AT_BYTES) {
       flush(ctx);
+    }
+  }
+
+  /**
+   * Runs {@code request} only if the fence {@code guard} names stands at the epoch it names; otherwise the request
+   * is answered {@code FENCED_OUT <fence's epoch>} (0: no fence here) and not run, {@code noreply} or not. A
+   * malformed guard refuses the request too: it was meant to run guarded.
+   */
+  private void runGuarded(Request guard, Request request, ReplyWriter out) {
+    List<String> words = guard.args();
+    long epoch;
+    try {
+      epoch =
+          words.size() == 2 && words.get(0).length() <= Arguments.MAX_KEY_LENGTH
+              ? Long.parseUnsignedLong(words.get(1))
+              : -1;
+    } catch (NumberFormatException e) {
+      epoch = -1;
+    }
+    if (epoch < 0) {
+      out.error(
+          "CLIENT_ERROR bad fence guard, expected fenced <name> <epoch>; the request did not run");
+      return;
+    }
+    OptionalLong fencedAt =
+        state.fences.runGuarded(words.get(0), epoch, () -> commands.execute(request, client, out));
+    if (fencedAt.isPresent()) {
+      out.error("FENCED_OUT " + fencedAt.getAsLong());
     }
   }
 

@@ -24,6 +24,7 @@ final class ServerState {
   final LeaseTable leases;
   final TransactionTable transactions = new TransactionTable();
   final Clients clients;
+  final Fences fences = new Fences();
 
   /**
    * Keys with TARDIS's pending marker ({@code pd:} in IQ-Twemcached): set by {@code commit <tid> 1}

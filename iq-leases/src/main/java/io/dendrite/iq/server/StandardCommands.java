@@ -50,6 +50,7 @@ final class StandardCommands {
         });
     table.register("unpin", true, this::unpin);
     table.register("mappend", true, this::multiAppend);
+    table.register("fence", false, this::fence);
     table.register("stats", false, new StatsCommand(state));
   }
 
@@ -242,6 +243,20 @@ final class StandardCommands {
                   .withPinned(current.pinned() || pin);
       out.line(storeIfFits(key, next));
     }
+  }
+
+  /**
+   * {@code fence <name> <epoch>}: raises a range's fence (see {@link Fences}); {@code FENCED <epoch now>}. Only a
+   * user who may change pinned items may: a stranger's raised fence would shut the owner out.
+   */
+  private void fence(Arguments args, ReplyWriter out) {
+    args.requireCount(2, 2);
+    String name = args.key(0);
+    long epoch = args.number(1);
+    if (!args.client().mayChangePinned()) {
+      throw new NotPermittedException("user " + args.client().user() + " may not raise fences");
+    }
+    out.line("FENCED " + state.fences.raise(name, epoch, args.client()));
   }
 
   private String storeIfFits(String key, Item item) {

@@ -42,6 +42,7 @@ final class StatsCommand implements CommandHandler {
     values.put("reply_bytes_unsent", stats.replyBytesUnsent());
     values.put("held_bytes", state.clients.held());
     values.put("held_limit_refusals", stats.heldLimitRefusals.sum());
+    values.put("curr_fences", state.fences.size());
     values.put("get_hits", stats.getHits.sum());
     values.put("get_misses", stats.getMisses.sum());
     values.put("curr_items", state.items.itemCount());

@@ -1,0 +1,84 @@
+package io.dendrite.iq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Fences: a guarded command runs only at the fence's epoch, so an old owner changes nothing once a new one fenced. */
+class FenceTest {
+  private IqServer server;
+
+  @BeforeEach
+  void start() {
+    server = IqServer.start(IqServerConfig.builder().port(0).build());
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  @Test
+  void aGuardedCommandRunsOnlyAtTheFencesEpoch() {
+    try (TestConnection owner = new TestConnection(server.port());
+        TestConnection old = new TestConnection(server.port())) {
+      assertThat(old.call("fenced Fence:r 3\nset k 0 0 1\nv"))
+          .as("no fence here yet: refused")
+          .isEqualTo("FENCED_OUT 0\n");
+      assertThat(owner.call("fence Fence:r 3")).isEqualTo("FENCED 3\n");
+      assertThat(old.call("fenced Fence:r 3\nset k 0 0 3\nold")).isEqualTo("STORED\n");
+
+      assertThat(owner.call("fence Fence:r 4")).isEqualTo("FENCED 4\n");
+      assertThat(old.call("fenced Fence:r 3\nset k 0 0 5\nstale")).isEqualTo("FENCED_OUT 4\n");
+      assertThat(old.call("fenced Fence:r 3\ndelete k noreply"))
+          .as("refused even with noreply")
+          .isEqualTo("FENCED_OUT 4\n");
+      assertThat(owner.call("fenced Fence:r 4\nget k")).isEqualTo("VALUE k 0 3\nold\nEND\n");
+
+      assertThat(owner.call("fence Fence:r 2"))
+          .as("a fence never goes down")
+          .isEqualTo("FENCED 4\n");
+      assertThat(owner.call("set unguarded 0 0 1\nx"))
+          .as("unguarded commands are as before")
+          .isEqualTo("STORED\n");
+    }
+  }
+
+  @Test
+  void aMalformedGuardRefusesTheCommandItGuards() {
+    try (TestConnection c = new TestConnection(server.port())) {
+      c.call("fence Fence:r 1");
+      assertThat(c.call("fenced Fence:r notanumber\nset k 0 0 1\nv"))
+          .startsWith("CLIENT_ERROR bad fence guard");
+      assertThat(c.call("fenced Fence:r\nset k 0 0 1\nv"))
+          .startsWith("CLIENT_ERROR bad fence guard");
+      assertThat(c.call("get k")).as("neither set ran").isEqualTo("END\n");
+      assertThat(c.call("fenced Fence:r 1\nset k 0 0 1\nv")).isEqualTo("STORED\n");
+      assertThat(c.call("stats")).contains("STAT curr_fences 1\n");
+    }
+  }
+
+  @Test
+  void onlyAPinUserMayRaiseAFence() {
+    server.close();
+    server =
+        IqServer.start(
+            IqServerConfig.builder()
+                .port(0)
+                .credentials(Credentials.of(Map.of("app", "s3cret", "ops", "0ps")))
+                .pinUsers(Set.of("app"))
+                .build());
+    try (TestConnection ops = new TestConnection(server.port());
+        TestConnection app = new TestConnection(server.port())) {
+      assertThat(ops.call("set login 0 0 7\nops 0ps")).isEqualTo("STORED\n");
+      assertThat(app.call("set login 0 0 10\napp s3cret")).isEqualTo("STORED\n");
+      assertThat(ops.call("fence Fence:r 99"))
+          .isEqualTo("CLIENT_ERROR user ops may not raise fences\n");
+      assertThat(app.call("fence Fence:r 1")).isEqualTo("FENCED 1\n");
+    }
+  }
+}
