@@ -470,6 +470,40 @@ public final class IqClient implements AutoCloseable {
             .call(OutgoingRequest.store("add", OutgoingRequest.checkKey(key), value, options)));
   }
 
+  /**
+   * Raises the fence {@code name} to {@code epoch} on every server (Dendrite's server; the user must be a pin
+   * user), as a new owner of a range does before it serves it.
+   *
+   * @return each server's fence epoch now: {@code epoch}, or a larger one another owner raised it to
+   * @throws IqException when a server refuses or cannot be reached
+   */
+  public Map<ServerAddress, Long> raiseFence(String name, long epoch) {
+    Map<ServerAddress, CompletableFuture<Reply>> sent = new LinkedHashMap<>();
+    for (ServerAddress server : config.servers()) {
+      sent.put(server, connection(server).send(OutgoingRequest.fence(name, epoch)));
+    }
+    Map<ServerAddress, Long> raised = new LinkedHashMap<>();
+    sent.forEach(
+        (server, reply) -> {
+          Reply answer = ServerConnection.await(reply);
+          String line =
+              answer instanceof Reply.Status status ? status.line() : String.valueOf(answer);
+          if (!line.startsWith("FENCED ")) {
+            throw new IqException(server + " did not raise fence " + name + ": " + line);
+          }
+          raised.put(server, Long.parseUnsignedLong(line.substring("FENCED ".length()).trim()));
+        });
+    return raised;
+  }
+
+  /**
+   * Guards every request the calling thread sends, until the scope is closed, by the fence {@code name} at {@code
+   * epoch}: see {@link FenceScope}.
+   */
+  public FenceScope fenced(String name, long epoch) {
+    return FenceScope.open(name, epoch);
+  }
+
   /** Deletes a key on one given server only. */
   public Outcome deleteOn(ServerAddress server, String key) {
     return Outcome.of(

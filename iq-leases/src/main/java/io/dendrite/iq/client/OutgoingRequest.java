@@ -18,6 +18,9 @@ final class OutgoingRequest {
   final byte[] bytes;
   final ReplyFormat format;
 
+  /** The fence this request runs under, set when it is sent within a {@link FenceScope}; null otherwise. */
+  volatile FenceScope fence;
+
   /** The request line, without its data: the keys a reply to it may name are words of it. */
   private final String line;
 
@@ -175,6 +178,11 @@ final class OutgoingRequest {
 
   static OutgoingRequest incr(String key, long delta) {
     return of(ReplyFormat.LINE, "incr " + checkKey(key) + ' ' + Long.toUnsignedString(delta));
+  }
+
+  /** {@code fence <name> <epoch>}: raises a fence (Dendrite's server). */
+  static OutgoingRequest fence(String name, long epoch) {
+    return of(ReplyFormat.LINE, "fence " + checkKey(name) + " " + Long.toUnsignedString(epoch));
   }
 
   static OutgoingRequest stats() {

@@ -108,6 +108,7 @@ final class ServerConnection {
     trips.sent();
     command.sender = trips;
     command.senderThread = Thread.currentThread();
+    command.fence = FenceScope.current();
     SocketConnection connection;
     try {
       connection = connection(slot);

@@ -182,13 +182,17 @@ final class SocketConnection {
         return;
       }
       long now = System.nanoTime();
-      ByteBuffer[] bytes = new ByteBuffer[commands.size()];
-      for (int i = 0; i < bytes.length; i++) {
-        OutgoingRequest command = commands.get(i);
+      List<ByteBuffer> buffers = new ArrayList<>(commands.size() + 1);
+      for (OutgoingRequest command : commands) {
         command.sentAtNanos = now;
         inFlight.add(command);
-        bytes[i] = ByteBuffer.wrap(command.bytes);
+        FenceScope fence = command.fence;
+        if (fence != null) {
+          buffers.add(ByteBuffer.wrap(fence.guard)); // its reply is the guarded request's
+        }
+        buffers.add(ByteBuffer.wrap(command.bytes));
       }
+      ByteBuffer[] bytes = buffers.toArray(new ByteBuffer[0]);
       OutgoingRequest first = commands.get(0);
       if (first.sender != null && first.senderThread == Thread.currentThread()) {
         first.sender.wrote();
@@ -406,6 +410,21 @@ final class SocketConnection {
   private void take(OutgoingRequest head, Reply reply, List<Completion> done) {
     inFlight.poll();
     head.replyTaken = true;
+    FenceScope fence = head.fence;
+    if (fence != null
+        && reply instanceof Reply.Status status
+        && status.line().startsWith("FENCED_OUT ")) {
+      long at;
+      try {
+        at = Long.parseUnsignedLong(status.line().substring("FENCED_OUT ".length()).trim());
+      } catch (NumberFormatException e) {
+        at = -1;
+      }
+      done.add(
+          new Completion(
+              head, null, new FencedOutException(address.toString(), fence.name, fence.epoch, at)));
+      return;
+    }
     done.add(new Completion(head, reply, null));
   }
 

@@ -102,6 +102,7 @@ public final class ReplyParser {
   private static boolean isWholeReplyStatus(String line) {
     return line.equals("ABORT")
         || line.equals("INVALID")
+        || line.startsWith("FENCED_OUT ")
         || line.startsWith("ERROR")
         || line.startsWith("CLIENT_ERROR")
         || line.startsWith("SERVER_ERROR");
