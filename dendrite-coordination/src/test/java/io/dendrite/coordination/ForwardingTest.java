@@ -144,10 +144,16 @@ class ForwardingTest {
     ForwardingException busy =
         failure(client.call(server.endpoint(), "slow", "r", 1, text(""), TIMEOUT));
     assertThat(busy.reason()).isEqualTo(ForwardingException.Reason.BUSY);
+    // The server read the queued request before the refused one, so its deadline there (300 ms
+    // from when it arrived) has passed 300 ms after the refusal came back.
+    long queuedDeadlinePassed = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(400);
 
     assertThat(failure(queued).reason())
         .as("no reply within the caller's 300 ms")
         .isEqualTo(ForwardingException.Reason.TIMED_OUT);
+    while (System.nanoTime() - queuedDeadlinePassed < 0) {
+      Thread.sleep(10);
+    }
     release.countDown();
     assertThat(new String(running.get(30, TimeUnit.SECONDS))).isEqualTo("done");
     // Behind the queued request: once this has run, the queued one has been taken and dropped.

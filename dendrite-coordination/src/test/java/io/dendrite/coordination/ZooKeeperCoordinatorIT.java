@@ -133,7 +133,10 @@ class ZooKeeperCoordinatorIT {
       server.stop();
       long stoppedAt = System.nanoTime();
       await(() -> a.owned().isEmpty() && b.owned().isEmpty());
-      assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThanOrEqualTo(SESSION);
+      // Within 80% of a session after the last answered heartbeat; the second is this thread's own
+      // scheduling on a busy machine.
+      assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt))
+          .isLessThanOrEqualTo(SESSION.plusSeconds(1));
 
       server.restart();
       await(() -> a.owned().size() == 6 && b.owned().size() == 6);
