@@ -63,6 +63,12 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
   private final OwnershipListener listener;
   private final ScheduledExecutorService worker;
 
+  /**
+   * Heartbeats run on a thread of their own: a listener that takes long to rebuild a range it gained must not let
+   * this process's other ownerships lapse meanwhile.
+   */
+  private final ScheduledExecutorService heartbeats;
+
   /** An owned range: its epoch, and the connection generation it was taken in. */
   private record Ownership(long epoch, long generation) {}
 
@@ -86,13 +92,8 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     this.endpoint = builder.endpoint;
     this.ranges = List.copyOf(builder.ranges);
     this.listener = builder.listener;
-    this.worker =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "dendrite-coordinator-" + member);
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.worker = daemonThread("dendrite-coordinator-" + member);
+    this.heartbeats = daemonThread("dendrite-coordinator-heartbeat-" + member);
     this.client =
         CuratorFrameworkFactory.builder()
             .connectString(builder.connectString)
@@ -137,15 +138,18 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
       cache.start();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      worker.shutdownNow();
+      heartbeats.shutdownNow();
       client.close();
       throw new IllegalStateException("interrupted while joining", e);
     } catch (Exception e) {
       worker.shutdownNow();
+      heartbeats.shutdownNow();
       client.close();
       throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);
     }
     long beat = Math.max(50, builder.sessionTimeout.toMillis() / 5);
-    worker.scheduleWithFixedDelay(this::heartbeat, 0, beat, TimeUnit.MILLISECONDS);
+    heartbeats.scheduleWithFixedDelay(this::heartbeat, 0, beat, TimeUnit.MILLISECONDS);
     worker.scheduleWithFixedDelay(this::reconcile, beat, beat, TimeUnit.MILLISECONDS);
   }
 
@@ -224,6 +228,7 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
       LOG.warn("{}: could not release every range before leaving: {}", member, e.toString());
     }
     worker.shutdownNow();
+    heartbeats.shutdownNow();
     try {
       cache.close();
       memberNode.close();
@@ -352,7 +357,7 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     }
   }
 
-  private void renewOwnership(long sentAtNanos) throws Exception {
+  private synchronized void renewOwnership(long sentAtNanos) throws Exception {
     long sessionMillis = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
     long until =
         sentAtNanos
@@ -389,6 +394,15 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     } else if (state == ConnectionState.RECONNECTED) {
       queueReconcile();
     }
+  }
+
+  private static ScheduledExecutorService daemonThread(String name) {
+    return Executors.newSingleThreadScheduledExecutor(
+        runnable -> {
+          Thread thread = new Thread(runnable, name);
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 
   private void createIfAbsent(String path) throws Exception {

@@ -148,6 +148,44 @@ class ZooKeeperCoordinatorIT {
     }
   }
 
+  /** A listener that takes longer than a session to rebuild one range lets none of the others lapse meanwhile. */
+  @Test
+  void aSlowGainDoesNotLetTheOtherOwnershipsLapse(ZooKeeperAddress zk) throws Exception {
+    java.util.concurrent.CountDownLatch slow = new java.util.concurrent.CountDownLatch(1);
+    ZooKeeperCoordinator coordinator =
+        ZooKeeperCoordinator.builder()
+            .connectString(zk.connectString())
+            .service(zk.service())
+            .member("slow")
+            .sessionTimeout(SESSION)
+            .ranges(List.of("fast", "slow"))
+            .listener(
+                new OwnershipListener() {
+                  @Override
+                  public void gained(String range, long epoch) {
+                    if (range.equals("slow")) {
+                      slow.countDown();
+                      try {
+                        Thread.sleep(SESSION.toMillis() * 2); // a long rebuild
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                    }
+                  }
+
+                  @Override
+                  public void lost(String range, long epoch) {}
+                })
+            .start();
+    started.add(coordinator);
+    assertThat(slow.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    long until = System.nanoTime() + SESSION.toNanos() * 3 / 2;
+    while (System.nanoTime() < until) {
+      assertThat(coordinator.owned()).as("while the other range rebuilds").containsKey("fast");
+      Thread.sleep(50);
+    }
+  }
+
   @Test
   void theCheckerFindsARangeGainedWhileAnotherProcessStillOwnsIt(ZooKeeperAddress zk) {
     ZooKeeperCoordinator a = join(zk.connectString(), zk.service(), "a");
