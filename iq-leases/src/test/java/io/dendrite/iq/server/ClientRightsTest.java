@@ -59,10 +59,7 @@ class ClientRightsTest {
   }
 
   private TestConnection logIn(String user, String password) {
-    TestConnection c = new TestConnection(server.port());
-    String login = user + " " + password;
-    assertThat(c.call("set login 0 0 " + login.length() + "\n" + login)).isEqualTo("STORED\n");
-    return c;
+    return TestConnection.loggedIn(server.port(), user, password);
   }
 
   @Test

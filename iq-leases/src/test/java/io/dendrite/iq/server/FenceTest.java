@@ -72,10 +72,8 @@ class FenceTest {
                 .credentials(Credentials.of(Map.of("app", "s3cret", "ops", "0ps")))
                 .pinUsers(Set.of("app"))
                 .build());
-    try (TestConnection ops = new TestConnection(server.port());
-        TestConnection app = new TestConnection(server.port())) {
-      assertThat(ops.call("set login 0 0 7\nops 0ps")).isEqualTo("STORED\n");
-      assertThat(app.call("set login 0 0 10\napp s3cret")).isEqualTo("STORED\n");
+    try (TestConnection ops = TestConnection.loggedIn(server.port(), "ops", "0ps");
+        TestConnection app = TestConnection.loggedIn(server.port(), "app", "s3cret")) {
       assertThat(ops.call("fence Fence:r 99"))
           .isEqualTo("CLIENT_ERROR user ops may not raise fences\n");
       assertThat(app.call("fence Fence:r 1")).isEqualTo("FENCED 1\n");

@@ -35,6 +35,18 @@ final class TestConnection implements AutoCloseable {
     }
   }
 
+  /** A connection to {@code port} logged in as {@code user} (memcached's login: a set of "user password"). */
+  static TestConnection loggedIn(int port, String user, String password) {
+    TestConnection c = new TestConnection(port);
+    String login = user + " " + password;
+    String reply = c.call("set login 0 0 " + login.length() + "\n" + login);
+    if (!reply.equals("STORED\n")) {
+      c.close();
+      throw new AssertionError("login as " + user + " refused: " + reply);
+    }
+    return c;
+  }
+
   /** Sends a request and returns its reply, which ends with {@code END} or is a single line. */
   String call(String request) {
     send(request);

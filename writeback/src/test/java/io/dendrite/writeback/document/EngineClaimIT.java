@@ -16,8 +16,6 @@ import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.internal.EngineClaim;
 import io.dendrite.writeback.store.MySqlStore;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -47,9 +45,8 @@ class EngineClaimIT {
   @Test
   void aSecondSingleProcessEngineIsRefusedAndStartsOnceTheFirstHasClosed(MySqlTestDatabase database)
       throws Exception {
-    createUsers(database);
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
-        MySqlStore store = open(database)) {
+        MySqlStore store = UsersTable.empty(database)) {
       WriteBack first = engine(cache, store, true).build();
       EntityKey ann = new EntityKey("users", 1);
       first.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
@@ -75,9 +72,8 @@ class EngineClaimIT {
   @Test
   void enginesThatLockByLeasesRunTogetherAndKeepASingleProcessOneOut(MySqlTestDatabase database)
       throws Exception {
-    createUsers(database);
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
-        MySqlStore store = open(database);
+        MySqlStore store = UsersTable.empty(database);
         WriteBack one = engine(cache, store, false).build();
         WriteBack two = engine(cache, store, false).build()) {
       assertThatThrownBy(() -> engine(cache, store, true).build())
@@ -98,9 +94,8 @@ class EngineClaimIT {
   @Test
   void anEngineWhoseRecordWasTakenOverRefusesItsNextWrite(MySqlTestDatabase database)
       throws Exception {
-    createUsers(database);
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
-        MySqlStore store = open(database);
+        MySqlStore store = UsersTable.empty(database);
         WriteBack engine = engine(cache, store, true).build()) {
       EntityKey ann = new EntityKey("users", 1);
       engine.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
@@ -125,9 +120,8 @@ class EngineClaimIT {
   @Test
   void aSingleProcessEngineKeepsItsClaimWhenAReplicaServerIsLost(MySqlTestDatabase database)
       throws Exception {
-    createUsers(database);
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(3);
-        MySqlStore store = open(database);
+        MySqlStore store = UsersTable.empty(database);
         WriteBack engine = engine(cache, store, true).build()) {
       EntityKey ann = new EntityKey("users", 1);
       engine.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
@@ -139,16 +133,5 @@ class EngineClaimIT {
       engine.drainNow();
       assertThat(store.read(ann).orElseThrow().fields()).containsEntry("score", 42);
     }
-  }
-
-  private static void createUsers(MySqlTestDatabase database) throws Exception {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
-    }
-  }
-
-  private static MySqlStore open(MySqlTestDatabase database) {
-    return MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));
   }
 }

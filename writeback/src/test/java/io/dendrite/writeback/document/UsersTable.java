@@ -9,6 +9,7 @@ import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.Entity;
 import io.dendrite.writeback.store.MySqlStore;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,16 +36,21 @@ final class UsersTable {
   /** Creates the table with {@code documents} seeded, records the seeds in {@code model}, and opens a store on it. */
   static MySqlStore seeded(
       MySqlTestDatabase database, List<EntityKey> documents, DocumentModel model) throws Exception {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
-    }
-    MySqlStore store = MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));
+    MySqlStore store = empty(database);
     List<EntityChanges> seed = new ArrayList<>();
     documents.forEach(key -> seed.add(new EntityChanges(key, seed(key))));
     store.apply(seed);
     documents.forEach(key -> model.record(key, seed(key)));
     return store;
+  }
+
+  /** Creates the table, empty, and opens a store on it. */
+  static MySqlStore empty(MySqlTestDatabase database) throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
+    }
+    return MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));
   }
 
   /** {@code <id>: expected ... but found ...} for every document whose row differs from the model. */
