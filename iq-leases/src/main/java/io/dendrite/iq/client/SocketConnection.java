@@ -182,17 +182,21 @@ final class SocketConnection {
         return;
       }
       long now = System.nanoTime();
-      List<ByteBuffer> buffers = new ArrayList<>(commands.size() + 1);
+      int guards = 0;
+      for (OutgoingRequest command : commands) {
+        guards += command.fence != null ? 1 : 0;
+      }
+      ByteBuffer[] bytes = new ByteBuffer[commands.size() + guards];
+      int at = 0;
       for (OutgoingRequest command : commands) {
         command.sentAtNanos = now;
         inFlight.add(command);
         FenceScope fence = command.fence;
         if (fence != null) {
-          buffers.add(ByteBuffer.wrap(fence.guard)); // its reply is the guarded request's
+          bytes[at++] = ByteBuffer.wrap(fence.guard); // its reply is the guarded request's
         }
-        buffers.add(ByteBuffer.wrap(command.bytes));
+        bytes[at++] = ByteBuffer.wrap(command.bytes);
       }
-      ByteBuffer[] bytes = buffers.toArray(new ByteBuffer[0]);
       OutgoingRequest first = commands.get(0);
       if (first.sender != null && first.senderThread == Thread.currentThread()) {
         first.sender.wrote();

@@ -1,6 +1,7 @@
 package io.dendrite.iq.server;
 
 import io.dendrite.iq.protocol.FramingError;
+import io.dendrite.iq.protocol.MalformedRequestException;
 import io.dendrite.iq.protocol.Request;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
@@ -8,7 +9,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.OptionalLong;
 import java.util.Queue;
 import org.slf4j.Logger;
@@ -105,15 +105,17 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
    * malformed guard refuses the request too: it was meant to run guarded.
    */
   private void runGuarded(Request guard, Request request, ReplyWriter out) {
-    List<String> words = guard.args();
+    // Read as the fence command reads its words: a name as a key, an epoch as an unsigned number.
+    Arguments words = Arguments.of(guard, false, client);
+    String name;
     long epoch;
     try {
-      epoch =
-          words.size() == 2 && words.get(0).length() <= Arguments.MAX_KEY_LENGTH
-              ? Long.parseUnsignedLong(words.get(1))
-              : -1;
-    } catch (NumberFormatException e) {
+      words.requireCount(2, 2);
+      name = words.key(0);
+      epoch = words.number(1);
+    } catch (MalformedRequestException e) {
       epoch = -1;
+      name = null;
     }
     if (epoch < 0) {
       out.error(
@@ -121,7 +123,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     OptionalLong fencedAt =
-        state.fences.runGuarded(words.get(0), epoch, () -> commands.execute(request, client, out));
+        state.fences.runGuarded(name, epoch, () -> commands.execute(request, client, out));
     if (fencedAt.isPresent()) {
       out.error("FENCED_OUT " + fencedAt.getAsLong());
     }
