@@ -172,10 +172,7 @@ public final class ForwardingClient implements AutoCloseable {
         result.complete(reply.body());
         return;
       }
-      ForwardingException.Reason[] reasons = ForwardingException.Reason.values();
-      int index = reply.status() - 1;
-      ForwardingException.Reason reason =
-          index >= 0 && index < reasons.length ? reasons[index] : ForwardingException.Reason.FAILED;
+      ForwardingException.Reason reason = ForwardingException.Reason.ofStatus(reply.status());
       result.completeExceptionally(
           new ForwardingException(
               reason, endpoint + ": " + new String(reply.body(), StandardCharsets.UTF_8)));

@@ -25,6 +25,18 @@ public final class ForwardingException extends RuntimeException {
     Reason(boolean retryAtNewOwner) {
       this.retryAtNewOwner = retryAtNewOwner;
     }
+
+    /** The status byte a reply carries for this reason ({@code 0} is success). */
+    byte status() {
+      return (byte) (ordinal() + 1);
+    }
+
+    /** The reason a reply's status byte names; an unknown one is taken as a failure at the owner. */
+    static Reason ofStatus(byte status) {
+      Reason[] reasons = values();
+      int index = status - 1;
+      return index >= 0 && index < reasons.length ? reasons[index] : FAILED;
+    }
   }
 
   private final Reason reason;

@@ -195,11 +195,7 @@ public final class ForwardingServer implements AutoCloseable {
     send(
         ctx,
         new ForwardingFrames.Reply(
-            request.id(), status(reason), message.getBytes(StandardCharsets.UTF_8)));
-  }
-
-  static byte status(ForwardingException.Reason reason) {
-    return (byte) (reason.ordinal() + 1);
+            request.id(), reason.status(), message.getBytes(StandardCharsets.UTF_8)));
   }
 
   private static void send(ChannelHandlerContext ctx, ForwardingFrames.Reply reply) {

@@ -189,20 +189,29 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     return cache
         .get(ownerPath(range))
         .map(ChildData::getData)
-        .map(data -> new String(data, StandardCharsets.UTF_8))
+        .map(OwnerNode::parse)
         .map(
-            text -> {
-              int space = text.lastIndexOf(' ');
-              String owner = text.substring(0, space);
-              String ownerEndpoint =
-                  cache
-                      .get(memberPath(owner))
-                      .map(ChildData::getData)
-                      .map(bytes -> new String(bytes, StandardCharsets.UTF_8))
-                      .orElse("");
-              return new RangeOwner(
-                  owner, ownerEndpoint, Long.parseLong(text.substring(space + 1)));
-            });
+            node ->
+                new RangeOwner(
+                    node.member(),
+                    cache
+                        .get(memberPath(node.member()))
+                        .map(data -> new String(data.getData(), StandardCharsets.UTF_8))
+                        .orElse(""),
+                    node.epoch()));
+  }
+
+  /** What an owner node holds: {@code <member> <epoch>}. */
+  private record OwnerNode(String member, long epoch) {
+    byte[] bytes() {
+      return (member + " " + epoch).getBytes(StandardCharsets.UTF_8);
+    }
+
+    static OwnerNode parse(byte[] data) {
+      String text = new String(data, StandardCharsets.UTF_8);
+      int space = text.lastIndexOf(' ');
+      return new OwnerNode(text.substring(0, space), Long.parseLong(text.substring(space + 1)));
+    }
   }
 
   /** This process's member id. */
@@ -281,8 +290,7 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
   /** The member named by {@code range}'s owner node, or null. */
   private String ownerMember(String range) throws Exception {
     try {
-      String text = new String(client.getData().forPath(ownerPath(range)), StandardCharsets.UTF_8);
-      return text.substring(0, text.lastIndexOf(' '));
+      return OwnerNode.parse(client.getData().forPath(ownerPath(range))).member();
     } catch (KeeperException.NoNodeException none) {
       return null;
     }
@@ -309,8 +317,7 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
                     .transactionOp()
                     .create()
                     .withMode(CreateMode.EPHEMERAL)
-                    .forPath(
-                        ownerPath(range), (member + " " + epoch).getBytes(StandardCharsets.UTF_8)));
+                    .forPath(ownerPath(range), new OwnerNode(member, epoch).bytes()));
     if (results.size() != 2) {
       return;
     }
