@@ -190,7 +190,7 @@ public final class ForwardingClient implements AutoCloseable {
         if (result != null) {
           result.completeExceptionally(
               new ForwardingException(
-                  ForwardingException.Reason.OWNER_UNREACHABLE,
+                  ForwardingException.Reason.CONNECTION_LOST,
                   "the connection to " + endpoint + " dropped with the request outstanding"));
         }
       }

@@ -15,10 +15,12 @@ public final class ForwardingException extends RuntimeException {
     UNKNOWN_OPERATION(false),
     /** The operation ran at the owner and threw; the message is the owner's. */
     FAILED(false),
-    /** The owner could not be reached, or its connection dropped with the request outstanding. */
+    /** The owner could not be reached (connecting, or sending the request failed): the request did not run. */
     OWNER_UNREACHABLE(true),
     /** No reply within the caller's timeout; the request may still run at the owner. */
-    TIMED_OUT(false);
+    TIMED_OUT(false),
+    /** The connection to the owner dropped with the request outstanding: it may or may not have run. */
+    CONNECTION_LOST(false);
 
     private final boolean retryAtNewOwner;
 
@@ -49,6 +51,14 @@ public final class ForwardingException extends RuntimeException {
   ForwardingException(Reason reason, String message, Throwable cause) {
     super(reason + ": " + message, cause);
     this.reason = reason;
+  }
+
+  /**
+   * For an {@link ForwardingServer.Operation} to throw when it finds, while it runs, that this process does not serve
+   * the range (any more, or not yet): the caller gets {@link Reason#NOT_OWNER} and retries at the owner.
+   */
+  public static ForwardingException notOwner(String message) {
+    return new ForwardingException(Reason.NOT_OWNER, message);
   }
 
   public Reason reason() {

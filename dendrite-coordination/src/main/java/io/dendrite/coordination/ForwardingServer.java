@@ -176,6 +176,9 @@ public final class ForwardingServer implements AutoCloseable {
     byte[] result;
     try {
       result = operation.run(request.range(), request.body());
+    } catch (ForwardingException notServed) {
+      reply(ctx, request, notServed.reason(), String.valueOf(notServed.getMessage()));
+      return;
     } catch (Exception | AssertionError failed) {
       reply(ctx, request, ForwardingException.Reason.FAILED, String.valueOf(failed));
       return;

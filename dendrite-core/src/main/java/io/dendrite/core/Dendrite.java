@@ -183,6 +183,15 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
   }
 
+  /**
+   * Writes {@code command}, a write of the kind {@code kind}: {@link #write(Comparable, Comparable, Object,
+   * ChangeApplier, CacheUpdate)} with the kind's {@link WriteCommand#apply} and {@link WriteCommand#cacheUpdate}.
+   */
+  public <C> void write(K lowerBound, K upperBound, C command, WriteCommand<K, R, C> kind) {
+    Objects.requireNonNull(kind, "kind");
+    write(lowerBound, upperBound, command, kind::apply, kind.cacheUpdate(command));
+  }
+
   /** What this Dendrite has done so far, copied now. */
   public DendriteMetrics metrics() {
     return metrics.snapshot();
@@ -381,6 +390,26 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
      * @throws IllegalStateException if a required setting is missing or the range is owned elsewhere
      */
     public Dendrite<K, R> build() {
+      checkSettings();
+      return new Dendrite<>(this);
+    }
+
+    /**
+     * Builds the {@link CachedReads} of this range: what a process that does not own it reads from the cache. It
+     * claims nothing and keeps no PrInT.
+     *
+     * @throws IllegalStateException if a required setting is missing
+     */
+    public CachedReads<K, R> buildReads() {
+      checkSettings();
+      return new CachedReads<>(
+          type,
+          cache,
+          new CacheKeys<>(collection, domain, type),
+          new CachedRows<>(rows, changeRecords));
+    }
+
+    private void checkSettings() {
       if (writeBuffer != null && policy != WritePolicy.WRITE_BACK) {
         throw new IllegalStateException(
             "writeBack(buffer) and writePolicy(" + policy + ") conflict: choose one");
@@ -388,7 +417,6 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (collection == null || domain == null || cache == null) {
         throw new IllegalStateException("collection, domain and cache are required");
       }
-      return new Dendrite<>(this);
     }
   }
 }

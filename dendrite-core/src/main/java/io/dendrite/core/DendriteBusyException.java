@@ -6,7 +6,8 @@ package io.dendrite.core;
  * the operation may be retried.
  */
 public final class DendriteBusyException extends RuntimeException {
-  DendriteBusyException(String message, Throwable cause) {
+  /** A lease (or, across processes, a range's owner) stayed out of reach: {@code message} says which. */
+  public DendriteBusyException(String message, Throwable cause) {
     super(message, cause);
   }
 }

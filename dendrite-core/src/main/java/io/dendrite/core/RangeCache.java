@@ -8,13 +8,8 @@ import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
@@ -40,6 +35,7 @@ final class RangeCache<K extends Comparable<? super K>, R> {
   final RowCodec<K, R> rows;
   final ResultSetCodec<R> resultSets;
   final ChangeRecords<K, R, ?> changeRecords;
+  private final CachedRows<K, R> cachedRows;
 
   /** False only for the unleased negative control (tests). */
   final boolean leasesEnabled;
@@ -63,6 +59,7 @@ final class RangeCache<K extends Comparable<? super K>, R> {
     this.rows = rows;
     this.resultSets = new ResultSetCodec<>(rows);
     this.changeRecords = changeRecords;
+    this.cachedRows = new CachedRows<>(rows, changeRecords);
     this.leasesEnabled = leasesEnabled;
     this.intervalLeases = new IntervalLeases<>(intervalLeaseLifetime);
     this.intervalLeaseTimeout = intervalLeaseTimeout;
@@ -118,31 +115,11 @@ final class RangeCache<K extends Comparable<? super K>, R> {
    * order. A value with many records is reported, so that the next write to the entry rewrites it whole.
    */
   List<R> rowsOf(EntryIndex.Entry<K> entry, byte[] value) {
-    ResultSetCodec.Decoded<R> decoded = resultSets.decode(value);
-    if (decoded.changes().isEmpty()) {
-      return decoded.rows();
-    }
-    if (changeRecords == null) {
-      throw new IllegalStateException(
-          "the cached value of "
-              + entry.key()
-              + " holds change records, and this"
-              + " Dendrite was built without ChangeRecords to read them");
-    }
-    if (decoded.changes().size() >= RECORDS_BEFORE_REWRITE) {
-      index.noteChangeRecords(entry.key(), decoded.changes().size());
-    }
-    List<R> rows = decoded.rows();
-    for (byte[] record : decoded.changes()) {
-      rows =
-          normalize(entry.interval(), applyRecord(changeRecords, entry.interval(), rows, record));
-    }
-    return rows;
-  }
-
-  private static <K extends Comparable<? super K>, R, C> List<R> applyRecord(
-      ChangeRecords<K, R, C> records, Interval<K> entryInterval, List<R> rows, byte[] record) {
-    return records.apply(entryInterval, Collections.unmodifiableList(rows), records.decode(record));
+    return cachedRows.rowsOf(
+        entry.interval(),
+        entry.key(),
+        value,
+        records -> index.noteChangeRecords(entry.key(), records));
   }
 
   /** The change record a write appends to the cached entries it touches, or null when it rewrites them. */
@@ -172,18 +149,7 @@ final class RangeCache<K extends Comparable<? super K>, R> {
 
   /** Rows of {@code interval} only, each once, ordered by attribute. */
   List<R> normalize(Interval<K> interval, Collection<R> found) {
-    Map<Object, R> unique = new LinkedHashMap<>();
-    for (R row : found) {
-      K attribute = rows.attributeOf(row);
-      if (attribute != null
-          && attribute.compareTo(interval.lo()) >= 0
-          && attribute.compareTo(interval.hi()) <= 0) {
-        unique.putIfAbsent(rows.identityOf(row), row);
-      }
-    }
-    List<R> result = new ArrayList<>(unique.values());
-    result.sort(Comparator.comparing(rows::attributeOf));
-    return result;
+    return cachedRows.normalize(interval, found);
   }
 
   IntervalLease<K> acquire(Interval<K> interval, LeaseMode mode) {

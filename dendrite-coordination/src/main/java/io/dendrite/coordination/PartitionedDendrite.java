@@ -1,0 +1,843 @@
+package io.dendrite.coordination;
+
+import io.dendrite.core.CachedReads;
+import io.dendrite.core.Dendrite;
+import io.dendrite.core.DendriteBusyException;
+import io.dendrite.core.DomainType;
+import io.dendrite.core.Interval;
+import io.dendrite.core.LocalCoordinator;
+import io.dendrite.core.RangeNames;
+import io.dendrite.core.RangeQuery;
+import io.dendrite.core.RowCodec;
+import io.dendrite.core.WriteCommand;
+import io.dendrite.iq.client.FenceScope;
+import io.dendrite.iq.client.FencedOutException;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One collection's domain cached by a service of many application processes (the CPR paper, §3 and Figure 2): the
+ * domain is split into ranges, ZooKeeper gives each range to one process at a time ({@link ZooKeeperCoordinator}),
+ * the owner keeps the range's PrInT, LeMInT and log in a {@link Dendrite} of its own, and every other process sends
+ * the range's misses and writes to it ({@link ForwardingServer}). A hit needs no owner: any process reads the exact
+ * interval's cached entry directly ({@link CachedReads}).
+ *
+ * <p>Every process builds the same PartitionedDendrite: the same domain, ranges and Dendrite settings, and the same
+ * queries and write commands under the same names, because a forwarded request names them and the owner runs its
+ * own registered ones.
+ *
+ * <p>An owner serves a range only while {@link ZooKeeperCoordinator#owns} says so, and every cache request it sends
+ * for the range is guarded by the range's fence at its epoch ({@link IqClient#fenced}), which it raised before it
+ * rebuilt the range: an owner that paused past its session and resumes changes nothing in the cache. A write checks
+ * ownership once more just before its data-store statement; see {@code docs/coordination.md} for what that leaves
+ * open.
+ *
+ * <p>A get spanning several ranges is split at their bounds and its parts are served where their ranges live; a write
+ * must lie in one range. Thread-safe.
+ *
+ * @param <K> the attribute's type (a whole number: {@link DomainType#INTEGER} or {@link DomainType#LONG})
+ * @param <R> the row type
+ */
+public final class PartitionedDendrite<K extends Comparable<? super K>, R>
+    implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionedDendrite.class);
+  private static final String GET = "dendrite.get";
+  private static final String WRITE = "dendrite.write";
+  private static final long RETRY_PAUSE_MILLIS = 10;
+  private static final byte[] NO_COMMAND = new byte[0];
+
+  private final DomainType<K> type;
+  private final RowCodec<K, R> rows;
+  private final String collection;
+  private final String domain;
+  private final K min;
+  private final K max;
+  private final RangeLayout<K> layout;
+  private final List<String> ranges;
+  private final Map<String, Integer> indexOfRange = new HashMap<>();
+  private final IqClient cache;
+  private final UnaryOperator<Dendrite.Builder<K, R>> settings;
+  private final Map<String, RangeQuery<K, R>> queries;
+  private final Map<String, WriteCommand<K, R, ?>> commands;
+  private final List<CachedReads<K, R>> reads = new ArrayList<>();
+  private final Duration requestTimeout;
+  private final LocalCoordinator claims = new LocalCoordinator();
+  private final ConcurrentMap<String, Served<K, R>> served = new ConcurrentHashMap<>();
+  private final Counters counters = new Counters();
+  private final ForwardingClient client = new ForwardingClient();
+  private final ForwardingServer server;
+  private final ZooKeeperCoordinator coordinator;
+
+  private PartitionedDendrite(Builder<K, R> builder) {
+    this.type = builder.type;
+    this.rows = builder.rows;
+    this.collection = builder.collection;
+    this.domain = builder.domain;
+    this.min = builder.min;
+    this.max = builder.max;
+    this.layout = new RangeLayout<>(type, min, max, builder.ranges);
+    this.cache = builder.cache;
+    this.settings = builder.settings;
+    this.queries = Map.copyOf(builder.queries);
+    this.commands = Map.copyOf(builder.commands);
+    this.requestTimeout = builder.requestTimeout;
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < layout.size(); i++) {
+      String range = collection + "." + domain + "." + i;
+      ids.add(range);
+      indexOfRange.put(range, i);
+      reads.add(rangeBuilder(i).buildReads());
+    }
+    this.ranges = List.copyOf(ids);
+    if (builder.ownEveryRange) {
+      // The negative control: every process believes it owns every range, nobody forwards.
+      this.server = null;
+      this.coordinator = null;
+      ranges.forEach(range -> gained(range, 1));
+      return;
+    }
+    this.server =
+        ForwardingServer.builder()
+            .host(builder.host)
+            .port(builder.port)
+            .threads(builder.forwardingThreads)
+            .ownership(this::owns)
+            .start();
+    server.register(GET, this::serveForwardedGet);
+    server.register(WRITE, this::serveForwardedWrite);
+    try {
+      this.coordinator =
+          ZooKeeperCoordinator.builder()
+              .connectString(builder.connectString)
+              .service(builder.service + "." + collection + "." + domain)
+              .member(builder.member)
+              .endpoint(server.endpoint())
+              .sessionTimeout(builder.sessionTimeout)
+              .ranges(ranges)
+              .listener(
+                  new OwnershipListener() {
+                    @Override
+                    public void gained(String range, long epoch) {
+                      PartitionedDendrite.this.gained(range, epoch);
+                    }
+
+                    @Override
+                    public void lost(String range, long epoch) {
+                      PartitionedDendrite.this.lost(range, epoch);
+                    }
+                  })
+              .start();
+    } catch (RuntimeException e) {
+      server.close();
+      client.close();
+      throw e;
+    }
+  }
+
+  /** Starts building a PartitionedDendrite for an attribute of type {@code type} whose rows {@code rows} encodes. */
+  public static <K extends Comparable<? super K>, R> Builder<K, R> builder(
+      DomainType<K> type, RowCodec<K, R> rows) {
+    return new Builder<>(type, rows);
+  }
+
+  /**
+   * The rows whose attribute lies in [{@code lowerBound}, {@code upperBound}], ordered by the attribute: each range's
+   * part from the cache if it holds it, otherwise from the query registered as {@code query}, run by the range's
+   * owner (this process or another), which caches the result.
+   *
+   * @throws IllegalArgumentException for bad bounds (as {@link Dendrite#get}) or an unregistered query
+   * @throws io.dendrite.core.DataStoreException if the query failed at the owner
+   * @throws DendriteBusyException if no owner served a part within the request timeout, or leases stayed taken
+   */
+  public List<R> get(K lowerBound, K upperBound, String query) {
+    Interval<K> interval = interval(lowerBound, upperBound);
+    RangeQuery<K, R> function = queries.get(query);
+    if (function == null) {
+      throw new IllegalArgumentException(
+          "no query registered as \"" + query + "\"; registered: " + queries.keySet());
+    }
+    List<R> found = new ArrayList<>();
+    for (RangeLayout.Part<K> part : layout.split(interval)) {
+      found.addAll(getPart(part, query, function));
+    }
+    return found;
+  }
+
+  /**
+   * Writes {@code command}, of the kind registered as {@code kind}, touching [{@code lowerBound}, {@code
+   * upperBound}]: the range's owner applies it to the data store and deletes or updates the cached results it
+   * touches, as {@link Dendrite#write}. The interval must lie in one range.
+   *
+   * @throws IllegalArgumentException for bad bounds, an interval crossing ranges, an unregistered kind or a command
+   *     of another type
+   * @throws io.dendrite.core.DataStoreException if the data store refused the write at the owner
+   * @throws DendriteBusyException if no owner took the write within the request timeout (it was not applied)
+   * @throws OutcomeUnknownException if the owner had the write and did not answer: it may have been applied
+   */
+  public <C> void write(K lowerBound, K upperBound, String kind, C command) {
+    Interval<K> interval = interval(lowerBound, upperBound);
+    WriteCommand<K, R, C> writeKind = kindOf(kind, command);
+    List<RangeLayout.Part<K>> parts = layout.split(interval);
+    if (parts.size() > 1) {
+      RangeLayout.Part<K> last = parts.get(parts.size() - 1);
+      throw new IllegalArgumentException(
+          "a write must lie in one range: "
+              + interval
+              + " crosses ranges "
+              + ranges.get(parts.get(0).range())
+              + " to "
+              + ranges.get(last.range())
+              + " (the next starts at "
+              + layout.lowerOf(parts.get(1).range())
+              + "); write each range's part on its own");
+    }
+    String range = ranges.get(parts.get(0).range());
+    byte[] body =
+        ForwardedCalls.call(
+            new ForwardedCalls.Call(
+                kind,
+                type.format(interval.lo()),
+                type.format(interval.hi()),
+                writeKind.encode(command)));
+    atOwner(
+        range,
+        WRITE,
+        body,
+        true,
+        local -> {
+          writeAsOwner(range, local, interval, command, writeKind);
+          return null;
+        },
+        (answer, owner) -> {
+          ForwardedCalls.readDone(answer, owner);
+          return null;
+        });
+  }
+
+  /** What this process has done so far, copied now. */
+  public Metrics metrics() {
+    return counters.snapshot();
+  }
+
+  /** The ranges this process serves now. */
+  public List<String> servedRanges() {
+    return served.keySet().stream().sorted().toList();
+  }
+
+  /** The range ids, in domain order: {@code <collection>.<domain>.<i>}. */
+  public List<String> ranges() {
+    return ranges;
+  }
+
+  /** Gives every range up (appending their log records first) and leaves the service. */
+  @Override
+  public void close() {
+    try {
+      if (coordinator != null) {
+        coordinator.close();
+      } else {
+        ranges.forEach(range -> lost(range, 1));
+      }
+    } finally {
+      if (server != null) {
+        server.close();
+      }
+      client.close();
+    }
+  }
+
+  /**
+   * What a process did: operations served here as the range's owner, hits read directly from the cache for ranges
+   * served elsewhere, gets and writes forwarded (each one round trip to the owner), and forwards that found no owner
+   * or the wrong one and were sent again.
+   */
+  public record Metrics(
+      long servedHere, long directHits, long forwardedGets, long forwardedWrites, long resent) {}
+
+  private List<R> getPart(RangeLayout.Part<K> part, String query, RangeQuery<K, R> function) {
+    String range = ranges.get(part.range());
+    Interval<K> interval = part.interval();
+    if (!served.containsKey(range)) {
+      Optional<List<R>> hit = reads.get(part.range()).get(interval.lo(), interval.hi());
+      if (hit.isPresent()) {
+        counters.directHits.increment();
+        return hit.get();
+      }
+    }
+    byte[] body =
+        ForwardedCalls.call(
+            new ForwardedCalls.Call(
+                query, type.format(interval.lo()), type.format(interval.hi()), NO_COMMAND));
+    return atOwner(
+        range,
+        GET,
+        body,
+        false,
+        local -> local.dendrite.get(interval.lo(), interval.hi(), function),
+        (answer, owner) ->
+            ForwardedCalls.readRows(answer, owner).stream().map(rows::decode).toList());
+  }
+
+  /**
+   * Runs an operation on {@code range} where its owner is: here while this process serves it, else at the owner the
+   * coordinator names. A forward that finds no owner, or the wrong one, or (a get) loses its connection, is sent
+   * again to whoever owns the range then, until the request timeout.
+   */
+  private <T> T atOwner(
+      String range,
+      String operation,
+      byte[] body,
+      boolean write,
+      Function<Served<K, R>, T> asOwner,
+      ForwardedAnswer<T> answer) {
+    long deadline = System.nanoTime() + requestTimeout.toNanos();
+    RuntimeException last = null;
+    while (true) {
+      Served<K, R> local = served.get(range);
+      if (local != null) {
+        try {
+          return runServed(range, local, asOwner);
+        } catch (ForwardingException notServed) {
+          last = notServed; // it moved meanwhile
+        }
+      } else if (coordinator != null) {
+        Optional<RangeOwner> owner = coordinator.ownerOf(range);
+        if (owner.isPresent() && !owner.get().member().equals(coordinator.member())) {
+          long left = Math.max(TimeUnit.MILLISECONDS.toNanos(1), deadline - System.nanoTime());
+          (write ? counters.forwardedWrites : counters.forwardedGets).increment();
+          byte[] reply;
+          try {
+            reply =
+                client
+                    .call(
+                        owner.get().endpoint(),
+                        operation,
+                        range,
+                        owner.get().epoch(),
+                        body,
+                        Duration.ofNanos(left))
+                    .join();
+          } catch (CompletionException failed) {
+            ForwardingException forwarding = forwardingFailure(failed);
+            boolean again =
+                forwarding.retryAtNewOwner()
+                    || (!write
+                        && forwarding.reason() == ForwardingException.Reason.CONNECTION_LOST);
+            if (!again) {
+              throw unforwarded(forwarding, range, write);
+            }
+            last = forwarding;
+            counters.resent.increment();
+            pause(deadline);
+            continue;
+          }
+          return answer.read(reply, owner.get().member());
+        }
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new DendriteBusyException(
+            "no owner served range " + range + " within " + requestTimeout, last);
+      }
+      pause(deadline);
+    }
+  }
+
+  /** How a forwarded operation's answer is read: its result, or the owner's failure thrown again. */
+  @FunctionalInterface
+  private interface ForwardedAnswer<T> {
+    T read(byte[] answer, String owner);
+  }
+
+  private static ForwardingException forwardingFailure(CompletionException failed) {
+    if (failed.getCause() instanceof ForwardingException forwarding) {
+      return forwarding;
+    }
+    throw failed;
+  }
+
+  /** A forwarding failure that must not be retried, as what the caller gets. */
+  private static RuntimeException unforwarded(
+      ForwardingException failure, String range, boolean write) {
+    String where = "range " + range + ": " + failure.getMessage();
+    return switch (failure.reason()) {
+      case BUSY, DEADLINE_PASSED -> new DendriteBusyException(where + " (not run)", failure);
+      case TIMED_OUT, CONNECTION_LOST ->
+          write
+              ? new OutcomeUnknownException(where + "; the write may have been applied", failure)
+              : new DendriteBusyException(where, failure);
+      default -> new IllegalStateException(where, failure);
+    };
+  }
+
+  private static void pause(long deadline) {
+    long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+    try {
+      Thread.sleep(Math.max(1, Math.min(RETRY_PAUSE_MILLIS, left)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DendriteBusyException("interrupted while looking for a range's owner", e);
+    }
+  }
+
+  private byte[] serveForwardedGet(String range, byte[] body) {
+    ForwardedCalls.Call call = ForwardedCalls.readCall(body);
+    RangeQuery<K, R> function = queries.get(call.name());
+    try {
+      if (function == null) {
+        throw new IllegalArgumentException("no query registered as \"" + call.name() + "\"");
+      }
+      K lower = type.parse(call.lower());
+      K upper = type.parse(call.upper());
+      List<R> found =
+          runServed(range, served.get(range), local -> local.dendrite.get(lower, upper, function));
+      return ForwardedCalls.rows(found.stream().map(rows::encode).toList());
+    } catch (ForwardingException notServed) {
+      throw notServed;
+    } catch (RuntimeException failure) {
+      return ForwardedCalls.failure(failure);
+    }
+  }
+
+  private byte[] serveForwardedWrite(String range, byte[] body) {
+    ForwardedCalls.Call call = ForwardedCalls.readCall(body);
+    try {
+      serveWrite(range, call, commands.get(call.name()));
+      return ForwardedCalls.done();
+    } catch (ForwardingException notServed) {
+      throw notServed;
+    } catch (RuntimeException failure) {
+      return ForwardedCalls.failure(failure);
+    }
+  }
+
+  private <C> void serveWrite(String range, ForwardedCalls.Call call, WriteCommand<K, R, C> kind) {
+    if (kind == null) {
+      throw new IllegalArgumentException("no write command registered as \"" + call.name() + "\"");
+    }
+    Interval<K> interval = Interval.of(type.parse(call.lower()), type.parse(call.upper()));
+    C command = kind.decode(call.command());
+    runServed(
+        range,
+        served.get(range),
+        local -> {
+          writeAsOwner(range, local, interval, command, kind);
+          return null;
+        });
+  }
+
+  /**
+   * The write at the owner. Ownership is looked at once more right before the data-store statement: an owner that
+   * lost the range while the write waited for its leases does not apply it (the caller sends it to the new owner).
+   */
+  private <C> void writeAsOwner(
+      String range,
+      Served<K, R> local,
+      Interval<K> interval,
+      C command,
+      WriteCommand<K, R, C> kind) {
+    local.dendrite.write(
+        interval.lo(),
+        interval.hi(),
+        command,
+        change -> {
+          if (!owns(range, local.epoch)) {
+            throw ForwardingException.notOwner(
+                "lost " + range + " (epoch " + local.epoch + ") before applying the write");
+          }
+          local.applied.get().set(true);
+          kind.apply(change);
+        },
+        kind.cacheUpdate(command));
+  }
+
+  /**
+   * Runs {@code operation} as {@code range}'s owner: only while this process owns it under the epoch it rebuilt it
+   * at, with every cache request guarded by the range's fence, and counted as in flight so that giving the range up
+   * waits for it.
+   *
+   * @throws ForwardingException {@code NOT_OWNER} when this process does not serve the range, and when the cache
+   *     fenced the operation out before it changed the data store: it may then run at the owner
+   */
+  private <T> T runServed(String range, Served<K, R> local, Function<Served<K, R>, T> operation) {
+    if (local == null || !owns(range, local.epoch) || !local.enter()) {
+      throw ForwardingException.notOwner("this process does not serve " + range + " now");
+    }
+    AtomicBoolean applied = new AtomicBoolean();
+    local.applied.set(applied);
+    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
+      counters.servedHere.increment();
+      return operation.apply(local);
+    } catch (FencedOutException fencedOut) {
+      if (fencedOut.fenceEpoch() < local.epoch) {
+        // A cache server restarted empty (no fence): raise it again, as the owner.
+        raiseFence(local.fence, local.epoch);
+      }
+      if (applied.get()) {
+        // The data store has the write; what the cache holds is the fence's business now.
+        LOG.warn("{}: a write was applied, then fenced out of the cache: {}", range, fencedOut);
+        return null;
+      }
+      throw ForwardingException.notOwner(range + ": " + fencedOut.getMessage());
+    } finally {
+      local.applied.remove();
+      local.exit();
+    }
+  }
+
+  private boolean owns(String range, long epoch) {
+    ZooKeeperCoordinator current = coordinator;
+    if (current == null) {
+      return served.containsKey(range); // the negative control owns whatever it serves
+    }
+    return current.owns(range, epoch);
+  }
+
+  /**
+   * Takes a range over: raises its fence to the new epoch on every cache server, so nothing the previous owner still
+   * sends changes the cache, then rebuilds PrInT from the range's log records; only then does the range count as
+   * served.
+   */
+  private void gained(String range, long epoch) {
+    String fence = "Fence:" + range;
+    raiseFence(fence, epoch);
+    int index = indexOfRange.get(range);
+    while (true) {
+      try (FenceScope fenced = cache.fenced(fence, epoch)) {
+        served.put(range, new Served<>(rangeBuilder(index).build(), epoch, fence));
+        return;
+      } catch (RuntimeException failed) {
+        if (coordinator != null && !coordinator.owns(range, epoch)) {
+          return;
+        }
+        LOG.warn("{}: could not rebuild the range, trying again: {}", range, failed.toString());
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  /** Stops serving a range: waits for the operations in flight, then appends its log records and closes it. */
+  private void lost(String range, long epoch) {
+    Served<K, R> local = served.get(range);
+    if (local == null || local.epoch != epoch || !served.remove(range, local)) {
+      return;
+    }
+    local.stop();
+    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
+      local.dendrite.close();
+    } catch (RuntimeException e) {
+      LOG.debug("{}: closing the range after losing it: {}", range, e.toString());
+    }
+  }
+
+  private void raiseFence(String fence, long epoch) {
+    try {
+      cache.raiseFence(fence, epoch);
+    } catch (IqException e) {
+      // A server that cannot be reached now has either lost everything (restarted empty: the fence
+      // is raised again
+      // when a request meets FENCED_OUT 0) or is cut off, and then nobody's requests reach it.
+      LOG.warn("raising {} to {}: {}", fence, epoch, e.toString());
+    }
+  }
+
+  private Dendrite.Builder<K, R> rangeBuilder(int index) {
+    return settings
+        .apply(Dendrite.builder(type, rows))
+        .collection(collection)
+        .domain(domain + "." + index)
+        .range(layout.lowerOf(index), layout.upperOf(index))
+        .cache(cache)
+        .coordinator(claims);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <C> WriteCommand<K, R, C> kindOf(String kind, C command) {
+    WriteCommand<K, R, ?> registered = commands.get(kind);
+    if (registered == null) {
+      throw new IllegalArgumentException(
+          "no write command registered as \"" + kind + "\"; registered: " + commands.keySet());
+    }
+    if (!registered.type().isInstance(command)) {
+      throw new IllegalArgumentException(
+          "write command \""
+              + kind
+              + "\" takes "
+              + registered.type().getName()
+              + ", got "
+              + (command == null ? "null" : command.getClass().getName()));
+    }
+    return (WriteCommand<K, R, C>) registered;
+  }
+
+  private Interval<K> interval(K lowerBound, K upperBound) {
+    K lower = type.cast("lowerBound", lowerBound);
+    K upper = type.cast("upperBound", upperBound);
+    if (lower.compareTo(upper) > 0) {
+      throw new IllegalArgumentException(
+          "lowerBound " + lower + " is greater than upperBound " + upper);
+    }
+    if (lower.compareTo(min) < 0) {
+      throw new IllegalArgumentException(
+          "lowerBound " + lower + " is below the domain's minimum " + min);
+    }
+    if (upper.compareTo(max) > 0) {
+      throw new IllegalArgumentException(
+          "upperBound " + upper + " is above the domain's maximum " + max);
+    }
+    return Interval.of(lower, upper);
+  }
+
+  /** A range this process serves: its Dendrite, the epoch it took it at, and the operations in flight on it. */
+  private static final class Served<K extends Comparable<? super K>, R> {
+    final Dendrite<K, R> dendrite;
+    final long epoch;
+    final String fence;
+
+    /** Per operation thread: whether its write reached the data store (then it must not be sent elsewhere). */
+    final ThreadLocal<AtomicBoolean> applied = ThreadLocal.withInitial(AtomicBoolean::new);
+
+    private final ReentrantReadWriteLock inFlight = new ReentrantReadWriteLock();
+    private volatile boolean stopping;
+
+    Served(Dendrite<K, R> dendrite, long epoch, String fence) {
+      this.dendrite = dendrite;
+      this.epoch = epoch;
+      this.fence = fence;
+    }
+
+    /** Counts an operation in, unless the range is being given up. */
+    boolean enter() {
+      if (stopping || !inFlight.readLock().tryLock()) {
+        return false;
+      }
+      if (stopping) {
+        inFlight.readLock().unlock();
+        return false;
+      }
+      return true;
+    }
+
+    void exit() {
+      inFlight.readLock().unlock();
+    }
+
+    /** Lets no operation in, and waits for those in flight. */
+    void stop() {
+      stopping = true;
+      inFlight.writeLock().lock();
+    }
+  }
+
+  private static final class Counters {
+    final LongAdder servedHere = new LongAdder();
+    final LongAdder directHits = new LongAdder();
+    final LongAdder forwardedGets = new LongAdder();
+    final LongAdder forwardedWrites = new LongAdder();
+    final LongAdder resent = new LongAdder();
+
+    Metrics snapshot() {
+      return new Metrics(
+          servedHere.sum(),
+          directHits.sum(),
+          forwardedGets.sum(),
+          forwardedWrites.sum(),
+          resent.sum());
+    }
+  }
+
+  /**
+   * Configures a {@link PartitionedDendrite}.
+   *
+   * @param <K> the attribute's type
+   * @param <R> the row type
+   */
+  public static final class Builder<K extends Comparable<? super K>, R> {
+    private final DomainType<K> type;
+    private final RowCodec<K, R> rows;
+    private String collection;
+    private String domain;
+    private K min;
+    private K max;
+    private int ranges = 16;
+    private IqClient cache;
+    private UnaryOperator<Dendrite.Builder<K, R>> settings = UnaryOperator.identity();
+    private final Map<String, RangeQuery<K, R>> queries = new LinkedHashMap<>();
+    private final Map<String, WriteCommand<K, R, ?>> commands = new LinkedHashMap<>();
+    private String connectString;
+    private String service;
+    private String member =
+        "p"
+            + ProcessHandle.current().pid()
+            + "-"
+            + Long.toHexString(ThreadLocalRandom.current().nextLong());
+    private Duration sessionTimeout = Duration.ofSeconds(10);
+    private String host = "127.0.0.1";
+    private int port;
+    private int forwardingThreads = 8;
+    private Duration requestTimeout = Duration.ofSeconds(10);
+    private boolean ownEveryRange;
+
+    private Builder(DomainType<K> type, RowCodec<K, R> rows) {
+      this.type = Objects.requireNonNull(type, "type");
+      this.rows = Objects.requireNonNull(rows, "rows");
+    }
+
+    /** The table or collection, as {@link Dendrite.Builder#collection}. Required. */
+    public Builder<K, R> collection(String name) {
+      this.collection = RangeNames.check("collection", name);
+      return this;
+    }
+
+    /** The attribute, as {@link Dendrite.Builder#domain}. Required; with the range number it must fit 64 characters. */
+    public Builder<K, R> domain(String name) {
+      this.domain = RangeNames.check("domain", name);
+      return this;
+    }
+
+    /** The attribute's smallest and largest values, the domain the ranges split. Required. */
+    public Builder<K, R> range(K min, K max) {
+      this.min = type.cast("min", min);
+      this.max = type.cast("max", max);
+      return this;
+    }
+
+    /** How many ranges the domain is split into (default 16): the units that move between processes. */
+    public Builder<K, R> ranges(int count) {
+      if (count < 1) {
+        throw new IllegalArgumentException("ranges must be at least 1, got " + count);
+      }
+      this.ranges = count;
+      return this;
+    }
+
+    /** The IQ cache servers, shared by every process of the service. Required. */
+    public Builder<K, R> cache(IqClient client) {
+      this.cache = Objects.requireNonNull(client, "cache");
+      return this;
+    }
+
+    /**
+     * Settings of each range's {@link Dendrite} (write policy, β, change records, leases); its collection, domain,
+     * range, cache and coordinator are set here and override these. Write-back is not offered across processes yet.
+     */
+    public Builder<K, R> dendrite(UnaryOperator<Dendrite.Builder<K, R>> settings) {
+      this.settings = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /** Registers the query a miss runs, under {@code name}. */
+    public Builder<K, R> query(String name, RangeQuery<K, R> query) {
+      queries.put(requireName(name), Objects.requireNonNull(query, "query"));
+      return this;
+    }
+
+    /** Registers a kind of write, under {@code name}. */
+    public Builder<K, R> command(String name, WriteCommand<K, R, ?> kind) {
+      commands.put(requireName(name), Objects.requireNonNull(kind, "kind"));
+      return this;
+    }
+
+    /**
+     * The ZooKeeper ensemble and the service's name: every process of the service names the same ones. Required.
+     */
+    public Builder<K, R> zooKeeper(String connectString, String service) {
+      this.connectString = Objects.requireNonNull(connectString, "connectString");
+      this.service = Objects.requireNonNull(service, "service");
+      return this;
+    }
+
+    /** This process's name in the service (default: its pid and a random number); unique among live processes. */
+    public Builder<K, R> member(String member) {
+      this.member = Objects.requireNonNull(member, "member");
+      return this;
+    }
+
+    /**
+     * The ZooKeeper session timeout (default 10 s): how long a process that stopped answering keeps its ranges,
+     * and so how long its ranges wait for a new owner.
+     */
+    public Builder<K, R> sessionTimeout(Duration timeout) {
+      this.sessionTimeout = Objects.requireNonNull(timeout, "timeout");
+      return this;
+    }
+
+    /** Where this process takes forwarded requests (default 127.0.0.1 on a free port); others connect there. */
+    public Builder<K, R> listen(String host, int port) {
+      this.host = Objects.requireNonNull(host, "host");
+      this.port = port;
+      return this;
+    }
+
+    /** How many forwarded requests run at once here (default 8). */
+    public Builder<K, R> forwardingThreads(int threads) {
+      this.forwardingThreads = threads;
+      return this;
+    }
+
+    /** How long a get's part or a write looks for its range's owner and waits for its answer (default 10 s). */
+    public Builder<K, R> requestTimeout(Duration timeout) {
+      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("requestTimeout must be positive, got " + timeout);
+      }
+      this.requestTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Test-only negative control: this process serves every range itself, with no coordinator and no forwarding,
+     * as two processes that both believe they own a range would.
+     */
+    Builder<K, R> ownEveryRangeForTesting() {
+      this.ownEveryRange = true;
+      return this;
+    }
+
+    /**
+     * Joins the service and returns; ranges come to this process as the coordinator spreads them.
+     *
+     * @throws IllegalStateException if a required setting is missing
+     */
+    public PartitionedDendrite<K, R> build() {
+      if (collection == null || domain == null || min == null || cache == null) {
+        throw new IllegalStateException("collection, domain, range and cache are required");
+      }
+      if (!ownEveryRange && connectString == null) {
+        throw new IllegalStateException("zooKeeper(connectString, service) is required");
+      }
+      RangeNames.check("domain and range number", domain + "." + (ranges - 1));
+      return new PartitionedDendrite<>(this);
+    }
+
+    private static String requireName(String name) {
+      if (name == null || name.isEmpty() || name.length() > 200) {
+        throw new IllegalArgumentException("a name must be 1 to 200 characters, got " + name);
+      }
+      return name;
+    }
+  }
+}

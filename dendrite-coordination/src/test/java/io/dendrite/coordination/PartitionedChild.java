@@ -1,0 +1,194 @@
+package io.dendrite.coordination;
+
+import io.dendrite.core.DomainType;
+import io.dendrite.core.WritePolicy;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.testsupport.MySqlTestDatabase;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+
+/**
+ * One application process of a service for {@link PartitionedDendriteIT}: builds a {@link PartitionedDendrite} over
+ * the {@link Scores} table, prints {@code SERVES <n>} whenever the number of ranges it serves changes, waits for the
+ * go file, runs readers and writers over the whole domain for the given seconds while writing every operation to its
+ * history file ({@link HistoryLines}), then prints {@code DONE <metrics>}.
+ *
+ * <p>Arguments: ZooKeeper connect string, service, member, JDBC URL, database name, cache addresses, write policy,
+ * seconds, history file, go file, {@code coordinated} or {@code bypass} (the negative control: this process serves
+ * every range itself), the process's number (written values are unique per process).
+ */
+public final class PartitionedChild {
+  static final int ROWS = 60;
+  static final int RANGES = 6;
+  static final int THREADS = 4;
+
+  private PartitionedChild() {}
+
+  public static void main(String[] args) throws Exception {
+    MySqlTestDatabase database = new MySqlTestDatabase(args[3], args[4]);
+    WritePolicy policy = WritePolicy.valueOf(args[6]);
+    Duration run = Duration.ofSeconds(Long.parseLong(args[7]));
+    Path history = Path.of(args[8]);
+    Path go = Path.of(args[9]);
+    boolean bypass = args[10].equals("bypass");
+    long process = Long.parseLong(args[11]);
+    try (IqClient cache =
+            IqClient.builder()
+                .servers(args[5].split(","))
+                .requestTimeout(Duration.ofSeconds(5))
+                .build();
+        Scores table = new Scores(database)) {
+      PartitionedDendrite.Builder<Integer, Scores.Score> builder =
+          PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
+              .collection("scores")
+              .domain("id")
+              .range(0, ROWS - 1)
+              .ranges(RANGES)
+              .cache(cache)
+              .dendrite(settings -> settings.writePolicy(policy))
+              .query("range", (lower, upper) -> slowly(table.range(lower, upper)))
+              .command("set", table.set())
+              .command("remove", table.remove())
+              .zooKeeper(args[0], args[1])
+              .member(args[2])
+              .sessionTimeout(Duration.ofSeconds(3));
+      if (bypass) {
+        builder.ownEveryRangeForTesting();
+      }
+      PartitionedDendrite<Integer, Scores.Score> dendrite = builder.build();
+      Thread reporter = new Thread(() -> reportServed(dendrite), "served-reporter");
+      reporter.setDaemon(true);
+      reporter.start();
+      while (!Files.exists(go)) {
+        Thread.sleep(20);
+      }
+      AtomicLong versions = new AtomicLong(process * 1_000_000_000L);
+      List<String> failures = new ArrayList<>();
+      try (BufferedWriter out = Files.newBufferedWriter(history)) {
+        HistoryLines lines = new HistoryLines(out);
+        long deadline = System.nanoTime() + run.toNanos();
+        List<Thread> workers = new ArrayList<>();
+        for (int n = 0; n < THREADS; n++) {
+          Thread worker =
+              new Thread(
+                  () -> {
+                    while (System.nanoTime() < deadline) {
+                      try {
+                        step(dendrite, lines, versions);
+                      } catch (RuntimeException failed) {
+                        synchronized (failures) {
+                          failures.add(failed.toString());
+                        }
+                      }
+                    }
+                  },
+                  "worker-" + n);
+          worker.start();
+          workers.add(worker);
+        }
+        for (Thread worker : workers) {
+          worker.join();
+        }
+      }
+      System.out.println("FAILURES " + failures.size() + " " + failures.stream().limit(3).toList());
+      System.out.println("DONE " + dendrite.metrics());
+      dendrite.close();
+      System.out.println("CLOSED");
+    }
+  }
+
+  /** A slower data store: widens every race window the leases and the forwarding must close. */
+  private static List<Scores.Score> slowly(List<Scores.Score> rows) throws InterruptedException {
+    Thread.sleep(1);
+    return rows;
+  }
+
+  private static void reportServed(PartitionedDendrite<?, ?> dendrite) {
+    int last = -1;
+    while (true) {
+      int now = dendrite.servedRanges().size();
+      if (now != last) {
+        System.out.println("SERVES " + now);
+        last = now;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  /** One random operation: half range gets over up to 6 rows (often crossing ranges), half point writes. */
+  private static void step(
+      PartitionedDendrite<Integer, Scores.Score> dendrite,
+      HistoryLines lines,
+      AtomicLong versions) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    if (random.nextBoolean()) {
+      int lower = random.nextInt(ROWS);
+      int upper = Math.min(ROWS - 1, lower + random.nextInt(6));
+      long start = System.nanoTime();
+      List<Scores.Score> rows = dendrite.get(lower, upper, "range");
+      long end = System.nanoTime();
+      lines.read(
+          lower,
+          upper,
+          start,
+          end,
+          rows.stream().map(row -> row.id() + ":" + row.val()).collect(Collectors.joining(",")));
+      return;
+    }
+    int id = random.nextInt(ROWS);
+    Long value = random.nextInt(10) == 0 ? null : versions.incrementAndGet();
+    long start = System.nanoTime();
+    try {
+      if (value == null) {
+        dendrite.write(id, id, "remove", id);
+      } else {
+        dendrite.write(id, id, "set", new Scores.Score(id, value));
+      }
+    } catch (RuntimeException failed) {
+      // It may have been applied, at any time from now on: the checker must allow its value to be
+      // read.
+      lines.write(id, value, start, Long.MAX_VALUE);
+      throw failed;
+    }
+    lines.write(id, value, start, System.nanoTime());
+  }
+
+  /** The history file's lines: {@code R lower upper start end id:val,...} and {@code W id val|- start end}. */
+  static final class HistoryLines {
+    private final BufferedWriter out;
+
+    HistoryLines(BufferedWriter out) {
+      this.out = out;
+    }
+
+    synchronized void read(int lower, int upper, long start, long end, String returned) {
+      line("R " + lower + " " + upper + " " + start + " " + end + " " + returned);
+    }
+
+    synchronized void write(int id, Long value, long start, long end) {
+      line("W " + id + " " + (value == null ? "-" : value) + " " + start + " " + end);
+    }
+
+    private void line(String text) {
+      try {
+        out.write(text);
+        out.newLine();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+}

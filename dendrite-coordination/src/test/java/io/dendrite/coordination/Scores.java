@@ -1,0 +1,187 @@
+package io.dendrite.coordination;
+
+import io.dendrite.core.CacheUpdate;
+import io.dendrite.core.RowCodec;
+import io.dendrite.core.WriteCommand;
+import io.dendrite.testsupport.MySqlTestDatabase;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The MariaDB table behind the multi-process tests, {@code scores(id INT PRIMARY KEY, val BIGINT)}, one connection
+ * per thread, with its rows' codec and its two kinds of write as {@link WriteCommand}s: {@link #SET} (an upsert) and
+ * {@link #REMOVE}.
+ */
+final class Scores implements AutoCloseable {
+  /** A row: {@code id} is the range attribute, {@code val} what writes change. */
+  record Score(int id, long val) {}
+
+  static final RowCodec<Integer, Score> CODEC =
+      new RowCodec<>() {
+        @Override
+        public Integer attributeOf(Score row) {
+          return row.id();
+        }
+
+        @Override
+        public Object identityOf(Score row) {
+          return row.id();
+        }
+
+        @Override
+        public byte[] encode(Score row) {
+          return ByteBuffer.allocate(12).putInt(row.id()).putLong(row.val()).array();
+        }
+
+        @Override
+        public Score decode(byte[] bytes) {
+          ByteBuffer buffer = ByteBuffer.wrap(bytes);
+          return new Score(buffer.getInt(), buffer.getLong());
+        }
+      };
+
+  private final MySqlTestDatabase database;
+  private final ThreadLocal<Connection> connections = ThreadLocal.withInitial(this::connect);
+  private final List<Connection> opened = new CopyOnWriteArrayList<>();
+
+  Scores(MySqlTestDatabase database) {
+    this.database = database;
+  }
+
+  /** The upsert of a row; cached results replace the row's old version. */
+  WriteCommand<Integer, Score, Score> set() {
+    return new WriteCommand<>() {
+      @Override
+      public Class<Score> type() {
+        return Score.class;
+      }
+
+      @Override
+      public byte[] encode(Score row) {
+        return CODEC.encode(row);
+      }
+
+      @Override
+      public Score decode(byte[] bytes) {
+        return CODEC.decode(bytes);
+      }
+
+      @Override
+      public void apply(Score row) throws SQLException {
+        try (PreparedStatement upsert =
+            connections
+                .get()
+                .prepareStatement(
+                    "INSERT INTO scores VALUES (?, ?) ON DUPLICATE KEY UPDATE val = VALUES(val)")) {
+          upsert.setInt(1, row.id());
+          upsert.setLong(2, row.val());
+          upsert.executeUpdate();
+        }
+      }
+
+      @Override
+      public CacheUpdate<Integer, Score> cacheUpdate(Score row) {
+        return (interval, cached) -> {
+          List<Score> after = new ArrayList<>(cached);
+          after.removeIf(old -> old.id() == row.id());
+          after.add(row);
+          return after;
+        };
+      }
+    };
+  }
+
+  /** The delete of a row by id. */
+  WriteCommand<Integer, Score, Integer> remove() {
+    return new WriteCommand<>() {
+      @Override
+      public Class<Integer> type() {
+        return Integer.class;
+      }
+
+      @Override
+      public byte[] encode(Integer id) {
+        return ByteBuffer.allocate(4).putInt(id).array();
+      }
+
+      @Override
+      public Integer decode(byte[] bytes) {
+        if (bytes.length != 4) {
+          throw new IllegalArgumentException("an id is 4 bytes, got " + bytes.length);
+        }
+        return ByteBuffer.wrap(bytes).getInt();
+      }
+
+      @Override
+      public void apply(Integer id) throws SQLException {
+        try (PreparedStatement delete =
+            connections.get().prepareStatement("DELETE FROM scores WHERE id = ?")) {
+          delete.setInt(1, id);
+          delete.executeUpdate();
+        }
+      }
+
+      @Override
+      public CacheUpdate<Integer, Score> cacheUpdate(Integer id) {
+        return (interval, cached) -> cached.stream().filter(row -> row.id() != id).toList();
+      }
+    };
+  }
+
+  /** Creates the table with rows {@code 0..rows-1}, every val 0. */
+  Scores create(int rows) throws SQLException {
+    try (Statement statement = connections.get().createStatement()) {
+      statement.execute("CREATE TABLE scores (id INT PRIMARY KEY, val BIGINT NOT NULL)");
+    }
+    try (PreparedStatement insert =
+        connections.get().prepareStatement("INSERT INTO scores VALUES (?, 0)")) {
+      for (int id = 0; id < rows; id++) {
+        insert.setInt(1, id);
+        insert.addBatch();
+      }
+      insert.executeBatch();
+    }
+    return this;
+  }
+
+  List<Score> range(int lowerBound, int upperBound) throws SQLException {
+    try (PreparedStatement select =
+        connections
+            .get()
+            .prepareStatement("SELECT id, val FROM scores WHERE id BETWEEN ? AND ? ORDER BY id")) {
+      select.setInt(1, lowerBound);
+      select.setInt(2, upperBound);
+      List<Score> rows = new ArrayList<>();
+      try (ResultSet result = select.executeQuery()) {
+        while (result.next()) {
+          rows.add(new Score(result.getInt(1), result.getLong(2)));
+        }
+      }
+      return rows;
+    }
+  }
+
+  @Override
+  public void close() throws SQLException {
+    for (Connection connection : opened) {
+      connection.close();
+    }
+  }
+
+  private Connection connect() {
+    try {
+      Connection connection = database.connect();
+      opened.add(connection);
+      return connection;
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot connect to " + database.name(), e);
+    }
+  }
+}

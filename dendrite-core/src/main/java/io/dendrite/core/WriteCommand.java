@@ -1,0 +1,38 @@
+package io.dendrite.core;
+
+/**
+ * A kind of write as data (the CPR paper's "DML command" with its functions): the command's byte form, so that a
+ * process that does not own the range can send it to the owner, and what running it does: {@link #apply} to the data
+ * store, {@link #update} to a cached result set. Every process of a service registers the same kinds under the same
+ * names, so the owner can run any command another process sends.
+ *
+ * @param <K> the attribute's type
+ * @param <R> the row type
+ * @param <C> the command
+ */
+public interface WriteCommand<K extends Comparable<? super K>, R, C> {
+
+  /** The commands of this kind: a write naming it must carry one. */
+  Class<C> type();
+
+  /** The command's byte form. */
+  byte[] encode(C command);
+
+  /**
+   * Reads a command back from {@link #encode}'s output.
+   *
+   * @throws IllegalArgumentException if {@code bytes} is not one
+   */
+  C decode(byte[] bytes);
+
+  /** Applies the command to the data store, as {@link ChangeApplier#apply}. */
+  void apply(C command) throws Exception;
+
+  /**
+   * How the command changes a cached result set ({@link Dendrite#write}'s {@code cacheUpdate}); null (the default)
+   * when the Dendrite writes around, or keeps commands of this kind as {@link ChangeRecords}.
+   */
+  default CacheUpdate<K, R> cacheUpdate(C command) {
+    return null;
+  }
+}
