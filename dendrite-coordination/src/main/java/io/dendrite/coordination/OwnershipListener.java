@@ -13,6 +13,15 @@ public interface OwnershipListener {
   void gained(String range, long epoch);
 
   /**
+   * {@link #gained(String, long)}, told whether the previous owner handed the range over ({@code handedOver}: it
+   * stopped serving it and released it) or stopped without doing so (its session ended: it died, was cut off or
+   * paused, possibly in the middle of a write), or the range never had an owner. The default ignores it.
+   */
+  default void gained(String range, long epoch, boolean handedOver) {
+    gained(range, epoch);
+  }
+
+  /**
    * This process no longer owns {@code range}: it is moving to another process, this process's session is in
    * doubt, or the coordinator is closing. Stop serving it before returning; no other process takes it until then
    * (unless the session ends meanwhile, which {@link ZooKeeperCoordinator#owns} already tells every request).

@@ -113,7 +113,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       // The negative control: every process believes it owns every range, nobody forwards.
       this.server = null;
       this.coordinator = null;
-      ranges.forEach(range -> gained(range, 1));
+      ranges.forEach(range -> gained(range, 1, true));
       return;
     }
     this.server =
@@ -138,7 +138,12 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
                   new OwnershipListener() {
                     @Override
                     public void gained(String range, long epoch) {
-                      PartitionedDendrite.this.gained(range, epoch);
+                      PartitionedDendrite.this.gained(range, epoch, false);
+                    }
+
+                    @Override
+                    public void gained(String range, long epoch, boolean handedOver) {
+                      PartitionedDendrite.this.gained(range, epoch, handedOver);
                     }
 
                     @Override
@@ -515,15 +520,18 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   /**
    * Takes a range over: raises its fence to the new epoch on every cache server, so nothing the previous owner still
    * sends changes the cache, then rebuilds PrInT from the range's log records; only then does the range count as
-   * served.
+   * served. A previous owner that did not hand the range over may have stopped between a write's data-store statement
+   * and its cache commit, leaving a cached result older than the data store under a lease that only lapses: then
+   * every cached result of the range is dropped instead of served.
    */
-  private void gained(String range, long epoch) {
+  private void gained(String range, long epoch, boolean handedOver) {
     String fence = "Fence:" + range;
     raiseFence(fence, epoch);
     int index = indexOfRange.get(range);
     while (true) {
       try (FenceScope fenced = cache.fenced(fence, epoch)) {
-        served.put(range, new Served<>(rangeBuilder(index).build(), epoch, fence));
+        Dendrite<K, R> dendrite = rangeBuilder(index).dropCachedOnBuild(!handedOver).build();
+        served.put(range, new Served<>(dendrite, epoch, fence));
         return;
       } catch (RuntimeException failed) {
         if (coordinator != null && !coordinator.owns(range, epoch)) {

@@ -201,6 +201,23 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
                     node.epoch()));
   }
 
+  /**
+   * What a range's epoch node holds: the last owner's epoch, and {@code released} once that owner handed the range
+   * over after it stopped serving it (not when its session ended).
+   */
+  private record EpochNode(long epoch, boolean released) {
+    byte[] bytes() {
+      return (epoch + (released ? " released" : "")).getBytes(StandardCharsets.UTF_8);
+    }
+
+    static EpochNode parse(byte[] data) {
+      String text = data == null ? "" : new String(data, StandardCharsets.UTF_8).trim();
+      boolean released = text.endsWith(" released");
+      String number = released ? text.substring(0, text.length() - " released".length()) : text;
+      return new EpochNode(number.isEmpty() ? 0 : Long.parseLong(number), released);
+    }
+  }
+
   /** What an owner node holds: {@code <member> <epoch>}. */
   private record OwnerNode(String member, long epoch) {
     byte[] bytes() {
@@ -300,8 +317,11 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
   private void acquire(String range) throws Exception {
     long takenIn = generation.get();
     Stat epochStat = new Stat();
-    client.getData().storingStatIn(epochStat).forPath(epochPath(range));
+    byte[] previous = client.getData().storingStatIn(epochStat).forPath(epochPath(range));
     long epoch = epochStat.getVersion() + 1L;
+    // The version check below makes this the last word of the previous owner: it released, or it
+    // did not.
+    boolean handedOver = EpochNode.parse(previous).released();
     long sentAt = System.nanoTime();
     List<CuratorTransactionResult> results =
         client
@@ -311,8 +331,7 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
                     .transactionOp()
                     .setData()
                     .withVersion(epochStat.getVersion())
-                    .forPath(
-                        epochPath(range), Long.toString(epoch).getBytes(StandardCharsets.UTF_8)),
+                    .forPath(epochPath(range), new EpochNode(epoch, false).bytes()),
                 client
                     .transactionOp()
                     .create()
@@ -323,8 +342,8 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     }
     renewOwnership(sentAt);
     owned.put(range, new Ownership(epoch, takenIn));
-    LOG.info("{}: owns {} (epoch {})", member, range, epoch);
-    listener.gained(range, epoch);
+    LOG.info("{}: owns {} (epoch {}, handed over: {})", member, range, epoch, handedOver);
+    listener.gained(range, epoch, handedOver);
   }
 
   /** Stops serving {@code range} (the listener returns first), then removes the owner node. */
@@ -340,7 +359,18 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     }
     try {
       if (member.equals(ownerMember(range))) {
-        client.delete().forPath(ownerPath(range));
+        // One transaction: the owner node goes, and the epoch node says the range was handed over,
+        // only if no
+        // other process has taken it since (the epoch node's version is still this owner's epoch).
+        client
+            .transaction()
+            .forOperations(
+                client.transactionOp().delete().forPath(ownerPath(range)),
+                client
+                    .transactionOp()
+                    .setData()
+                    .withVersion((int) epoch)
+                    .forPath(epochPath(range), new EpochNode(epoch, true).bytes()));
       }
       LOG.info("{}: released {} (epoch {})", member, range, epoch);
     } catch (Exception e) {

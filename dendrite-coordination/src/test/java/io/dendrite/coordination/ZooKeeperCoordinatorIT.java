@@ -117,6 +117,56 @@ class ZooKeeperCoordinatorIT {
   }
 
   /**
+   * A range counts as handed over only when its previous owner released it after it stopped serving it; a range
+   * whose owner's session ended (here: cut off from ZooKeeper), or that never had an owner, does not.
+   */
+  @Test
+  void aRangeIsHandedOverOnlyWhenItsOwnerReleasedIt(ZooKeeperAddress zk) throws Exception {
+    String[] hostPort = zk.connectString().split(":");
+    CuttableProxy proxy = new CuttableProxy(hostPort[0], Integer.parseInt(hostPort[1]));
+    proxies.add(proxy);
+    GainedRanges aGains = new GainedRanges();
+    GainedRanges cGains = new GainedRanges();
+    ZooKeeperCoordinator a = joinWith(zk.connectString(), zk.service(), "a", aGains);
+    await(() -> a.owned().size() == RANGES.size());
+    assertThat(aGains.handedOver)
+        .as("never owned before")
+        .containsOnlyKeys(RANGES)
+        .doesNotContainValue(true);
+
+    ZooKeeperCoordinator c = joinWith("127.0.0.1:" + proxy.port(), zk.service(), "c", cGains);
+    await(() -> c.owned().size() == RANGES.size() / 2 && a.owned().size() == RANGES.size() / 2);
+    assertThat(cGains.handedOver)
+        .as("released by a")
+        .hasSize(RANGES.size() / 2)
+        .doesNotContainValue(false);
+
+    aGains.handedOver.clear();
+    proxy.blackHole();
+    await(() -> a.owned().size() == RANGES.size());
+    assertThat(aGains.handedOver)
+        .as("c's session ended")
+        .hasSize(RANGES.size() / 2)
+        .doesNotContainValue(true);
+  }
+
+  private ZooKeeperCoordinator joinWith(
+      String connectString, String service, String member, OwnershipListener listener) {
+    ZooKeeperCoordinator coordinator =
+        ZooKeeperCoordinator.builder()
+            .connectString(connectString)
+            .service(service)
+            .member(member)
+            .endpoint(member + ".example:7000")
+            .sessionTimeout(SESSION)
+            .ranges(RANGES)
+            .listener(listener)
+            .start();
+    started.add(coordinator);
+    return coordinator;
+  }
+
+  /**
    * ZooKeeper itself stops (an embedded server here, so that stopping it disturbs no other test): every owner stops
    * counting itself owner within a session timeout, and once ZooKeeper is back the ranges are owned again, under
    * new epochs.

@@ -84,6 +84,14 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
             leasesEnabled,
             builder.intervalLeaseLifetime,
             builder.intervalLeaseTimeout);
+    if (builder.dropCached) {
+      // Unregistered first, deleted second, as every drop: nothing can serve them meanwhile.
+      index.uncoverAll();
+      for (EntryIndex.Entry<K> entry : index.all()) {
+        common.drop(entry, new RoundTrips());
+      }
+      index.flushLog();
+    }
     this.reads = new ReadPath<>(common, builder.beta, writeBuffer);
     this.writes =
         !leasesEnabled
@@ -258,6 +266,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     private Duration intervalLeaseLifetime = Duration.ofSeconds(10);
     private Duration intervalLeaseTimeout = Duration.ofSeconds(10);
     private boolean leasesEnabled = true;
+    private boolean dropCached;
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
       this.type = Objects.requireNonNull(type, "type");
@@ -374,6 +383,17 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       }
       this.intervalLeaseLifetime = lifetime;
       this.intervalLeaseTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Drops, when built, every cached result set the range's log records name, instead of serving them: for a
+     * successor whose predecessor stopped without finishing its writes (its session ended, it was killed or paused).
+     * Such a write may have changed the data store and left, under its lease, a cached result older than that; the
+     * lease lapses, the value stays. Default false: the predecessor handed the range over after its writes ended.
+     */
+    public Builder<K, R> dropCachedOnBuild(boolean drop) {
+      this.dropCached = drop;
       return this;
     }
 

@@ -124,6 +124,11 @@ final class EntryIndex<K extends Comparable<? super K>> {
         .toList();
   }
 
+  /** Every registered entry. */
+  List<Entry<K>> all() {
+    return entries.all().stream().map(e -> new Entry<>(e.interval(), e.value())).toList();
+  }
+
   boolean isRegistered(Interval<K> interval, String key) {
     return entries.containing(interval).stream()
         .anyMatch(entry -> entry.interval().equals(interval) && entry.value().equals(key));
@@ -265,6 +270,18 @@ final class EntryIndex<K extends Comparable<? super K>> {
     long stamp = coverageLock.writeLock();
     try {
       uncoverOverlappingLocked(interval);
+    } finally {
+      coverageLock.unlockWrite(stamp);
+    }
+  }
+
+  /** Forgets the completeness of every covered interval. */
+  void uncoverAll() {
+    long stamp = coverageLock.writeLock();
+    try {
+      for (IntervalTree.Entry<K, String> covered : coverage.all()) {
+        uncoverOverlappingLocked(covered.interval());
+      }
     } finally {
       coverageLock.unlockWrite(stamp);
     }

@@ -65,6 +65,47 @@ class DendriteRebuildIT {
     }
   }
 
+  /**
+   * A successor whose predecessor may have left a write half done drops every entry the log names: their values
+   * leave the cache, the log keeps no entry, and the next get fills from the data store.
+   */
+  @ParameterizedTest(name = "beta {0}")
+  @CsvSource({"1.0", "0.0"})
+  void aSuccessorThatDistrustsItsPredecessorDropsEveryCachedEntry(
+      double beta, MySqlTestDatabase database) throws Exception {
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(3);
+        ScoreTable table = new ScoreTable(database).create(100)) {
+      try (Dendrite<Integer, ScoreRow> first = build(cacheTier, WritePolicy.WRITE_THROUGH, beta)) {
+        for (int lowerBound : List.of(0, 10, 20)) {
+          first.get(lowerBound, lowerBound + 9, (lb, ub) -> table.range(lb, ub));
+        }
+        assertThat(first.cachedEntries()).isPositive();
+      }
+      Interval<Integer> cachedBefore = beta == 0 ? Interval.point(3) : Interval.of(0, 9);
+      assertThat(cacheTier.client.get(KEYS.entryKey(cachedBefore))).isPresent();
+
+      try (Dendrite<Integer, ScoreRow> second =
+          Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+              .collection("scores")
+              .domain("id")
+              .cache(cacheTier.client)
+              .writePolicy(WritePolicy.WRITE_THROUGH)
+              .maxSharedFraction(beta)
+              .dropCachedOnBuild(true)
+              .build()) {
+        assertThat(second.cachedEntries()).isZero();
+        assertThat(cacheTier.client.get(KEYS.entryKey(cachedBefore))).isEmpty();
+        second.get(0, 9, (lb, ub) -> table.range(lb, ub));
+        assertThat(second.metrics().misses()).isEqualTo(1);
+      }
+      try (Dendrite<Integer, ScoreRow> third = build(cacheTier, WritePolicy.WRITE_THROUGH, beta)) {
+        assertThat(third.cachedEntries())
+            .as("the log holds only what the successor cached after dropping")
+            .isEqualTo(beta == 0 ? 10 : 1);
+      }
+    }
+  }
+
   /** β = 0 caches [0,9], [10,19], [20,29], [30,39] and [5,14] as covered point sets; write-around's update of 35 uncovers [30,39]. */
   private static int coveredIntervals(WritePolicy policy) {
     return policy == WritePolicy.WRITE_AROUND ? 4 : 5;

@@ -88,6 +88,18 @@ public final class PredicateIndex<K extends Comparable<? super K>, C> {
     }
   }
 
+  /** Returns every registered pair, in ascending interval order. */
+  public List<IntervalTree.Entry<K, C>> all() {
+    lock.readLock().lock();
+    try {
+      List<IntervalTree.Entry<K, C>> all = new java.util.ArrayList<>(tree.size());
+      tree.iterator().forEachRemaining(all::add);
+      return all;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
   /** Returns the number of registered pairs. */
   public int size() {
     lock.readLock().lock();
