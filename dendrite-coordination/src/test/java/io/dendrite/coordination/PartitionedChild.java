@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -22,9 +23,10 @@ import java.util.stream.Collectors;
  * go file, runs readers and writers over the whole domain for the given seconds while writing every operation to its
  * history file ({@link HistoryLines}), then prints {@code DONE <metrics>}.
  *
- * <p>Arguments: ZooKeeper connect string, service, member, JDBC URL, database name, cache addresses, write policy,
- * seconds, history file, go file, {@code coordinated} or {@code bypass} (the negative control: this process serves
- * every range itself), the process's number (written values are unique per process).
+ * <p>Arguments ({@link ServiceProcesses} gives them): ZooKeeper connect string, service, member, JDBC URL, database
+ * name, cache addresses, write policy, seconds, history file, go file, {@code coordinated} or {@code bypass} (the
+ * negative control: this process serves every range itself), the process's number (written values are unique per
+ * process).
  */
 public final class PartitionedChild {
   static final int ROWS = 60;
@@ -100,6 +102,11 @@ public final class PartitionedChild {
         }
       }
       System.out.println("FAILURES " + failures.size() + " " + failures.stream().limit(3).toList());
+      System.out.println(
+          "FAILURE-KINDS "
+              + failures.stream()
+                  .map(failure -> failure.split(":", 2)[0])
+                  .collect(Collectors.toCollection(TreeSet::new)));
       System.out.println("DONE " + dendrite.metrics());
       dendrite.close();
       System.out.println("CLOSED");
@@ -151,22 +158,21 @@ public final class PartitionedChild {
     int id = random.nextInt(ROWS);
     Long value = random.nextInt(10) == 0 ? null : versions.incrementAndGet();
     long start = System.nanoTime();
-    try {
-      if (value == null) {
-        dendrite.write(id, id, "remove", id);
-      } else {
-        dendrite.write(id, id, "set", new Scores.Score(id, value));
-      }
-    } catch (RuntimeException failed) {
-      // It may have been applied, at any time from now on: the checker must allow its value to be
-      // read.
-      lines.write(id, value, start, Long.MAX_VALUE);
-      throw failed;
+    // Before the write: if it never returns, the checker must allow its value from now on.
+    lines.writing(id, value, start);
+    if (value == null) {
+      dendrite.write(id, id, "remove", id);
+    } else {
+      dendrite.write(id, id, "set", new Scores.Score(id, value));
     }
-    lines.write(id, value, start, System.nanoTime());
+    lines.wrote(id, value, start, System.nanoTime());
   }
 
-  /** The history file's lines: {@code R lower upper start end id:val,...} and {@code W id val|- start end}. */
+  /**
+   * The history file, one line per event, written through as it happens, so that the file of a killed process
+   * holds everything it did up to then: {@code R lower upper start end id:val,...} for a get, {@code w id val|- start}
+   * before a write and {@code W id val|- start end} after it returned ({@link HistoryFiles} reads them).
+   */
   static final class HistoryLines {
     private final BufferedWriter out;
 
@@ -178,7 +184,11 @@ public final class PartitionedChild {
       line("R " + lower + " " + upper + " " + start + " " + end + " " + returned);
     }
 
-    synchronized void write(int id, Long value, long start, long end) {
+    synchronized void writing(int id, Long value, long start) {
+      line("w " + id + " " + (value == null ? "-" : value) + " " + start);
+    }
+
+    synchronized void wrote(int id, Long value, long start, long end) {
       line("W " + id + " " + (value == null ? "-" : value) + " " + start + " " + end);
     }
 
@@ -186,6 +196,7 @@ public final class PartitionedChild {
       try {
         out.write(text);
         out.newLine();
+        out.flush();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

@@ -1,0 +1,154 @@
+package io.dendrite.coordination;
+
+import io.dendrite.consistency.History;
+import io.dendrite.consistency.StaleReadChecker;
+import io.dendrite.core.WritePolicy;
+import io.dendrite.testsupport.MySqlTestDatabase;
+import io.dendrite.testsupport.faults.ChildJvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The application processes of one service for the multi-process tests: {@link PartitionedChild} JVMs on one
+ * ZooKeeper, cache tier and table, started and stopped together, and their histories checked together with a final
+ * read of the table (so a write lost by the service shows as a stale read).
+ */
+final class ServiceProcesses implements AutoCloseable {
+  private static final Duration START = Duration.ofSeconds(90);
+
+  private final List<ChildJvm> children = new ArrayList<>();
+  private final List<String> arguments;
+  private final Path dir;
+  private final Path go;
+  private final long seconds;
+
+  /** What the processes did, checked. */
+  record Outcome(StaleReadChecker.Report report, List<String> done, List<String> failureKinds) {}
+
+  ServiceProcesses(
+      String connectString,
+      String service,
+      MySqlTestDatabase database,
+      String cacheAddresses,
+      WritePolicy policy,
+      long seconds,
+      Path dir,
+      String mode) {
+    this.dir = dir;
+    this.go = dir.resolve("go");
+    this.seconds = seconds;
+    this.arguments =
+        List.of(
+            connectString,
+            service,
+            database.jdbcUrl(),
+            database.name(),
+            cacheAddresses,
+            policy.name(),
+            Long.toString(seconds),
+            go.toString(),
+            mode);
+  }
+
+  /** Starts process {@code n} and waits until it serves {@code serves} ranges (-1: until it joined). */
+  ChildJvm start(int n, int serves) {
+    List<String> args = new ArrayList<>(arguments);
+    args.add(2, "process-" + n);
+    args.add(8, dir.resolve("history-" + n).toString());
+    args.add(Integer.toString(n + 1));
+    ChildJvm child = ChildJvm.start(PartitionedChild.class.getName(), List.of("-Xmx128m"), args);
+    children.add(child);
+    if (serves >= 0) {
+      awaitServes(child, serves, START);
+    } else {
+      child.awaitLine(line -> line.startsWith("SERVES "), START);
+    }
+    return child;
+  }
+
+  ChildJvm child(int n) {
+    return children.get(n);
+  }
+
+  /** Lets every process (and any started later) run its readers and writers. */
+  void go() throws Exception {
+    Files.createFile(go);
+  }
+
+  /** Waits until the latest {@code SERVES} line of {@code child} says {@code serves}. */
+  static void awaitServes(ChildJvm child, int serves, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (lastServes(child) != serves) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            "the process serves "
+                + lastServes(child)
+                + " ranges, not "
+                + serves
+                + "; output: "
+                + child.lines());
+      }
+      sleep(20);
+    }
+  }
+
+  /** The number of ranges {@code child} said it serves last, or -1. */
+  static int lastServes(ChildJvm child) {
+    List<String> lines = child.lines();
+    for (int i = lines.size() - 1; i >= 0; i--) {
+      if (lines.get(i).startsWith("SERVES ")) {
+        return Integer.parseInt(lines.get(i).substring("SERVES ".length()));
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Waits for the processes in {@code running} to finish, then checks every process's history with a final read of
+   * {@code table} (at the end: no acknowledged write may be missing from it).
+   */
+  Outcome finish(List<Integer> running, Scores table) throws Exception {
+    List<String> done = new ArrayList<>();
+    List<String> failureKinds = new ArrayList<>();
+    for (int n : running) {
+      ChildJvm child = children.get(n);
+      child.awaitLine(line -> line.equals("CLOSED"), Duration.ofSeconds(seconds + 120));
+      done.add(child.awaitLine(line -> line.startsWith("DONE "), Duration.ZERO));
+      String kinds = child.awaitLine(line -> line.startsWith("FAILURE-KINDS "), Duration.ZERO);
+      failureKinds.add(kinds.substring("FAILURE-KINDS ".length()));
+    }
+    List<Path> files = new ArrayList<>();
+    for (int n = 0; n < children.size(); n++) {
+      files.add(dir.resolve("history-" + n));
+    }
+    History history = HistoryFiles.read(files, PartitionedChild.ROWS);
+    long at = System.nanoTime();
+    Map<Long, Long> rows = new HashMap<>();
+    table.range(0, PartitionedChild.ROWS - 1).forEach(row -> rows.put((long) row.id(), row.val()));
+    history.recordRead(0, PartitionedChild.ROWS - 1, rows, at, System.nanoTime());
+    StaleReadChecker.Report report = StaleReadChecker.check(history);
+    System.out.printf(
+        "%d row-reads checked, %d stale; %s; failures %s%n",
+        report.rowReadsChecked(), report.count(), done, failureKinds);
+    return new Outcome(report, done, failureKinds);
+  }
+
+  @Override
+  public void close() {
+    children.forEach(ChildJvm::close);
+  }
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
