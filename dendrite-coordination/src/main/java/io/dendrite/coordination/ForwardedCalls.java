@@ -32,6 +32,7 @@ final class ForwardedCalls {
     DATA_STORE,
     BUSY,
     ILLEGAL_ARGUMENT,
+    OUTCOME_UNKNOWN,
     OTHER
   }
 
@@ -89,7 +90,9 @@ final class ForwardedCalls {
                     ? Failure.BUSY
                     : failure instanceof IllegalArgumentException
                         ? Failure.ILLEGAL_ARGUMENT
-                        : Failure.OTHER;
+                        : failure instanceof OutcomeUnknownException
+                            ? Failure.OUTCOME_UNKNOWN
+                            : Failure.OTHER;
     return write(
         out -> {
           out.writeByte(kind.ordinal() + 1);
@@ -147,6 +150,7 @@ final class ForwardedCalls {
       case DATA_STORE -> new DataStoreException(message, null);
       case BUSY -> new DendriteBusyException(message, null);
       case ILLEGAL_ARGUMENT -> new IllegalArgumentException(message);
+      case OUTCOME_UNKNOWN -> new OutcomeUnknownException(message, null);
       case OTHER -> new IllegalStateException(message);
     };
   }

@@ -9,6 +9,7 @@ import io.dendrite.core.LocalCoordinator;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.RangeQuery;
 import io.dendrite.core.RowCodec;
+import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.FencedOutException;
@@ -77,6 +78,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   private final Map<String, Integer> indexOfRange = new HashMap<>();
   private final IqClient cache;
   private final UnaryOperator<Dendrite.Builder<K, R>> settings;
+  private final WriteBuffers<K> writeBuffers;
   private final Map<String, RangeQuery<K, R>> queries;
   private final Map<String, WriteCommand<K, R, ?>> commands;
   private final List<CachedReads<K, R>> reads = new ArrayList<>();
@@ -98,6 +100,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     this.layout = new RangeLayout<>(type, min, max, builder.ranges);
     this.cache = builder.cache;
     this.settings = builder.settings;
+    this.writeBuffers = builder.writeBuffers;
     this.queries = Map.copyOf(builder.queries);
     this.commands = Map.copyOf(builder.commands);
     this.requestTimeout = builder.requestTimeout;
@@ -239,6 +242,19 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
         });
   }
 
+  /**
+   * Makes each range's write buffer when this process takes the range over (the write-back module's {@code
+   * RangeWriteBack}, which rebuilds the range's BuWrInT from its log records then), for the range's {@link
+   * Dendrite#Builder writeBack}; the buffer is closed, if it is {@link AutoCloseable}, when the range is given up.
+   *
+   * @param <K> the attribute's type
+   */
+  @FunctionalInterface
+  public interface WriteBuffers<K extends Comparable<? super K>> {
+    /** The write buffer of the range whose Dendrite has {@code collection} and {@code domain}. */
+    WriteBuffer<K, ?> open(String collection, String domain);
+  }
+
   /** What this process has done so far, copied now. */
   public Metrics metrics() {
     return counters.snapshot();
@@ -321,7 +337,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       Served<K, R> local = served.get(range);
       if (local != null) {
         try {
-          return runServed(range, local, asOwner);
+          return runServed(range, local, write, asOwner);
         } catch (ForwardingException notServed) {
           last = notServed; // it moved meanwhile
         }
@@ -414,7 +430,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       K lower = type.parse(call.lower());
       K upper = type.parse(call.upper());
       List<R> found =
-          runServed(range, served.get(range), local -> local.dendrite.get(lower, upper, function));
+          runServed(
+              range, served.get(range), false, local -> local.dendrite.get(lower, upper, function));
       return ForwardedCalls.rows(found.stream().map(rows::encode).toList());
     } catch (ForwardingException notServed) {
       throw notServed;
@@ -444,6 +461,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     runServed(
         range,
         served.get(range),
+        true,
         local -> {
           writeAsOwner(range, local, interval, command, kind);
           return null;
@@ -483,7 +501,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
    * @throws ForwardingException {@code NOT_OWNER} when this process does not serve the range, and when the cache
    *     fenced the operation out before it changed the data store: it may then run at the owner
    */
-  private <T> T runServed(String range, Served<K, R> local, Function<Served<K, R>, T> operation) {
+  private <T> T runServed(
+      String range, Served<K, R> local, boolean write, Function<Served<K, R>, T> operation) {
     if (local == null || !owns(range, local.epoch) || !local.enter()) {
       throw ForwardingException.notOwner("this process does not serve " + range + " now");
     }
@@ -492,7 +511,11 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
       counters.servedHere.increment();
       return operation.apply(local);
-    } catch (FencedOutException fencedOut) {
+    } catch (RuntimeException failed) {
+      FencedOutException fencedOut = fencedOut(failed);
+      if (fencedOut == null) {
+        throw failed;
+      }
       if (fencedOut.fenceEpoch() < local.epoch) {
         // A cache server restarted empty (no fence): raise it again, as the owner.
         raiseFence(local.fence, local.epoch);
@@ -502,11 +525,27 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
         LOG.warn("{}: a write was applied, then fenced out of the cache: {}", range, fencedOut);
         return null;
       }
+      if (write && local.buffer != null) {
+        // Part of the buffered write may have been stored before the fence rose: the new owner may
+        // drain it.
+        throw new OutcomeUnknownException(
+            range + ": fenced out while buffering the write: " + fencedOut.getMessage(), failed);
+      }
       throw ForwardingException.notOwner(range + ": " + fencedOut.getMessage());
     } finally {
       local.applied.remove();
       local.exit();
     }
+  }
+
+  /** The fence refusal behind {@code failure}, or null. */
+  private static FencedOutException fencedOut(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof FencedOutException fenced) {
+        return fenced;
+      }
+    }
+    return null;
   }
 
   private boolean owns(String range, long epoch) {
@@ -530,8 +569,24 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     int index = indexOfRange.get(range);
     while (true) {
       try (FenceScope fenced = cache.fenced(fence, epoch)) {
-        Dendrite<K, R> dendrite = rangeBuilder(index).dropCachedOnBuild(!handedOver).build();
-        served.put(range, new Served<>(dendrite, epoch, fence));
+        WriteBuffer<K, ?> buffer =
+            writeBuffers == null ? null : writeBuffers.open(collection, rangeDomain(index));
+        Dendrite<K, R> dendrite;
+        try {
+          Dendrite.Builder<K, R> settings = rangeBuilder(index).dropCachedOnBuild(!handedOver);
+          dendrite = (buffer == null ? settings : settings.writeBack(buffer)).build();
+          if (buffer != null && !handedOver) {
+            // The previous owner's buffered writes reach the data store before anything is served;
+            // a miss would
+            // apply those it overlaps anyway, this applies them all now. Nothing else runs on the
+            // range yet.
+            buffer.applyOverlapping(Interval.of(layout.lowerOf(index), layout.upperOf(index)));
+          }
+        } catch (RuntimeException failed) {
+          closeQuietly(buffer);
+          throw failed;
+        }
+        served.put(range, new Served<>(dendrite, buffer, epoch, fence));
         return;
       } catch (RuntimeException failed) {
         if (coordinator != null && !coordinator.owns(range, epoch)) {
@@ -557,8 +612,19 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     local.stop();
     try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
       local.dendrite.close();
+      closeQuietly(local.buffer);
     } catch (RuntimeException e) {
       LOG.debug("{}: closing the range after losing it: {}", range, e.toString());
+    }
+  }
+
+  private static void closeQuietly(WriteBuffer<?, ?> buffer) {
+    if (buffer instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        LOG.debug("closing a range's write buffer: {}", e.toString());
+      }
     }
   }
 
@@ -577,10 +643,15 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     return settings
         .apply(Dendrite.builder(type, rows))
         .collection(collection)
-        .domain(domain + "." + index)
+        .domain(rangeDomain(index))
         .range(layout.lowerOf(index), layout.upperOf(index))
         .cache(cache)
         .coordinator(claims);
+  }
+
+  /** The domain name of range {@code index}'s Dendrite, and so of its cache and log keys. */
+  private String rangeDomain(int index) {
+    return domain + "." + index;
   }
 
   @SuppressWarnings("unchecked")
@@ -623,6 +694,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   /** A range this process serves: its Dendrite, the epoch it took it at, and the operations in flight on it. */
   private static final class Served<K extends Comparable<? super K>, R> {
     final Dendrite<K, R> dendrite;
+    final WriteBuffer<K, ?> buffer;
     final long epoch;
     final String fence;
 
@@ -632,8 +704,9 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     private final ReentrantReadWriteLock inFlight = new ReentrantReadWriteLock();
     private volatile boolean stopping;
 
-    Served(Dendrite<K, R> dendrite, long epoch, String fence) {
+    Served(Dendrite<K, R> dendrite, WriteBuffer<K, ?> buffer, long epoch, String fence) {
       this.dendrite = dendrite;
+      this.buffer = buffer;
       this.epoch = epoch;
       this.fence = fence;
     }
@@ -694,6 +767,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     private int ranges = 16;
     private IqClient cache;
     private UnaryOperator<Dendrite.Builder<K, R>> settings = UnaryOperator.identity();
+    private WriteBuffers<K> writeBuffers;
     private final Map<String, RangeQuery<K, R>> queries = new LinkedHashMap<>();
     private final Map<String, WriteCommand<K, R, ?>> commands = new LinkedHashMap<>();
     private String connectString;
@@ -751,10 +825,21 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
     /**
      * Settings of each range's {@link Dendrite} (write policy, β, change records, leases); its collection, domain,
-     * range, cache and coordinator are set here and override these. Write-back is not offered across processes yet.
+     * range, cache and coordinator are set here and override these. Write-back is set with {@link #writeBack}.
      */
     public Builder<K, R> dendrite(UnaryOperator<Dendrite.Builder<K, R>> settings) {
       this.settings = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /**
+     * Write-back: each range's writes are buffered in the buffer {@code buffers} makes for it when this process
+     * takes the range over. A new owner whose predecessor did not hand the range over applies the range's buffered
+     * writes before it serves the range. Across processes the buffers must share a write-back engine that takes
+     * cache leases (not {@code singleProcess}), because every process's drain threads drain any document.
+     */
+    public Builder<K, R> writeBack(WriteBuffers<K> buffers) {
+      this.writeBuffers = Objects.requireNonNull(buffers, "buffers");
       return this;
     }
 

@@ -60,6 +60,36 @@ final class HistoryFiles {
     return history;
   }
 
+  /** Increments of one row: those that returned, and those that started and never did (they may have run). */
+  record Increments(long acknowledged, long unknown) {}
+
+  /** Every file's increments ({@code i}/{@code I} lines), by row. */
+  static Map<Integer, Increments> increments(List<Path> files) throws IOException {
+    Map<Integer, long[]> counts = new HashMap<>();
+    for (Path file : files) {
+      List<String> lines = Files.exists(file) ? Files.readAllLines(file) : List.of();
+      Set<String> returned = new HashSet<>();
+      for (String line : lines) {
+        if (line.startsWith("I ")) {
+          String[] field = line.split(" ");
+          returned.add(field[1] + " " + field[2]);
+          counts.computeIfAbsent(Integer.parseInt(field[1]), id -> new long[2])[0]++;
+        }
+      }
+      for (String line : lines) {
+        if (line.startsWith("i ")) {
+          String[] field = line.split(" ");
+          if (!returned.contains(field[1] + " " + field[2])) {
+            counts.computeIfAbsent(Integer.parseInt(field[1]), id -> new long[2])[1]++;
+          }
+        }
+      }
+    }
+    Map<Integer, Increments> increments = new HashMap<>();
+    counts.forEach((id, count) -> increments.put(id, new Increments(count[0], count[1])));
+    return increments;
+  }
+
   private static Long value(String text) {
     return text.equals("-") ? null : Long.valueOf(text);
   }

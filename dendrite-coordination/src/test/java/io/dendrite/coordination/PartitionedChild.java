@@ -4,6 +4,9 @@ import io.dendrite.core.DomainType;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.testsupport.MySqlTestDatabase;
+import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.store.MySqlStore;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,6 +52,10 @@ public final class PartitionedChild {
                 .requestTimeout(Duration.ofSeconds(5))
                 .build();
         Scores table = new Scores(database)) {
+      boolean writeBack = policy == WritePolicy.WRITE_BACK;
+      MySqlStore store =
+          writeBack ? MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10)) : null;
+      WriteBack engine = writeBack ? WriteBack.builder().cache(cache).store(store).build() : null;
       PartitionedDendrite.Builder<Integer, Scores.Score> builder =
           PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
               .collection("scores")
@@ -56,13 +63,26 @@ public final class PartitionedChild {
               .range(0, ROWS - 1)
               .ranges(RANGES)
               .cache(cache)
-              .dendrite(settings -> settings.writePolicy(policy))
               .query("range", (lower, upper) -> slowly(table.range(lower, upper)))
-              .command("set", table.set())
-              .command("remove", table.remove())
               .zooKeeper(args[0], args[1])
               .member(args[2])
               .sessionTimeout(Duration.ofSeconds(3));
+      if (writeBack) {
+        builder
+            .writeBack(
+                (collection, domain) ->
+                    RangeWriteBack.builder(DomainType.INTEGER)
+                        .writeBack(engine)
+                        .collection(collection)
+                        .domain(domain)
+                        .build())
+            .command("change", BufferedScores.changes());
+      } else {
+        builder
+            .dendrite(settings -> settings.writePolicy(policy))
+            .command("set", table.set())
+            .command("remove", table.remove());
+      }
       if (bypass) {
         builder.ownEveryRangeForTesting();
       }
@@ -85,7 +105,11 @@ public final class PartitionedChild {
                   () -> {
                     while (System.nanoTime() < deadline) {
                       try {
-                        step(dendrite, lines, versions);
+                        if (writeBack) {
+                          bufferedStep(dendrite, lines, versions);
+                        } else {
+                          step(dendrite, lines, versions);
+                        }
                       } catch (RuntimeException failed) {
                         synchronized (failures) {
                           failures.add(failed.toString());
@@ -109,6 +133,10 @@ public final class PartitionedChild {
                   .collect(Collectors.toCollection(TreeSet::new)));
       System.out.println("DONE " + dendrite.metrics());
       dendrite.close();
+      if (engine != null) {
+        engine.close();
+        store.close();
+      }
       System.out.println("CLOSED");
     }
   }
@@ -135,6 +163,47 @@ public final class PartitionedChild {
     }
   }
 
+  /** Under write-back: half range gets, as {@link #step}; then sets of {@code val} and increments of {@code cnt}. */
+  private static void bufferedStep(
+      PartitionedDendrite<Integer, Scores.Score> dendrite,
+      HistoryLines lines,
+      AtomicLong versions) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    if (random.nextBoolean()) {
+      read(dendrite, lines, random);
+      return;
+    }
+    int id = random.nextInt(ROWS);
+    long start = System.nanoTime();
+    if (random.nextInt(5) < 2) {
+      lines.incrementing(id, start);
+      dendrite.write(id, id, "change", BufferedScores.inc(id));
+      lines.incremented(id, start, System.nanoTime());
+      return;
+    }
+    long value = versions.incrementAndGet();
+    lines.writing(id, value, start);
+    dendrite.write(id, id, "change", BufferedScores.set(id, value));
+    lines.wrote(id, value, start, System.nanoTime());
+  }
+
+  private static void read(
+      PartitionedDendrite<Integer, Scores.Score> dendrite,
+      HistoryLines lines,
+      ThreadLocalRandom random) {
+    int lower = random.nextInt(ROWS);
+    int upper = Math.min(ROWS - 1, lower + random.nextInt(6));
+    long start = System.nanoTime();
+    List<Scores.Score> rows = dendrite.get(lower, upper, "range");
+    long end = System.nanoTime();
+    lines.read(
+        lower,
+        upper,
+        start,
+        end,
+        rows.stream().map(row -> row.id() + ":" + row.val()).collect(Collectors.joining(",")));
+  }
+
   /** One random operation: half range gets over up to 6 rows (often crossing ranges), half point writes. */
   private static void step(
       PartitionedDendrite<Integer, Scores.Score> dendrite,
@@ -142,17 +211,7 @@ public final class PartitionedChild {
       AtomicLong versions) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     if (random.nextBoolean()) {
-      int lower = random.nextInt(ROWS);
-      int upper = Math.min(ROWS - 1, lower + random.nextInt(6));
-      long start = System.nanoTime();
-      List<Scores.Score> rows = dendrite.get(lower, upper, "range");
-      long end = System.nanoTime();
-      lines.read(
-          lower,
-          upper,
-          start,
-          end,
-          rows.stream().map(row -> row.id() + ":" + row.val()).collect(Collectors.joining(",")));
+      read(dendrite, lines, random);
       return;
     }
     int id = random.nextInt(ROWS);
@@ -163,7 +222,7 @@ public final class PartitionedChild {
     if (value == null) {
       dendrite.write(id, id, "remove", id);
     } else {
-      dendrite.write(id, id, "set", new Scores.Score(id, value));
+      dendrite.write(id, id, "set", new Scores.SetVal(id, value));
     }
     lines.wrote(id, value, start, System.nanoTime());
   }
@@ -171,7 +230,8 @@ public final class PartitionedChild {
   /**
    * The history file, one line per event, written through as it happens, so that the file of a killed process
    * holds everything it did up to then: {@code R lower upper start end id:val,...} for a get, {@code w id val|- start}
-   * before a write and {@code W id val|- start end} after it returned ({@link HistoryFiles} reads them).
+   * before a write and {@code W id val|- start end} after it returned ({@link HistoryFiles} reads them); under
+   * write-back also {@code i id start} before an increment and {@code I id start end} after it returned.
    */
   static final class HistoryLines {
     private final BufferedWriter out;
@@ -186,6 +246,14 @@ public final class PartitionedChild {
 
     synchronized void writing(int id, Long value, long start) {
       line("w " + id + " " + (value == null ? "-" : value) + " " + start);
+    }
+
+    synchronized void incrementing(int id, long start) {
+      line("i " + id + " " + start);
+    }
+
+    synchronized void incremented(int id, long start, long end) {
+      line("I " + id + " " + start + " " + end);
     }
 
     synchronized void wrote(int id, Long value, long start, long end) {

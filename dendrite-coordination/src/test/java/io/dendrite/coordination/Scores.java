@@ -15,13 +15,16 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The MariaDB table behind the multi-process tests, {@code scores(id INT PRIMARY KEY, val BIGINT)}, one connection
- * per thread, with its rows' codec and its two kinds of write as {@link WriteCommand}s: {@link #SET} (an upsert) and
- * {@link #REMOVE}.
+ * The MariaDB table behind the multi-process tests, {@code scores(id INT PRIMARY KEY, val BIGINT, cnt BIGINT)}, one
+ * connection per thread, with its rows' codec and its two kinds of write as {@link WriteCommand}s: {@link #set} (an
+ * upsert of {@code val}) and {@link #remove}. Write-back's kinds are {@link BufferedScores}'.
  */
 final class Scores implements AutoCloseable {
-  /** A row: {@code id} is the range attribute, {@code val} what writes change. */
-  record Score(int id, long val) {}
+  /** A row: {@code id} is the range attribute, {@code val} what writes set, {@code cnt} what they increment. */
+  record Score(int id, long val, long cnt) {}
+
+  /** A write of {@code val} to row {@code id}, inserting it (with {@code cnt} 0) if absent. */
+  record SetVal(int id, long val) {}
 
   static final RowCodec<Integer, Score> CODEC =
       new RowCodec<>() {
@@ -37,13 +40,17 @@ final class Scores implements AutoCloseable {
 
         @Override
         public byte[] encode(Score row) {
-          return ByteBuffer.allocate(12).putInt(row.id()).putLong(row.val()).array();
+          return ByteBuffer.allocate(20)
+              .putInt(row.id())
+              .putLong(row.val())
+              .putLong(row.cnt())
+              .array();
         }
 
         @Override
         public Score decode(byte[] bytes) {
           ByteBuffer buffer = ByteBuffer.wrap(bytes);
-          return new Score(buffer.getInt(), buffer.getLong());
+          return new Score(buffer.getInt(), buffer.getLong(), buffer.getLong());
         }
       };
 
@@ -55,46 +62,57 @@ final class Scores implements AutoCloseable {
     this.database = database;
   }
 
-  /** The upsert of a row; cached results replace the row's old version. */
-  WriteCommand<Integer, Score, Score> set() {
+  /** The upsert of a row's {@code val}; cached results take the new value (its count unchanged). */
+  WriteCommand<Integer, Score, SetVal> set() {
     return new WriteCommand<>() {
       @Override
-      public Class<Score> type() {
-        return Score.class;
+      public Class<SetVal> type() {
+        return SetVal.class;
       }
 
       @Override
-      public byte[] encode(Score row) {
-        return CODEC.encode(row);
+      public byte[] encode(SetVal write) {
+        return ByteBuffer.allocate(12).putInt(write.id()).putLong(write.val()).array();
       }
 
       @Override
-      public Score decode(byte[] bytes) {
-        return CODEC.decode(bytes);
+      public SetVal decode(byte[] bytes) {
+        if (bytes.length != 12) {
+          throw new IllegalArgumentException("a set is 12 bytes, got " + bytes.length);
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        return new SetVal(buffer.getInt(), buffer.getLong());
       }
 
       @Override
-      public void apply(Score row) throws SQLException {
+      public void apply(SetVal write) throws SQLException {
         try (PreparedStatement upsert =
             connections
                 .get()
                 .prepareStatement(
-                    "INSERT INTO scores VALUES (?, ?) ON DUPLICATE KEY UPDATE val = VALUES(val)")) {
-          upsert.setInt(1, row.id());
-          upsert.setLong(2, row.val());
+                    "INSERT INTO scores VALUES (?, ?, 0) ON DUPLICATE KEY UPDATE val = VALUES(val)")) {
+          upsert.setInt(1, write.id());
+          upsert.setLong(2, write.val());
           upsert.executeUpdate();
         }
       }
 
       @Override
-      public CacheUpdate<Integer, Score> cacheUpdate(Score row) {
-        return (interval, cached) -> {
-          List<Score> after = new ArrayList<>(cached);
-          after.removeIf(old -> old.id() == row.id());
-          after.add(row);
-          return after;
-        };
+      public CacheUpdate<Integer, Score> cacheUpdate(SetVal write) {
+        return setting(write.id(), write.val());
       }
+    };
+  }
+
+  /** A cached result after row {@code id}'s val became {@code val}. */
+  static CacheUpdate<Integer, Score> setting(int id, long val) {
+    return (interval, cached) -> {
+      List<Score> after = new ArrayList<>(cached);
+      long cnt =
+          cached.stream().filter(row -> row.id() == id).mapToLong(Score::cnt).findFirst().orElse(0);
+      after.removeIf(old -> old.id() == id);
+      after.add(new Score(id, val, cnt));
+      return after;
     };
   }
 
@@ -138,10 +156,11 @@ final class Scores implements AutoCloseable {
   /** Creates the table with rows {@code 0..rows-1}, every val 0. */
   Scores create(int rows) throws SQLException {
     try (Statement statement = connections.get().createStatement()) {
-      statement.execute("CREATE TABLE scores (id INT PRIMARY KEY, val BIGINT NOT NULL)");
+      statement.execute(
+          "CREATE TABLE scores (id INT PRIMARY KEY, val BIGINT NOT NULL, cnt BIGINT NOT NULL)");
     }
     try (PreparedStatement insert =
-        connections.get().prepareStatement("INSERT INTO scores VALUES (?, 0)")) {
+        connections.get().prepareStatement("INSERT INTO scores VALUES (?, 0, 0)")) {
       for (int id = 0; id < rows; id++) {
         insert.setInt(1, id);
         insert.addBatch();
@@ -155,13 +174,14 @@ final class Scores implements AutoCloseable {
     try (PreparedStatement select =
         connections
             .get()
-            .prepareStatement("SELECT id, val FROM scores WHERE id BETWEEN ? AND ? ORDER BY id")) {
+            .prepareStatement(
+                "SELECT id, val, cnt FROM scores WHERE id BETWEEN ? AND ? ORDER BY id")) {
       select.setInt(1, lowerBound);
       select.setInt(2, upperBound);
       List<Score> rows = new ArrayList<>();
       try (ResultSet result = select.executeQuery()) {
         while (result.next()) {
-          rows.add(new Score(result.getInt(1), result.getLong(2)));
+          rows.add(new Score(result.getInt(1), result.getLong(2), result.getLong(3)));
         }
       }
       return rows;

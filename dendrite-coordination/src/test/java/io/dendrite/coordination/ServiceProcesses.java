@@ -27,8 +27,15 @@ final class ServiceProcesses implements AutoCloseable {
   private final Path go;
   private final long seconds;
 
-  /** What the processes did, checked. */
-  record Outcome(StaleReadChecker.Report report, List<String> done, List<String> failureKinds) {}
+  /**
+   * What the processes did, checked: the stale reads, each process's metrics and kinds of failure, and the rows whose
+   * count in the table is not the number of increments acknowledged (plus at most those whose outcome is unknown).
+   */
+  record Outcome(
+      StaleReadChecker.Report report,
+      List<String> done,
+      List<String> failureKinds,
+      List<String> miscounted) {}
 
   ServiceProcesses(
       String connectString,
@@ -113,6 +120,11 @@ final class ServiceProcesses implements AutoCloseable {
    * {@code table} (at the end: no acknowledged write may be missing from it).
    */
   Outcome finish(List<Integer> running, Scores table) throws Exception {
+    return finish(running, table, () -> {});
+  }
+
+  /** {@link #finish(List, Scores)}, running {@code beforeFinalRead} (a drain of what is still buffered) first. */
+  Outcome finish(List<Integer> running, Scores table, Runnable beforeFinalRead) throws Exception {
     List<String> done = new ArrayList<>();
     List<String> failureKinds = new ArrayList<>();
     for (int n : running) {
@@ -127,15 +139,31 @@ final class ServiceProcesses implements AutoCloseable {
       files.add(dir.resolve("history-" + n));
     }
     History history = HistoryFiles.read(files, PartitionedChild.ROWS);
+    beforeFinalRead.run();
     long at = System.nanoTime();
     Map<Long, Long> rows = new HashMap<>();
-    table.range(0, PartitionedChild.ROWS - 1).forEach(row -> rows.put((long) row.id(), row.val()));
+    List<Scores.Score> finalRows = table.range(0, PartitionedChild.ROWS - 1);
+    finalRows.forEach(row -> rows.put((long) row.id(), row.val()));
     history.recordRead(0, PartitionedChild.ROWS - 1, rows, at, System.nanoTime());
+    Map<Integer, HistoryFiles.Increments> increments = HistoryFiles.increments(files);
+    List<String> miscounted = new ArrayList<>();
+    for (Scores.Score row : finalRows) {
+      HistoryFiles.Increments made =
+          increments.getOrDefault(row.id(), new HistoryFiles.Increments(0, 0));
+      if (row.cnt() < made.acknowledged() || row.cnt() > made.acknowledged() + made.unknown()) {
+        miscounted.add("row " + row.id() + " counts " + row.cnt() + " after " + made);
+      }
+    }
     StaleReadChecker.Report report = StaleReadChecker.check(history);
     System.out.printf(
-        "%d row-reads checked, %d stale; %s; failures %s%n",
-        report.rowReadsChecked(), report.count(), done, failureKinds);
-    return new Outcome(report, done, failureKinds);
+        "%d row-reads checked, %d stale; %d increments, %d miscounted rows; %s; failures %s%n",
+        report.rowReadsChecked(),
+        report.count(),
+        increments.values().stream().mapToLong(HistoryFiles.Increments::acknowledged).sum(),
+        miscounted.size(),
+        done,
+        failureKinds);
+    return new Outcome(report, done, failureKinds, miscounted);
   }
 
   @Override
