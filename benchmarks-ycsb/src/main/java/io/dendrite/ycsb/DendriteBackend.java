@@ -84,7 +84,8 @@ final class DendriteBackend implements RecordBackend {
     this.dendrite = dendrite;
   }
 
-  static DendriteBackend open(BindingProperties properties, RecordTable table) {
+  /** A {@link DendriteBackend}, or with {@value PartitionedBackend#ZOOKEEPER} set a {@link PartitionedBackend}. */
+  static RecordBackend open(BindingProperties properties, RecordTable table) {
     RecordStore.Kind kind =
         switch (properties.string(DB, "mysql").toLowerCase(Locale.ROOT)) {
           case "mysql" -> RecordStore.Kind.MYSQL;
@@ -107,16 +108,15 @@ final class DendriteBackend implements RecordBackend {
                         "set " + SERVERS + " to the IQ servers, host:port,..."))
             .split("\\s*,\\s*");
     int drainThreads = properties.integer(DRAIN_THREADS, 2, 0);
-    int replicas = properties.integer(REPLICAS, 1, 1);
-    int partitions = properties.integer(PARTITIONS, 64, 1);
-    int drainBatch = properties.integer(DRAIN_BATCH, 64, 1);
     // One per sending thread: no thread reads another's reply and wakes it (docs/benchmarks.md,
     // 2026-11-24).
     int connections =
         properties.integer(
             CONNECTIONS, properties.integer("threadcount", 1, 1) + drainThreads + 1, 1);
-    int drainDelayMs = properties.integer(DRAIN_DELAY_MS, 0, 0);
     RecordStore store = RecordStore.open(kind, properties, table);
+    if (properties.optional(PartitionedBackend.ZOOKEEPER).isPresent()) {
+      return PartitionedBackend.open(properties, table, store, servers, connections, policy, beta);
+    }
     IqClient cache = null;
     WriteBack engine = null;
     RangeWriteBack<Long> buffer = null;
@@ -132,19 +132,8 @@ final class DendriteBackend implements RecordBackend {
       if (policy != WritePolicy.WRITE_BACK) {
         builder.writePolicy(policy);
       } else {
-        engine =
-            WriteBack.builder()
-                .cache(cache)
-                .store(store.dataStore())
-                .replicas(replicas)
-                .partitions(partitions)
-                .drainThreads(drainThreads)
-                .drainBatch(drainBatch)
-                .drainDelay(Duration.ofMillis(drainDelayMs))
-                // One backend per JVM, and this JVM owns the range (the Dendrite's coordinator is
-                // local).
-                .singleProcess(true)
-                .build();
+        // One backend per JVM, and this JVM owns the range (the Dendrite's coordinator is local).
+        engine = engine(properties, cache, store, true);
         buffer =
             RangeWriteBack.builder(DomainType.LONG)
                 .writeBack(engine)
@@ -158,6 +147,21 @@ final class DendriteBackend implements RecordBackend {
       closeAll(buffer, engine, cache, store);
       throw e;
     }
+  }
+
+  /** The write-back engine the properties describe; {@code singleProcess} when no other process shares it. */
+  static WriteBack engine(
+      BindingProperties properties, IqClient cache, RecordStore store, boolean singleProcess) {
+    return WriteBack.builder()
+        .cache(cache)
+        .store(store.dataStore())
+        .replicas(properties.integer(REPLICAS, 1, 1))
+        .partitions(properties.integer(PARTITIONS, 64, 1))
+        .drainThreads(properties.integer(DRAIN_THREADS, 2, 0))
+        .drainBatch(properties.integer(DRAIN_BATCH, 64, 1))
+        .drainDelay(Duration.ofMillis(properties.integer(DRAIN_DELAY_MS, 0, 0)))
+        .singleProcess(singleProcess)
+        .build();
   }
 
   private static WritePolicy policy(String name) {
@@ -272,7 +276,7 @@ final class DendriteBackend implements RecordBackend {
   }
 
   /** Closes each of {@code resources} (nulls skipped) in order, even when one fails. */
-  private static void closeAll(AutoCloseable... resources) {
+  static void closeAll(AutoCloseable... resources) {
     RuntimeException failure = null;
     for (AutoCloseable resource : resources) {
       try {

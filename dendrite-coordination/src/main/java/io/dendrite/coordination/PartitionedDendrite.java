@@ -265,6 +265,28 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     return served.keySet().stream().sorted().toList();
   }
 
+  /**
+   * Waits until at least {@code processes} processes have joined and the ranges have settled — each has an owner
+   * where the spread over the live processes puts it, and this process serves its own — or {@code timeout} passes.
+   * Operations work meanwhile (they wait for owners); this is for a process that wants its share before it starts,
+   * as a benchmark does.
+   *
+   * @return whether they settled in time
+   */
+  public boolean awaitSettled(int processes, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() - deadline < 0) {
+      if (coordinator == null
+          || (coordinator.members().size() >= processes
+              && coordinator.settled()
+              && served.keySet().equals(coordinator.owned().keySet()))) {
+        return true;
+      }
+      Thread.sleep(20);
+    }
+    return false;
+  }
+
   /** The range ids, in domain order: {@code <collection>.<domain>.<i>}. */
   public List<String> ranges() {
     return ranges;

@@ -150,7 +150,8 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     }
     long beat = Math.max(50, builder.sessionTimeout.toMillis() / 5);
     heartbeats.scheduleWithFixedDelay(this::heartbeat, 0, beat, TimeUnit.MILLISECONDS);
-    worker.scheduleWithFixedDelay(this::reconcile, beat, beat, TimeUnit.MILLISECONDS);
+    // At once: a process that just joined takes what is free without waiting a beat.
+    worker.scheduleWithFixedDelay(this::reconcile, 0, beat, TimeUnit.MILLISECONDS);
   }
 
   public static Builder builder() {
@@ -182,6 +183,35 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
           }
         });
     return now;
+  }
+
+  /**
+   * Whether, as this process last saw ZooKeeper, every range has an owner and each is where the spread over the live
+   * members puts it: no range is waiting for an owner or about to move.
+   */
+  public boolean settled() {
+    List<String> members = members();
+    if (members.isEmpty()) {
+      return false;
+    }
+    Map<String, String> target = RangeSpread.of(members, ranges);
+    return ranges.stream()
+        .allMatch(
+            range ->
+                ownerOf(range)
+                    .map(owner -> owner.member().equals(target.get(range)))
+                    .orElse(false));
+  }
+
+  /** The live members of the service, as this process last saw ZooKeeper. */
+  public List<String> members() {
+    String prefix = root + "/members/";
+    return cache.stream()
+        .map(ChildData::getPath)
+        .filter(path -> path.startsWith(prefix) && path.indexOf('/', prefix.length()) < 0)
+        .map(path -> path.substring(prefix.length()))
+        .sorted()
+        .toList();
   }
 
   /** The owner of {@code range} as this process last saw it, or empty while the range has none. */

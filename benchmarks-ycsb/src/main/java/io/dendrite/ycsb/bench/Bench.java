@@ -92,7 +92,7 @@ public final class Bench {
 
   private final Plan plan;
   private final PrintStream console;
-  private final Path raw;
+  final Path raw;
   private final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
   private final long startNanos = System.nanoTime();
   private final List<String> failures = new ArrayList<>();
@@ -101,7 +101,8 @@ public final class Bench {
   /** YCSB client JVMs started so far, to name each one's files ({run} in DENDRITE_BENCH_CLIENT_JVM_OPTS). */
   private int clientJvms;
 
-  private Bench(Plan plan, PrintStream console) throws IOException {
+  /** A bench for {@code plan}; {@link AppProcessesBench} runs its own runs with this one's steps. */
+  Bench(Plan plan, PrintStream console) throws IOException {
     this.plan = plan;
     this.console = console;
     this.raw = Files.createDirectories(plan.outputDir().resolve("raw"));
@@ -162,7 +163,7 @@ public final class Bench {
     return report(results);
   }
 
-  private void load(Configuration alone) throws IOException, InterruptedException {
+  void load(Configuration alone) throws IOException, InterruptedException {
     say("loading %d records into %s", plan.records(), alone.database().name());
     try {
       alone.database().reset().run();
@@ -315,7 +316,7 @@ public final class Bench {
         });
   }
 
-  private List<ServerProcess> startCache(Configuration config, String id)
+  List<ServerProcess> startCache(Configuration config, String id)
       throws IOException, InterruptedException {
     List<ServerProcess> servers = new ArrayList<>();
     try {
@@ -344,7 +345,7 @@ public final class Bench {
     return servers;
   }
 
-  private Map<String, String> props(Configuration config, List<ServerProcess> servers) {
+  Map<String, String> props(Configuration config, List<ServerProcess> servers) {
     Map<String, String> props = new LinkedHashMap<>(config.properties());
     props.putAll(plan.extraProperties());
     props.put("recordcount", String.valueOf(plan.records()));
@@ -358,7 +359,7 @@ public final class Bench {
     return props;
   }
 
-  private List<String> command(
+  List<String> command(
       Configuration config, String phase, Path workloadFile, Map<String, String> props) {
     List<String> command = new ArrayList<>(List.of(java, "-Xmx2g"));
     // Only the YCSB client's JVM: e.g. a flight recording of the client (JAVA_TOOL_OPTIONS would
@@ -434,8 +435,7 @@ public final class Bench {
     }
   }
 
-  private static Optional<Configuration> alone(
-      List<Configuration> configurations, String database) {
+  static Optional<Configuration> alone(List<Configuration> configurations, String database) {
     return configurations.stream()
         .filter(c -> c.databaseAlone() && c.database().name().equals(database))
         .findFirst();
@@ -455,7 +455,7 @@ public final class Bench {
     say("  WARNING: %s", message);
   }
 
-  private void say(String format, Object... args) {
+  void say(String format, Object... args) {
     long elapsed = (System.nanoTime() - startNanos) / 1_000_000_000L;
     console.printf(
         Locale.ROOT,

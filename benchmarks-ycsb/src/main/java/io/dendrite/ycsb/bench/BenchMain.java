@@ -38,6 +38,10 @@ public final class BenchMain {
               --workloads-dir DIR   default benchmarks-ycsb/workloads
               --output DIR          results root (default results); the report goes to DIR/<date>[-n]
               -p key=value          a property for every YCSB run (e.g. -p dendrite.drainthreads=4)
+              --app-processes N     instead: each configuration with 1, 2, ... N YCSB client processes at once,
+                                    each with its own Dendrite (PartitionedDendrite over DENDRITE_ZOOKEEPER);
+                                    throughput side by side and forwarded operations per operation, in
+                                    report-processes.md
             """;
 
   static final List<String> QUICK_CONFIGS =
@@ -79,9 +83,21 @@ public final class BenchMain {
             mysqlUrl,
             System.getenv("DENDRITE_MONGO_URL"),
             Path.of(System.getenv().getOrDefault("DENDRITE_SERVICES_DIR", "target/services")));
+    int appProcesses = 0;
+    List<String> rest = new ArrayList<>();
+    for (int i = 0; i < argv.length; i++) {
+      if (argv[i].equals("--app-processes") && i + 1 < argv.length) {
+        appProcesses = Integer.parseInt(argv[++i]);
+      } else {
+        rest.add(argv[i]);
+      }
+    }
     Bench.Plan plan;
     try {
-      plan = plan(argv, known);
+      plan = plan(rest.toArray(String[]::new), known);
+      if (appProcesses < 0 || appProcesses > 8) {
+        throw new IllegalArgumentException("--app-processes must be 1 to 8, got " + appProcesses);
+      }
     } catch (IllegalArgumentException e) {
       System.err.println("dev/bench: " + e.getMessage());
       System.err.printf(USAGE, String.join(", ", names(known)));
@@ -90,6 +106,17 @@ public final class BenchMain {
     }
     if (plan == null) {
       System.out.printf(USAGE, String.join(", ", names(known)));
+      return;
+    }
+    if (appProcesses > 0) {
+      String zooKeeper = System.getenv("DENDRITE_ZOOKEEPER");
+      if (zooKeeper == null) {
+        System.err.println(
+            "dev/bench: --app-processes needs DENDRITE_ZOOKEEPER (dev/services env)");
+        System.exit(2);
+        return;
+      }
+      AppProcessesBench.run(plan, appProcesses, zooKeeper);
       return;
     }
     try {

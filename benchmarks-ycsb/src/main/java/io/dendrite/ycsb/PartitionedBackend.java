@@ -1,0 +1,236 @@
+package io.dendrite.ycsb;
+
+import io.dendrite.coordination.PartitionedDendrite;
+import io.dendrite.core.DomainType;
+import io.dendrite.core.WriteCommand;
+import io.dendrite.core.WritePolicy;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.WriteBackMetrics;
+import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.range.RangeWriteBack;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Records through a {@link PartitionedDendrite}: one of several YCSB client processes of a service, each with its
+ * own Dendrite over one cache tier and one database. The record-number domain is split into ranges that ZooKeeper
+ * spreads over the processes; a scan's part on a range owned elsewhere is read from the cache directly or, on a
+ * miss, forwarded to the owner, and so is every write of such a range. Reads, scans and writes are otherwise as
+ * {@link DendriteBackend}'s (change records in the cached scans; under write-back a range write-back buffer per
+ * range over one engine that takes cache leases, since other processes' drain threads drain the same documents).
+ *
+ * <p>The stats file adds, per process, the operations served here as a range's owner, the hits read directly for
+ * ranges owned elsewhere, the gets and writes forwarded (each one more round trip, to the owner) and the forwards
+ * sent again. A forwarded operation's cache and database round trips happen at the owner and are not in this
+ * process's per-operation counts.
+ */
+final class PartitionedBackend implements RecordBackend {
+  /** {@code dendrite.zookeeper}: the ZooKeeper connect string; setting it makes the backend partitioned. */
+  static final String ZOOKEEPER = "dendrite.zookeeper";
+
+  /** {@code dendrite.service}: the service every process of one run names (default {@code ycsb}). */
+  static final String SERVICE = "dendrite.service";
+
+  /** {@code dendrite.member}: this process's name in the service (default: pid and a random number). */
+  static final String MEMBER = "dendrite.member";
+
+  /** {@code dendrite.ranges}: ranges the record numbers are split into (default 12). */
+  static final String RANGES = "dendrite.ranges";
+
+  /** {@code dendrite.domainmax}: the largest record number (default twice {@code recordcount}, for inserts). */
+  static final String DOMAIN_MAX = "dendrite.domainmax";
+
+  /**
+   * {@code dendrite.processes}: how many processes of the service to wait for, and for the ranges to settle over,
+   * before the workload starts (default 1; at most 60 s).
+   */
+  static final String PROCESSES = "dendrite.processes";
+
+  /** {@code dendrite.sessionms}: the ZooKeeper session timeout in ms (default 10 000). */
+  static final String SESSION_MS = "dendrite.sessionms";
+
+  private static final String SCAN = "scan";
+  private static final String CHANGE = "change";
+
+  private final RecordStore store;
+  private final IqClient cache;
+  private final WriteBack engine;
+  private final PartitionedDendrite<Long, YcsbRecord> dendrite;
+
+  private PartitionedBackend(
+      RecordStore store,
+      IqClient cache,
+      WriteBack engine,
+      PartitionedDendrite<Long, YcsbRecord> dendrite) {
+    this.store = store;
+    this.cache = cache;
+    this.engine = engine;
+    this.dendrite = dendrite;
+  }
+
+  static PartitionedBackend open(
+      BindingProperties properties,
+      RecordTable table,
+      RecordStore store,
+      String[] servers,
+      int connections,
+      WritePolicy policy,
+      double beta) {
+    IqClient cache = null;
+    WriteBack engine = null;
+    try {
+      cache = IqClient.builder().servers(servers).connectionsPerServer(connections).build();
+      RecordChangeRecords records = new RecordChangeRecords(table);
+      long domainMax =
+          properties.number(DOMAIN_MAX, 2 * properties.number("recordcount", 1000, 1), 1);
+      PartitionedDendrite.Builder<Long, YcsbRecord> builder =
+          PartitionedDendrite.builder(DomainType.LONG, new RecordCodec())
+              .collection(table.name())
+              .domain(RecordTable.NUMBER)
+              .range(0L, domainMax)
+              .ranges(properties.integer(RANGES, 12, 1))
+              .cache(cache)
+              .query(SCAN, store::scan)
+              .command(CHANGE, command(records, store))
+              .zooKeeper(
+                  properties.optional(ZOOKEEPER).orElseThrow(), properties.string(SERVICE, "ycsb"))
+              .sessionTimeout(Duration.ofMillis(properties.number(SESSION_MS, 10_000, 100)))
+              .forwardingThreads(Math.max(4, properties.integer("threadcount", 1, 1)));
+      properties.optional(MEMBER).ifPresent(builder::member);
+      if (policy == WritePolicy.WRITE_BACK) {
+        WriteBack leased = DendriteBackend.engine(properties, cache, store, false);
+        engine = leased;
+        builder
+            .dendrite(settings -> settings.maxSharedFraction(beta).changeRecords(records))
+            .writeBack(
+                (collection, domain) ->
+                    RangeWriteBack.builder(DomainType.LONG)
+                        .writeBack(leased)
+                        .collection(collection)
+                        .domain(domain)
+                        .build());
+      } else {
+        builder.dendrite(
+            settings ->
+                settings.writePolicy(policy).maxSharedFraction(beta).changeRecords(records));
+      }
+      PartitionedDendrite<Long, YcsbRecord> dendrite = builder.build();
+      int processes = properties.integer(PROCESSES, 1, 1);
+      try {
+        if (!dendrite.awaitSettled(processes, Duration.ofSeconds(60))) {
+          System.err.println(
+              "dendrite: the ranges did not settle over " + processes + " processes in 60 s");
+        }
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      return new PartitionedBackend(store, cache, engine, dendrite);
+    } catch (RuntimeException e) {
+      DendriteBackend.closeAll(engine, cache, store);
+      throw e;
+    }
+  }
+
+  /** A write as data: the record's change, in the byte form of its change record. */
+  private static WriteCommand<Long, YcsbRecord, EntityChanges> command(
+      RecordChangeRecords records, RecordStore store) {
+    return new WriteCommand<>() {
+      @Override
+      public Class<EntityChanges> type() {
+        return EntityChanges.class;
+      }
+
+      @Override
+      public byte[] encode(EntityChanges change) {
+        return records.encode(change);
+      }
+
+      @Override
+      public EntityChanges decode(byte[] bytes) {
+        return records.decode(bytes);
+      }
+
+      @Override
+      public void apply(EntityChanges change) {
+        store.apply(change);
+      }
+    };
+  }
+
+  @Override
+  public Optional<YcsbRecord> read(String key, long number, TripCount trips) {
+    return scan(number, number, trips).stream()
+        .filter(record -> record.key().equals(key))
+        .findFirst();
+  }
+
+  @Override
+  public List<YcsbRecord> scan(long first, long last, TripCount trips) {
+    return counted(trips, () -> dendrite.get(first, last, SCAN));
+  }
+
+  @Override
+  public void update(String key, long number, Map<String, String> values, TripCount trips) {
+    write(number, store.table().update(key, values), trips);
+  }
+
+  @Override
+  public void insert(YcsbRecord record, TripCount trips) {
+    write(record.number(), store.table().insert(record), trips);
+  }
+
+  @Override
+  public void delete(String key, long number, TripCount trips) {
+    write(number, store.table().delete(key), trips);
+  }
+
+  private void write(long number, EntityChanges change, TripCount trips) {
+    counted(
+        trips,
+        () -> {
+          dendrite.write(number, number, CHANGE, change);
+          return null;
+        });
+  }
+
+  /** Runs a call and adds the cache round trips it made on this thread (not those an owner made for it). */
+  private <T> T counted(TripCount trips, Supplier<T> call) {
+    long before = cache.requestsOfCurrentThread();
+    long awaitedBefore = cache.roundTripsOfCurrentThread();
+    try {
+      return call.get();
+    } finally {
+      trips.cache((int) (cache.requestsOfCurrentThread() - before));
+      trips.cacheAwaited((int) (cache.roundTripsOfCurrentThread() - awaitedBefore));
+    }
+  }
+
+  @Override
+  public Map<String, String> finalStats() {
+    PartitionedDendrite.Metrics metrics = dendrite.metrics();
+    Map<String, String> stats = new LinkedHashMap<>();
+    stats.put("partitioned.servedHere", Long.toString(metrics.servedHere()));
+    stats.put("partitioned.directHits", Long.toString(metrics.directHits()));
+    stats.put("partitioned.forwardedGets", Long.toString(metrics.forwardedGets()));
+    stats.put("partitioned.forwardedWrites", Long.toString(metrics.forwardedWrites()));
+    stats.put("partitioned.resent", Long.toString(metrics.resent()));
+    stats.put("partitioned.rangesServedAtEnd", Integer.toString(dendrite.servedRanges().size()));
+    if (engine != null) {
+      WriteBackMetrics writeBack = engine.metrics();
+      stats.put("writeback.pendingAtEnd", Long.toString(writeBack.pendingWrites()));
+      stats.put("writeback.drained", Long.toString(writeBack.drained()));
+    }
+    return stats;
+  }
+
+  /** Leaves the service (each range handed over), then closes the engine, the cache client and the store. */
+  @Override
+  public void close() {
+    DendriteBackend.closeAll(dendrite, engine, cache, store);
+  }
+}
