@@ -1,0 +1,124 @@
+package io.dendrite.coordination;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dendrite.core.DataStoreException;
+import io.dendrite.core.DomainType;
+import io.dendrite.core.WritePolicy;
+import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.ZooKeeperAddress;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Bad input to a {@link PartitionedDendrite} is refused before anything changes, with an error that says what is
+ * wrong; a data-store failure at the owner reaches the caller as the same kind of exception. One process, an
+ * in-memory table, real ZooKeeper and IQ servers.
+ */
+@ExtendWith(RealServers.class)
+class PartitionedDendriteInputIT {
+
+  @Test
+  void badCallsAreRefusedSayingWhyAndChangeNothing(ZooKeeperAddress zk) throws Exception {
+    Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
+        PartitionedDendrite<Integer, Scores.Score> dendrite =
+            PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
+                .collection("scores")
+                .domain("id")
+                .range(0, 59)
+                .ranges(6)
+                .cache(cacheTier.client)
+                .dendrite(settings -> settings.writePolicy(WritePolicy.WRITE_THROUGH))
+                .query("range", (lower, upper) -> List.copyOf(subMap(table, lower, upper).values()))
+                .query(
+                    "broken",
+                    (lower, upper) -> {
+                      throw new java.sql.SQLException("the table is gone");
+                    })
+                .command("set", new InMemorySet(table))
+                .zooKeeper(zk.connectString(), zk.service())
+                .sessionTimeout(Duration.ofSeconds(3))
+                .build()) {
+      assertThat(dendrite.awaitSettled(1, Duration.ofSeconds(30))).isTrue();
+      assertThat(dendrite.servedRanges()).hasSize(6);
+
+      assertThatThrownBy(() -> dendrite.write(8, 12, "set", new Scores.SetVal(8, 1)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("a write must lie in one range")
+          .hasMessageContaining("the next starts at 10");
+      assertThatThrownBy(() -> dendrite.write(3, 3, "upsert", new Scores.SetVal(3, 1)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("no write command registered as \"upsert\"");
+      assertThatThrownBy(() -> dendrite.write(3, 3, "set", "three"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("takes " + Scores.SetVal.class.getName())
+          .hasMessageContaining("java.lang.String");
+      assertThatThrownBy(() -> dendrite.get(5, 2, "range"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("greater than upperBound");
+      assertThatThrownBy(() -> dendrite.get(0, 60, "range"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("above the domain's maximum 59");
+      assertThatThrownBy(() -> dendrite.get(0, 5, "scan"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("no query registered as \"scan\"");
+      assertThat(table).as("nothing was written").isEmpty();
+
+      assertThatThrownBy(() -> dendrite.get(0, 5, "broken"))
+          .isInstanceOf(DataStoreException.class)
+          .hasMessageContaining("the table is gone");
+
+      dendrite.write(12, 12, "set", new Scores.SetVal(12, 7));
+      assertThat(dendrite.get(8, 14, "range")).containsExactly(new Scores.Score(12, 7, 0));
+      assertThat(dendrite.get(8, 14, "range")).containsExactly(new Scores.Score(12, 7, 0));
+      assertThat(dendrite.metrics().servedHere()).isPositive();
+    }
+  }
+
+  private static Map<Integer, Scores.Score> subMap(
+      Map<Integer, Scores.Score> table, int lower, int upper) {
+    return new TreeMap<>(
+        ((ConcurrentSkipListMap<Integer, Scores.Score>) table).subMap(lower, true, upper, true));
+  }
+
+  /** {@link Scores#set()} over a map. */
+  private record InMemorySet(Map<Integer, Scores.Score> table)
+      implements io.dendrite.core.WriteCommand<Integer, Scores.Score, Scores.SetVal> {
+    @Override
+    public Class<Scores.SetVal> type() {
+      return Scores.SetVal.class;
+    }
+
+    @Override
+    public byte[] encode(Scores.SetVal write) {
+      return (write.id() + " " + write.val()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public Scores.SetVal decode(byte[] bytes) {
+      String[] parts = new String(bytes, java.nio.charset.StandardCharsets.UTF_8).split(" ");
+      return new Scores.SetVal(Integer.parseInt(parts[0]), Long.parseLong(parts[1]));
+    }
+
+    @Override
+    public void apply(Scores.SetVal write) {
+      table.merge(
+          write.id(),
+          new Scores.Score(write.id(), write.val(), 0),
+          (old, fresh) -> new Scores.Score(old.id(), fresh.val(), old.cnt()));
+    }
+
+    @Override
+    public io.dendrite.core.CacheUpdate<Integer, Scores.Score> cacheUpdate(Scores.SetVal write) {
+      return Scores.setting(write.id(), write.val());
+    }
+  }
+}
