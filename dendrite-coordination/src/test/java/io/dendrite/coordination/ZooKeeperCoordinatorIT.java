@@ -42,16 +42,7 @@ class ZooKeeperCoordinatorIT {
 
   private ZooKeeperCoordinator join(String connectString, String service, String member) {
     ZooKeeperCoordinator coordinator =
-        ZooKeeperCoordinator.builder()
-            .connectString(connectString)
-            .service(service)
-            .member(member)
-            .endpoint(member + ".example:7000")
-            .sessionTimeout(SESSION)
-            .ranges(RANGES)
-            .listener(checker.listenerOf(member))
-            .start();
-    started.add(coordinator);
+        joinWith(connectString, service, member, checker.listenerOf(member));
     checker.coordinators.put(member, coordinator);
     return coordinator;
   }
