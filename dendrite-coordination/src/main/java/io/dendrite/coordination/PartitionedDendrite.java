@@ -83,7 +83,10 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   private final Map<String, WriteCommand<K, R, ?>> commands;
   private final List<CachedReads<K, R>> reads = new ArrayList<>();
   private final Duration requestTimeout;
-  private final LocalCoordinator claims = new LocalCoordinator();
+
+  /** One open Dendrite per range in this process, as in a single process. */
+  private final LocalCoordinator localClaims = new LocalCoordinator();
+
   private final ConcurrentMap<String, Served<K, R>> served = new ConcurrentHashMap<>();
   private final Counters counters = new Counters();
   private final ForwardingClient client = new ForwardingClient();
@@ -668,7 +671,19 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
         .domain(rangeDomain(index))
         .range(layout.lowerOf(index), layout.upperOf(index))
         .cache(cache)
-        .coordinator(claims);
+        .coordinator(this::claim);
+  }
+
+  /**
+   * The {@link io.dendrite.core.Coordinator} behind each range's Dendrite: a range may be claimed here only while
+   * ZooKeeper says this process owns it, and only once at a time.
+   */
+  private io.dendrite.core.Coordinator.RangeClaim claim(String collection, String rangeDomain) {
+    String range = collection + "." + rangeDomain;
+    if (coordinator != null && !coordinator.owned().containsKey(range)) {
+      throw new IllegalStateException("range " + range + " is not owned by this process");
+    }
+    return localClaims.claim(collection, rangeDomain);
   }
 
   /** The domain name of range {@code index}'s Dendrite, and so of its cache and log keys. */
