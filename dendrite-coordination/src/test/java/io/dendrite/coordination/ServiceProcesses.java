@@ -155,6 +155,20 @@ final class ServiceProcesses implements AutoCloseable {
       }
     }
     StaleReadChecker.Report report = StaleReadChecker.check(history);
+    if (report.count() > 0 && System.getProperty("dendrite.keephistories") != null) {
+      Path kept =
+          Files.createDirectories(
+              Path.of(System.getProperty("dendrite.keephistories"), "run-" + System.nanoTime()));
+      for (Path file : files) {
+        if (Files.exists(file)) {
+          Files.copy(file, kept.resolve(file.getFileName()));
+        }
+      }
+      for (int n = 0; n < children.size(); n++) {
+        Files.write(kept.resolve("output-" + n), children.get(n).lines());
+      }
+      Files.writeString(kept.resolve("violations"), report.violations().toString());
+    }
     System.out.printf(
         "%d row-reads checked, %d stale; %d increments, %d miscounted rows; %s; failures %s%n",
         report.rowReadsChecked(),

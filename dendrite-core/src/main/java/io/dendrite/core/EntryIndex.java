@@ -4,6 +4,7 @@ import io.dendrite.core.interval.IntervalTree;
 import io.dendrite.core.interval.PredicateIndex;
 import io.dendrite.core.log.LogRecord;
 import io.dendrite.core.log.PredicateLog;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -49,6 +50,14 @@ final class EntryIndex<K extends Comparable<? super K>> {
 
   /** Test-only: runs between a plan's look at the coverage and its look at the entries. */
   private volatile Runnable afterCoverageLook = () -> {};
+
+  /**
+   * Entries a write-around has unregistered and not yet deleted, with how many writes hold each: while its Q-inv
+   * lease holds, the old value stays readable to whoever reads the cache without PrInT (another process's direct hit,
+   * {@link CachedReads}), so every write that overlaps such an entry must quarantine and delete it too before it
+   * returns, not only the write that unregistered it. Guarded by itself.
+   */
+  private final Map<Entry<K>, Integer> invalidating = new HashMap<>();
 
   private final Map<String, Integer> rowCounts = new ConcurrentHashMap<>();
   private final Map<String, Integer> changeRecords = new ConcurrentHashMap<>();
@@ -122,6 +131,34 @@ final class EntryIndex<K extends Comparable<? super K>> {
     return entries.impactedBy(interval).stream()
         .map(e -> new Entry<>(e.interval(), e.value()))
         .toList();
+  }
+
+  /**
+   * The entries a write-around of {@code interval} must quarantine and delete: the registered ones overlapping it and
+   * those other write-arounds are still invalidating; each is marked as being invalidated until {@link
+   * #endInvalidating}. The caller unregisters them.
+   */
+  List<Entry<K>> startInvalidating(Interval<K> interval) {
+    synchronized (invalidating) {
+      List<Entry<K>> found = new ArrayList<>(impactedBy(interval));
+      for (Entry<K> entry : invalidating.keySet()) {
+        if (entry.interval().overlaps(interval) && !found.contains(entry)) {
+          found.add(entry);
+        }
+      }
+      found.forEach(entry -> invalidating.merge(entry, 1, Integer::sum));
+      return found;
+    }
+  }
+
+  /** {@link #startInvalidating}'s entries are deleted (or owed): one write fewer holds each. */
+  void endInvalidating(List<Entry<K>> entries) {
+    synchronized (invalidating) {
+      entries.forEach(
+          entry ->
+              invalidating.computeIfPresent(
+                  entry, (key, writes) -> writes == 1 ? null : writes - 1));
+    }
   }
 
   /** Every registered entry. */

@@ -38,7 +38,23 @@ final class WriteAround<K extends Comparable<? super K>, R> implements WritePath
       ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate,
       RoundTrips trips) {
-    List<EntryIndex.Entry<K>> impacted = index.impactedBy(interval);
+    // Also the entries overlapping writes still hold under Q-inv: a process reading the cache
+    // directly reads their
+    // old values until deleted, so this write deletes them too before it returns.
+    List<EntryIndex.Entry<K>> impacted = index.startInvalidating(interval);
+    try {
+      invalidate(impacted, interval, change, apply, trips);
+    } finally {
+      index.endInvalidating(impacted);
+    }
+  }
+
+  private <C> void invalidate(
+      List<EntryIndex.Entry<K>> impacted,
+      Interval<K> interval,
+      C change,
+      ChangeApplier<? super C> apply,
+      RoundTrips trips) {
     index.uncoverOverlapping(interval);
     try (Transaction transaction = cache.beginTransaction()) {
       boolean quarantined = false;

@@ -416,6 +416,48 @@ class DendriteIT {
     }
   }
 
+  /**
+   * Two write-arounds touch one cached result; the first holds it quarantined (its old value still readable) while
+   * the second finishes. A process that reads the cache without PrInT (another process's direct hit) must not find
+   * the old value once the second returned: the second deletes the entry too, though the first unregistered it.
+   */
+  @Test
+  void aWriteAroundDeletesAnEntryAnOverlappingWriteStillHoldsQuarantined() throws Exception {
+    Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0);
+    get(dendrite, 7, 9);
+    String key = new CacheKeys<>("scores", "id", DomainType.INTEGER).entryKey(Interval.of(7, 9));
+    assertThat(cacheTier.client.get(key)).isPresent();
+
+    CountDownLatch firstApplying = new CountDownLatch(1);
+    CountDownLatch letFirstFinish = new CountDownLatch(1);
+    ScoreRow nine = new ScoreRow(9, 99);
+    Thread first =
+        new Thread(
+            () ->
+                dendrite.write(
+                    9,
+                    9,
+                    nine,
+                    row -> {
+                      firstApplying.countDown();
+                      letFirstFinish.await();
+                      table.set(row);
+                    },
+                    null));
+    first.start();
+    try {
+      assertThat(firstApplying.await(10, TimeUnit.SECONDS)).isTrue();
+      put(dendrite, new ScoreRow(7, 77));
+      assertThat(cacheTier.client.get(key))
+          .as("the old [7, 9] after the write of 7 returned, the write of 9 still running")
+          .isEmpty();
+    } finally {
+      letFirstFinish.countDown();
+      first.join();
+    }
+    assertThat(get(dendrite, 7, 9)).contains(new ScoreRow(7, 77), nine);
+  }
+
   @Test
   void anIntermediateBetaDropsEntriesItWouldDuplicateTooMuch() {
     try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 0.5)) {
