@@ -66,7 +66,12 @@ public final class PartitionedChild {
               .query("range", (lower, upper) -> slowly(table.range(lower, upper)))
               .zooKeeper(args[0], args[1])
               .member(args[2])
-              .sessionTimeout(Duration.ofSeconds(3));
+              .sessionTimeout(Duration.ofSeconds(3))
+              // A takeover under write-back applies the range's buffered writes first; on a busy
+              // machine that
+              // can pass the default 10 s, and an operation that gave up meanwhile would only add
+              // noise here.
+              .requestTimeout(Duration.ofSeconds(30));
       if (writeBack) {
         builder
             .writeBack(
