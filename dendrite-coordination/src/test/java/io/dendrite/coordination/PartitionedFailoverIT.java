@@ -2,6 +2,7 @@ package io.dendrite.coordination;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dendrite.core.DendriteBusyException;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
@@ -56,12 +57,18 @@ class PartitionedFailoverIT {
               List.of(1, 2), table, () -> PartitionedDendriteIT.drainLeft(cacheTier, database));
       assertThat(outcome.report().count()).as("stale: %s", outcome.report().violations()).isZero();
       assertThat(outcome.miscounted()).as("increments lost or applied twice").isEmpty();
-      // A write forwarded to the owner as it died may or may not have run; nothing else may fail.
+      // A write forwarded to the owner as it died may or may not have run, and an operation may
+      // give up while
+      // the ranges move (nothing applied, the caller told); nothing else may fail.
       assertThat(outcome.failureKinds())
+          .as("failures: %s", outcome.failures())
           .allMatch(
               kinds ->
-                  kinds.equals("[]")
-                      || kinds.equals("[" + OutcomeUnknownException.class.getName() + "]"));
+                  kinds
+                      .replace(OutcomeUnknownException.class.getName(), "")
+                      .replace(DendriteBusyException.class.getName(), "")
+                      .replaceAll("[\\[\\], ]", "")
+                      .isEmpty());
     }
   }
 

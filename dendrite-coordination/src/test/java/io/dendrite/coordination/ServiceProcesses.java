@@ -35,6 +35,7 @@ final class ServiceProcesses implements AutoCloseable {
       StaleReadChecker.Report report,
       List<String> done,
       List<String> failureKinds,
+      List<String> failures,
       List<String> miscounted) {}
 
   ServiceProcesses(
@@ -127,12 +128,14 @@ final class ServiceProcesses implements AutoCloseable {
   Outcome finish(List<Integer> running, Scores table, Runnable beforeFinalRead) throws Exception {
     List<String> done = new ArrayList<>();
     List<String> failureKinds = new ArrayList<>();
+    List<String> failures = new ArrayList<>();
     for (int n : running) {
       ChildJvm child = children.get(n);
       child.awaitLine(line -> line.equals("CLOSED"), Duration.ofSeconds(seconds + 120));
       done.add(child.awaitLine(line -> line.startsWith("DONE "), Duration.ZERO));
       String kinds = child.awaitLine(line -> line.startsWith("FAILURE-KINDS "), Duration.ZERO);
       failureKinds.add(kinds.substring("FAILURE-KINDS ".length()));
+      failures.add(child.awaitLine(line -> line.startsWith("FAILURES "), Duration.ZERO));
     }
     List<Path> files = new ArrayList<>();
     for (int n = 0; n < children.size(); n++) {
@@ -177,7 +180,7 @@ final class ServiceProcesses implements AutoCloseable {
         miscounted.size(),
         done,
         failureKinds);
-    return new Outcome(report, done, failureKinds, miscounted);
+    return new Outcome(report, done, failureKinds, failures, miscounted);
   }
 
   @Override
