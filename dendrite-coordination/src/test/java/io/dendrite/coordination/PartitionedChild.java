@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -130,7 +132,11 @@ public final class PartitionedChild {
           worker.join();
         }
       }
-      System.out.println("FAILURES " + failures.size() + " " + failures.stream().limit(3).toList());
+      // Each kind of failure once, with its message: the failures of a run are usually many of a
+      // few kinds.
+      Map<String, String> kinds = new TreeMap<>();
+      failures.forEach(failure -> kinds.putIfAbsent(failure.split(":", 2)[0], failure));
+      System.out.println("FAILURES " + failures.size() + " " + kinds.values());
       System.out.println(
           "FAILURE-KINDS "
               + failures.stream()
