@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ExtendWith(RealServers.class)
 class PartitionedDendriteIT {
-  private static final long RUN_SECONDS = Long.getLong("dendrite.consistency.seconds", 20);
+  private static final long RUN_SECONDS = Long.getLong("dendrite.consistency.seconds", 12);
   private static final long CONTROL_SECONDS = 10;
 
   @ParameterizedTest
