@@ -3,6 +3,7 @@ package io.dendrite.coordination;
 import io.dendrite.core.DataStoreException;
 import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.core.DendriteBusyException;
+import io.dendrite.iq.client.IqException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -33,6 +34,7 @@ final class ForwardedCalls {
     BUSY,
     ILLEGAL_ARGUMENT,
     OUTCOME_UNKNOWN,
+    CACHE,
     OTHER
   }
 
@@ -92,7 +94,7 @@ final class ForwardedCalls {
                         ? Failure.ILLEGAL_ARGUMENT
                         : failure instanceof OutcomeUnknownException
                             ? Failure.OUTCOME_UNKNOWN
-                            : Failure.OTHER;
+                            : failure instanceof IqException ? Failure.CACHE : Failure.OTHER;
     return write(
         out -> {
           out.writeByte(kind.ordinal() + 1);
@@ -151,6 +153,7 @@ final class ForwardedCalls {
       case BUSY -> new DendriteBusyException(message, null);
       case ILLEGAL_ARGUMENT -> new IllegalArgumentException(message);
       case OUTCOME_UNKNOWN -> new OutcomeUnknownException(message, null);
+      case CACHE -> new IqException(message);
       case OTHER -> new IllegalStateException(message);
     };
   }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dendrite.core.DataStoreException;
 import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.core.DendriteBusyException;
+import io.dendrite.iq.client.IqException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,9 @@ class ForwardedCallsTest {
         .isInstanceOf(DendriteBusyException.class);
     assertThatThrownBy(() -> readFailure(new IllegalArgumentException("bad")))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> readFailure(new IqException("could not lock k within PT10S")))
+        .isExactlyInstanceOf(IqException.class)
+        .hasMessageContaining("could not lock k");
     assertThatThrownBy(() -> readFailure(new UnsupportedOperationException("odd")))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("odd");
