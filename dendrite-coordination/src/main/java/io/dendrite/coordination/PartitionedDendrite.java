@@ -589,6 +589,14 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
    * every cached result of the range is dropped instead of served.
    */
   private void gained(String range, long epoch, boolean handedOver) {
+    Served<K, R> earlier = served.get(range);
+    if (earlier != null) {
+      // Taken again before the earlier ownership was given up (it should not happen): give that up
+      // first, or its
+      // Dendrite would keep the range's claim and this one could not be built.
+      LOG.warn("{}: gained at epoch {} while still serving epoch {}", range, epoch, earlier.epoch);
+      lost(range, earlier.epoch);
+    }
     String fence = "Fence:" + range;
     raiseFence(fence, epoch);
     int index = indexOfRange.get(range);

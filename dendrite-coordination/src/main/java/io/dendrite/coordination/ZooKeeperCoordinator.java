@@ -309,6 +309,11 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     if (closed || !client.getZookeeperClient().isConnected()) {
       return;
     }
+    // First, whatever a reconnection left from before: a periodic reconcile that was due can run
+    // before the task
+    // the suspension queued, and must not take a range again over an ownership nobody has stopped
+    // yet.
+    stopServingEarlierGenerations("taken before the session was in doubt");
     try {
       List<String> members = client.getChildren().forPath(root + "/members");
       Map<String, String> target = RangeSpread.of(members, ranges);
@@ -440,26 +445,27 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
    */
   private void connectionChanged(ConnectionState state) {
     if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
-      long current = generation.incrementAndGet();
-      worker.execute(
-          () -> {
-            for (String range : new ArrayList<>(owned.keySet())) {
-              Ownership ownership = owned.get(range);
-              if (ownership != null
-                  && ownership.generation() != current
-                  && owned.remove(range, ownership)) {
-                LOG.info(
-                    "{}: stopped serving {} (epoch {}): ZooKeeper session {}",
-                    member,
-                    range,
-                    ownership.epoch(),
-                    state);
-                listener.lost(range, ownership.epoch());
-              }
-            }
-          });
+      generation.incrementAndGet();
+      worker.execute(() -> stopServingEarlierGenerations("session " + state));
     } else if (state == ConnectionState.RECONNECTED) {
       queueReconcile();
+    }
+  }
+
+  /**
+   * Gives up, listener first, every ownership taken in an earlier connection generation than now. Runs on {@link
+   * #worker}.
+   */
+  private void stopServingEarlierGenerations(String why) {
+    long current = generation.get();
+    for (String range : new ArrayList<>(owned.keySet())) {
+      Ownership ownership = owned.get(range);
+      if (ownership != null
+          && ownership.generation() != current
+          && owned.remove(range, ownership)) {
+        LOG.info("{}: stopped serving {} (epoch {}): {}", member, range, ownership.epoch(), why);
+        listener.lost(range, ownership.epoch());
+      }
     }
   }
 

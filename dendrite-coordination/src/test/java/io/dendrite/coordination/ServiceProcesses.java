@@ -88,6 +88,32 @@ final class ServiceProcesses implements AutoCloseable {
     Files.createFile(go);
   }
 
+  /**
+   * Waits until a {@code SERVES} line of {@code child} printed after its first {@code fromLine} lines says {@code
+   * serves}: it got there, even if it has moved on since (a run that ends closes the process, which then serves
+   * nothing).
+   */
+  static void awaitServesSince(ChildJvm child, int fromLine, int serves, Duration timeout) {
+    String wanted = "SERVES " + serves;
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      List<String> lines = child.lines();
+      if (lines.subList(Math.min(fromLine, lines.size()), lines.size()).contains(wanted)) {
+        return;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            "the process did not serve "
+                + serves
+                + " ranges since line "
+                + fromLine
+                + "; output: "
+                + lines);
+      }
+      sleep(20);
+    }
+  }
+
   /** Waits until the latest {@code SERVES} line of {@code child} says {@code serves}. */
   static void awaitServes(ChildJvm child, int serves, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
