@@ -114,6 +114,14 @@ final class ServiceProcesses implements AutoCloseable {
     }
   }
 
+  /** How many lines {@code child} printed after its first {@code fromLine} that contain {@code text}. */
+  static long countSince(ChildJvm child, int fromLine, String text) {
+    List<String> lines = child.lines();
+    return lines.subList(Math.min(fromLine, lines.size()), lines.size()).stream()
+        .filter(line -> line.contains(text))
+        .count();
+  }
+
   /** Waits until the latest {@code SERVES} line of {@code child} says {@code serves}. */
   static void awaitServes(ChildJvm child, int serves, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
