@@ -719,21 +719,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   }
 
   private Interval<K> interval(K lowerBound, K upperBound) {
-    K lower = type.cast("lowerBound", lowerBound);
-    K upper = type.cast("upperBound", upperBound);
-    if (lower.compareTo(upper) > 0) {
-      throw new IllegalArgumentException(
-          "lowerBound " + lower + " is greater than upperBound " + upper);
-    }
-    if (lower.compareTo(min) < 0) {
-      throw new IllegalArgumentException(
-          "lowerBound " + lower + " is below the domain's minimum " + min);
-    }
-    if (upper.compareTo(max) > 0) {
-      throw new IllegalArgumentException(
-          "upperBound " + upper + " is above the domain's maximum " + max);
-    }
-    return Interval.of(lower, upper);
+    return type.interval(lowerBound, upperBound, min, max);
   }
 
   /** A range this process serves: its Dendrite, the epoch it took it at, and the operations in flight on it. */

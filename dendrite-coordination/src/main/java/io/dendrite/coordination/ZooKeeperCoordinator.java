@@ -310,9 +310,8 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
       return;
     }
     // First, whatever a reconnection left from before: a periodic reconcile that was due can run
-    // before the task
-    // the suspension queued, and must not take a range again over an ownership nobody has stopped
-    // yet.
+    // before the task the suspension queued, and must not take a range again over an ownership
+    // nobody has stopped yet.
     stopServingEarlierGenerations("taken before the session was in doubt");
     try {
       List<String> members = client.getChildren().forPath(root + "/members");
@@ -395,8 +394,8 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     try {
       if (member.equals(ownerMember(range))) {
         // One transaction: the owner node goes, and the epoch node says the range was handed over,
-        // only if no
-        // other process has taken it since (the epoch node's version is still this owner's epoch).
+        // only if no other process has taken it since (the epoch node's version is still this
+        // owner's epoch).
         client
             .transaction()
             .forOperations(

@@ -39,13 +39,7 @@ public final class CachedReads<K extends Comparable<? super K>, R> {
    * @throws IllegalArgumentException if a bound is null or of the wrong type, or {@code lowerBound > upperBound}
    */
   public Optional<List<R>> get(K lowerBound, K upperBound) {
-    K lower = type.cast("lowerBound", lowerBound);
-    K upper = type.cast("upperBound", upperBound);
-    if (lower.compareTo(upper) > 0) {
-      throw new IllegalArgumentException(
-          "lowerBound " + lower + " is greater than upperBound " + upper);
-    }
-    Interval<K> interval = Interval.of(lower, upper);
+    Interval<K> interval = type.interval(lowerBound, upperBound, null, null);
     String key = keys.entryKey(interval);
     Optional<CacheValue> value;
     try {

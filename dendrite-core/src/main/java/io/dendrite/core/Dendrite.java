@@ -226,21 +226,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   }
 
   private Interval<K> interval(K lowerBound, K upperBound) {
-    K lower = type.cast("lowerBound", lowerBound);
-    K upper = type.cast("upperBound", upperBound);
-    if (lower.compareTo(upper) > 0) {
-      throw new IllegalArgumentException(
-          "lowerBound " + lower + " is greater than upperBound " + upper);
-    }
-    if (min != null && lower.compareTo(min) < 0) {
-      throw new IllegalArgumentException(
-          "lowerBound " + lower + " is below the domain's minimum " + min);
-    }
-    if (max != null && upper.compareTo(max) > 0) {
-      throw new IllegalArgumentException(
-          "upperBound " + upper + " is above the domain's maximum " + max);
-    }
-    return Interval.of(lower, upper);
+    return type.interval(lowerBound, upperBound, min, max);
   }
 
   /**

@@ -91,6 +91,30 @@ public final class DomainType<K extends Comparable<? super K>> {
     return javaType.cast(value);
   }
 
+  /**
+   * The interval [{@code lowerBound}, {@code upperBound}] of a range predicate, checked: both bounds usable ({@link
+   * #cast}), in order, and within [{@code min}, {@code max}] where those are given (null: unbounded).
+   *
+   * @throws IllegalArgumentException naming the bound that is wrong
+   */
+  public Interval<K> interval(Object lowerBound, Object upperBound, K min, K max) {
+    K lower = cast("lowerBound", lowerBound);
+    K upper = cast("upperBound", upperBound);
+    if (lower.compareTo(upper) > 0) {
+      throw new IllegalArgumentException(
+          "lowerBound " + lower + " is greater than upperBound " + upper);
+    }
+    if (min != null && lower.compareTo(min) < 0) {
+      throw new IllegalArgumentException(
+          "lowerBound " + lower + " is below the domain's minimum " + min);
+    }
+    if (max != null && upper.compareTo(max) > 0) {
+      throw new IllegalArgumentException(
+          "upperBound " + upper + " is above the domain's maximum " + max);
+    }
+    return Interval.of(lower, upper);
+  }
+
   /** The bound's text form: no spaces, no colons. */
   public String format(K value) {
     return format.apply(value);
