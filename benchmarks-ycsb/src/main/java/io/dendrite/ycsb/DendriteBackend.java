@@ -110,9 +110,14 @@ final class DendriteBackend implements RecordBackend {
     int drainThreads = properties.integer(DRAIN_THREADS, 2, 0);
     // One per sending thread: no thread reads another's reply and wakes it (docs/benchmarks.md,
     // 2026-11-24).
-    int connections =
-        properties.integer(
-            CONNECTIONS, properties.integer("threadcount", 1, 1) + drainThreads + 1, 1);
+    int senders = properties.integer("threadcount", 1, 1) + drainThreads + 1;
+    if (properties.optional(PartitionedBackend.ZOOKEEPER).isPresent()) {
+      // The owner's forwarding threads send too: sharing a YCSB thread's connection, a forwarded
+      // write waited for the other thread's replies (docs/benchmarks.md, "Many application
+      // processes").
+      senders += PartitionedBackend.forwardingThreads(properties);
+    }
+    int connections = properties.integer(CONNECTIONS, senders, 1);
     RecordStore store = RecordStore.open(kind, properties, table);
     if (properties.optional(PartitionedBackend.ZOOKEEPER).isPresent()) {
       return PartitionedBackend.open(properties, table, store, servers, connections, policy, beta);
@@ -152,6 +157,12 @@ final class DendriteBackend implements RecordBackend {
   /** The write-back engine the properties describe; {@code singleProcess} when no other process shares it. */
   static WriteBack engine(
       BindingProperties properties, IqClient cache, RecordStore store, boolean singleProcess) {
+    return engineSettings(properties, cache, store).singleProcess(singleProcess).build();
+  }
+
+  /** The engine settings the properties give. */
+  static WriteBack.Builder engineSettings(
+      BindingProperties properties, IqClient cache, RecordStore store) {
     return WriteBack.builder()
         .cache(cache)
         .store(store.dataStore())
@@ -159,9 +170,7 @@ final class DendriteBackend implements RecordBackend {
         .partitions(properties.integer(PARTITIONS, 64, 1))
         .drainThreads(properties.integer(DRAIN_THREADS, 2, 0))
         .drainBatch(properties.integer(DRAIN_BATCH, 64, 1))
-        .drainDelay(Duration.ofMillis(properties.integer(DRAIN_DELAY_MS, 0, 0)))
-        .singleProcess(singleProcess)
-        .build();
+        .drainDelay(Duration.ofMillis(properties.integer(DRAIN_DELAY_MS, 0, 0)));
   }
 
   private static WritePolicy policy(String name) {

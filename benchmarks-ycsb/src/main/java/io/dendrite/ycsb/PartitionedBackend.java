@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /**
@@ -22,7 +23,8 @@ import java.util.function.Supplier;
  * spreads over the processes; a scan's part on a range owned elsewhere is read from the cache directly or, on a
  * miss, forwarded to the owner, and so is every write of such a range. Reads, scans and writes are otherwise as
  * {@link DendriteBackend}'s (change records in the cached scans; under write-back a range write-back buffer per
- * range over one engine that takes cache leases, since other processes' drain threads drain the same documents).
+ * range with an engine of its own, owned by the range: it locks the range's records in this process under the
+ * range's lease, which the record number, a function of the YCSB key, keeps each record in).
  *
  * <p>The stats file adds, per process, the operations served here as a range's owner, the hits read directly for
  * ranges owned elsewhere, the gets and writes forwarded (each one more round trip, to the owner) and the forwards
@@ -59,18 +61,26 @@ final class PartitionedBackend implements RecordBackend {
 
   private final RecordStore store;
   private final IqClient cache;
-  private final WriteBack engine;
+
+  /** Under write-back, every range's engine opened here, the closed ones too (their drained counts). */
+  private final List<WriteBack> engines;
+
   private final PartitionedDendrite<Long, YcsbRecord> dendrite;
 
   private PartitionedBackend(
       RecordStore store,
       IqClient cache,
-      WriteBack engine,
+      List<WriteBack> engines,
       PartitionedDendrite<Long, YcsbRecord> dendrite) {
     this.store = store;
     this.cache = cache;
-    this.engine = engine;
+    this.engines = engines;
     this.dendrite = dendrite;
+  }
+
+  /** The owner's threads that run forwarded operations: as many as the YCSB threads, at least 4. */
+  static int forwardingThreads(BindingProperties properties) {
+    return Math.max(4, properties.integer("threadcount", 1, 1));
   }
 
   static PartitionedBackend open(
@@ -82,7 +92,7 @@ final class PartitionedBackend implements RecordBackend {
       WritePolicy policy,
       double beta) {
     IqClient cache = null;
-    WriteBack engine = null;
+    List<WriteBack> engines = new CopyOnWriteArrayList<>();
     try {
       cache = IqClient.builder().servers(servers).connectionsPerServer(connections).build();
       RecordChangeRecords records = new RecordChangeRecords(table);
@@ -100,20 +110,31 @@ final class PartitionedBackend implements RecordBackend {
               .zooKeeper(
                   properties.optional(ZOOKEEPER).orElseThrow(), properties.string(SERVICE, "ycsb"))
               .sessionTimeout(Duration.ofMillis(properties.number(SESSION_MS, 10_000, 100)))
-              .forwardingThreads(Math.max(4, properties.integer("threadcount", 1, 1)));
+              .forwardingThreads(forwardingThreads(properties));
       properties.optional(MEMBER).ifPresent(builder::member);
       if (policy == WritePolicy.WRITE_BACK) {
-        WriteBack leased = DendriteBackend.engine(properties, cache, store, false);
-        engine = leased;
+        IqClient rangeCache = cache;
         builder
             .dendrite(settings -> settings.maxSharedFraction(beta).changeRecords(records))
             .writeBack(
-                (collection, domain) ->
-                    RangeWriteBack.builder(DomainType.LONG)
-                        .writeBack(leased)
-                        .collection(collection)
-                        .domain(domain)
-                        .build());
+                range -> {
+                  WriteBack engine =
+                      DendriteBackend.engineSettings(properties, rangeCache, store)
+                          .ownedRange(range)
+                          // One range's share of a process's writes: one drain thread and a
+                          // few partitions, rather than the whole engine's settings per range.
+                          .drainThreads(1)
+                          .partitions(4)
+                          .drainOnClose(Duration.ZERO)
+                          .build();
+                  engines.add(engine);
+                  return RangeWriteBack.builder(DomainType.LONG)
+                      .writeBack(engine)
+                      .documentAttribute(key -> RecordKey.number(String.valueOf(key.id())))
+                      .collection(range.collection())
+                      .domain(range.domain())
+                      .build();
+                });
       } else {
         builder.dendrite(
             settings ->
@@ -129,9 +150,9 @@ final class PartitionedBackend implements RecordBackend {
       } catch (InterruptedException interrupted) {
         Thread.currentThread().interrupt();
       }
-      return new PartitionedBackend(store, cache, engine, dendrite);
+      return new PartitionedBackend(store, cache, engines, dendrite);
     } catch (RuntimeException e) {
-      DendriteBackend.closeAll(engine, cache, store);
+      DendriteBackend.closeAll(cache, store);
       throw e;
     }
   }
@@ -220,17 +241,21 @@ final class PartitionedBackend implements RecordBackend {
     stats.put("partitioned.forwardedWrites", Long.toString(metrics.forwardedWrites()));
     stats.put("partitioned.resent", Long.toString(metrics.resent()));
     stats.put("partitioned.rangesServedAtEnd", Integer.toString(dendrite.servedRanges().size()));
-    if (engine != null) {
-      WriteBackMetrics writeBack = engine.metrics();
-      stats.put("writeback.pendingAtEnd", Long.toString(writeBack.pendingWrites()));
-      stats.put("writeback.drained", Long.toString(writeBack.drained()));
+    if (!engines.isEmpty()) {
+      List<WriteBackMetrics> writeBack = engines.stream().map(WriteBack::metrics).toList();
+      stats.put(
+          "writeback.pendingAtEnd",
+          Long.toString(writeBack.stream().mapToLong(WriteBackMetrics::pendingWrites).sum()));
+      stats.put(
+          "writeback.drained",
+          Long.toString(writeBack.stream().mapToLong(WriteBackMetrics::drained).sum()));
     }
     return stats;
   }
 
-  /** Leaves the service (each range handed over), then closes the engine, the cache client and the store. */
+  /** Leaves the service (each range handed over, its engine closed with it), then the cache client and store. */
   @Override
   public void close() {
-    DendriteBackend.closeAll(dendrite, engine, cache, store);
+    DendriteBackend.closeAll(dendrite, cache, store);
   }
 }

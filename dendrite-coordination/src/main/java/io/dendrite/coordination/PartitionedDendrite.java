@@ -6,6 +6,7 @@ import io.dendrite.core.DendriteBusyException;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.Interval;
 import io.dendrite.core.LocalCoordinator;
+import io.dendrite.core.OwnedRange;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.RangeQuery;
 import io.dendrite.core.RowCodec;
@@ -31,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -254,8 +256,22 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
    */
   @FunctionalInterface
   public interface WriteBuffers<K extends Comparable<? super K>> {
-    /** The write buffer of the range whose Dendrite has {@code collection} and {@code domain}. */
-    WriteBuffer<K, ?> open(String collection, String domain);
+    /**
+     * The write buffer of {@code range}, which this process now owns: its Dendrite's collection and domain, and
+     * the lease a write-back engine of its own may lock the range's documents in this process under ({@code
+     * WriteBack.Builder#ownedRange}).
+     */
+    WriteBuffer<K, ?> open(OwnedRange range);
+  }
+
+  /** A range's ownership at one epoch, as handed to its write buffer. */
+  private record Lease(
+      String collection, String domain, String fence, long epoch, BooleanSupplier stillOwned)
+      implements OwnedRange {
+    @Override
+    public boolean held() {
+      return stillOwned.getAsBoolean();
+    }
   }
 
   /** What this process has done so far, copied now. */
@@ -573,6 +589,15 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     return null;
   }
 
+  /**
+   * Whether ZooKeeper still gives this process the range at {@code epoch} (always, for the negative control, whose
+   * processes all believe they own every range).
+   */
+  private boolean leaseHeld(String range, long epoch) {
+    ZooKeeperCoordinator current = coordinator;
+    return current == null || current.owns(range, epoch);
+  }
+
   private boolean owns(String range, long epoch) {
     ZooKeeperCoordinator current = coordinator;
     if (current == null) {
@@ -603,7 +628,15 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     while (true) {
       try (FenceScope fenced = cache.fenced(fence, epoch)) {
         WriteBuffer<K, ?> buffer =
-            writeBuffers == null ? null : writeBuffers.open(collection, rangeDomain(index));
+            writeBuffers == null
+                ? null
+                : writeBuffers.open(
+                    new Lease(
+                        collection,
+                        rangeDomain(index),
+                        fence,
+                        epoch,
+                        () -> leaseHeld(range, epoch)));
         Dendrite<K, R> dendrite;
         try {
           Dendrite.Builder<K, R> settings = rangeBuilder(index).dropCachedOnBuild(!handedOver);
@@ -866,8 +899,10 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     /**
      * Write-back: each range's writes are buffered in the buffer {@code buffers} makes for it when this process
      * takes the range over. A new owner whose predecessor did not hand the range over applies the range's buffered
-     * writes before it serves the range. Across processes the buffers must share a write-back engine that takes
-     * cache leases (not {@code singleProcess}), because every process's drain threads drain any document.
+     * writes before it serves the range. Each range's buffer should have a write-back engine of its own, owned by
+     * the range ({@code WriteBack.Builder#ownedRange(OwnedRange)}), which locks the range's documents in this
+     * process under the range's lease; buffers may instead share one engine that takes cache leases (not {@code
+     * singleProcess}), whose drain threads drain any document, when a document's range attribute can change.
      */
     public Builder<K, R> writeBack(WriteBuffers<K> buffers) {
       this.writeBuffers = Objects.requireNonNull(buffers, "buffers");

@@ -26,6 +26,11 @@ final class BufferedScores {
     return new EntityChanges(key(id), ChangeSequence.of(Change.inc("cnt", 1L)));
   }
 
+  /** A score's range attribute, its id: a function of its document's key, as a range-owned engine needs. */
+  static Integer id(EntityKey key) {
+    return ((Number) key.id()).intValue();
+  }
+
   private static EntityKey key(int id) {
     return new EntityKey("scores", (long) id);
   }

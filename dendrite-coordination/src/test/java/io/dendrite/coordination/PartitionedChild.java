@@ -57,7 +57,6 @@ public final class PartitionedChild {
       boolean writeBack = policy == WritePolicy.WRITE_BACK;
       MySqlStore store =
           writeBack ? MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10)) : null;
-      WriteBack engine = writeBack ? WriteBack.builder().cache(cache).store(store).build() : null;
       PartitionedDendrite.Builder<Integer, Scores.Score> builder =
           PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
               .collection("scores")
@@ -77,11 +76,21 @@ public final class PartitionedChild {
       if (writeBack) {
         builder
             .writeBack(
-                (collection, domain) ->
+                range ->
                     RangeWriteBack.builder(DomainType.INTEGER)
-                        .writeBack(engine)
-                        .collection(collection)
-                        .domain(domain)
+                        // Each range's engine is its own, locking the range's documents in this
+                        // process under the range's lease; the buffer closes it with the range.
+                        .writeBack(
+                            WriteBack.builder()
+                                .cache(cache)
+                                .store(store)
+                                .ownedRange(range)
+                                .drainThreads(1)
+                                .drainOnClose(Duration.ZERO)
+                                .build())
+                        .documentAttribute(BufferedScores::id)
+                        .collection(range.collection())
+                        .domain(range.domain())
                         .build())
             .command("change", BufferedScores.changes());
       } else {
@@ -144,8 +153,7 @@ public final class PartitionedChild {
                   .collect(Collectors.toCollection(TreeSet::new)));
       System.out.println("DONE " + dendrite.metrics());
       dendrite.close();
-      if (engine != null) {
-        engine.close();
+      if (store != null) {
         store.close();
       }
       System.out.println("CLOSED");

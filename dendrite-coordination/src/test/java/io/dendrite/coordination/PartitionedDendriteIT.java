@@ -2,6 +2,7 @@ package io.dendrite.coordination;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dendrite.core.OwnedRange;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
@@ -94,13 +95,40 @@ class PartitionedDendriteIT {
     }
   }
 
-  /** Applies whatever the processes left buffered (write-back), as a process that stays would. */
+  /**
+   * Applies whatever the processes left buffered (write-back), as the next owner of each range would: every range's
+   * engine is its own, and only an engine owned by the range drains the range's pending-writes partitions.
+   */
   static void drainLeft(EmbeddedIqServers cacheTier, MySqlTestDatabase database) {
     try (MySqlStore store =
-            MySqlStore.open(database.jdbcUrl(), 2, java.time.Duration.ofSeconds(10));
-        WriteBack engine =
-            WriteBack.builder().cache(cacheTier.client).store(store).drainThreads(0).build()) {
-      engine.drainNow();
+        MySqlStore.open(database.jdbcUrl(), 2, java.time.Duration.ofSeconds(10))) {
+      for (int range = 0; range < PartitionedChild.RANGES; range++) {
+        // Above any epoch ZooKeeper gave out in the run, as a later owner's would be.
+        OwnedRange lastOwner = new LastOwner("scores", "id." + range, 1L << 40);
+        cacheTier.client.raiseFence(lastOwner.fence(), lastOwner.epoch());
+        try (WriteBack engine =
+            WriteBack.builder()
+                .cache(cacheTier.client)
+                .store(store)
+                .drainThreads(0)
+                .ownedRange(lastOwner)
+                .build()) {
+          engine.drainNow();
+        }
+      }
+    }
+  }
+
+  /** The owner, after the run, of a range nobody else owns any more. */
+  private record LastOwner(String collection, String domain, long epoch) implements OwnedRange {
+    @Override
+    public String fence() {
+      return "Fence:" + collection + "." + domain;
+    }
+
+    @Override
+    public boolean held() {
+      return true;
     }
   }
 

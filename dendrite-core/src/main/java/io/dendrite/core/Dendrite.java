@@ -158,7 +158,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       CacheUpdate<K, R> cacheUpdate) {
     Interval<K> interval = interval(lowerBound, upperBound);
     if (writeBuffer != null) {
-      writeBuffer.check(change);
+      writeBuffer.check(interval, change);
     } else {
       Objects.requireNonNull(apply, "apply");
     }

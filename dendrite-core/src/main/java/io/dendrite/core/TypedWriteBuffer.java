@@ -25,8 +25,8 @@ final class TypedWriteBuffer<K extends Comparable<? super K>, C> {
    *
    * @throws IllegalArgumentException naming what is wrong with {@code change}
    */
-  void check(Object change) {
-    buffer.check(typed(change));
+  void check(Interval<K> interval, Object change) {
+    buffer.check(interval, typed(change));
   }
 
   void buffer(Interval<K> interval, Object change) {

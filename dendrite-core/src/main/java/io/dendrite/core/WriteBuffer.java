@@ -24,12 +24,12 @@ public interface WriteBuffer<K extends Comparable<? super K>, C> {
   Class<C> changeType();
 
   /**
-   * Refuses, before anything is changed, a change of the right type that this buffer still cannot hold (the
-   * default refuses none).
+   * Refuses, before anything is changed, a change of the right type that this buffer still cannot hold as a write
+   * touching {@code interval} (the default refuses none).
    *
    * @throws IllegalArgumentException naming what is wrong with {@code change}
    */
-  default void check(C change) {}
+  default void check(Interval<K> interval, C change) {}
 
   /**
    * Buffers {@code change}, a write touching {@code interval}, after every buffered write that overlaps it.

@@ -1,5 +1,7 @@
 package io.dendrite.writeback.internal;
 
+import io.dendrite.core.OwnedRange;
+import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
@@ -8,6 +10,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -27,6 +30,18 @@ public interface DocumentEngine {
 
   /** Every document the pending-writes partitions list as buffered now (one batched read of them all). */
   List<EntityKey> listedDocuments();
+
+  /** The range whose lease the engine holds ({@code WriteBack.Builder#ownedRange}), if it is owned by one. */
+  Optional<OwnedRange> ownedRange();
+
+  /**
+   * For a range-owned engine, the scope guarding the calling thread's cache requests with the range's fence (close
+   * it after them); null, which try-with-resources skips, otherwise.
+   */
+  FenceScope fenced();
+
+  /** Closes the engine ({@code WriteBack#close}): for the range write-back that owns a range-owned engine. */
+  void close();
 
   /** The repair that restores the engine's copies; range write-back registers its log's restore with it. */
   ReplicaRepair replicaRepair();

@@ -54,8 +54,13 @@ public final class PendingWritesPartition {
   private final String key;
 
   public PendingWritesPartition(PinnedReplicas replicas, int index) {
+    this(replicas, String.valueOf(index));
+  }
+
+  /** The partition {@code PendingWrites:<name>} (a range-owned engine's are {@code <range>:<index>}). */
+  public PendingWritesPartition(PinnedReplicas replicas, String name) {
     this.replicas = replicas;
-    this.key = "PendingWrites:" + index;
+    this.key = "PendingWrites:" + name;
   }
 
   /** The cache key of this partition's log. */

@@ -5,6 +5,7 @@ import io.dendrite.core.Interval;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.interval.BufferedWriteIndex;
+import io.dendrite.iq.client.FenceScope;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
@@ -27,6 +28,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -87,6 +89,10 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
 
   private final long compactAfterRecords;
   private final boolean applyOnMiss;
+
+  /** The range attribute of each document, for an engine owned by a range; null otherwise. */
+  private final Function<EntityKey, K> documentAttribute;
+
   private final ScheduledExecutorService background;
   private final IntSupplier restoreLog = this::restoreLog;
 
@@ -119,6 +125,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     this.collection = builder.collection;
     this.compactAfterRecords = builder.compactAfterRecords;
     this.applyOnMiss = builder.applyOnMiss;
+    this.documentAttribute = builder.documentAttribute;
     this.intervalLog =
         new BufferedIntervalLog(
             engine.cache(),
@@ -161,7 +168,15 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
               return thread;
             });
     long every = builder.reapInterval.toNanos();
-    background.scheduleWithFixedDelay(this::backgroundPass, every, every, TimeUnit.NANOSECONDS);
+    background.scheduleWithFixedDelay(
+        () -> {
+          try (FenceScope fenced = engine.fenced()) {
+            backgroundPass();
+          }
+        },
+        every,
+        every,
+        TimeUnit.NANOSECONDS);
     engine.replicaRepair().register(restoreLog);
   }
 
@@ -177,13 +192,32 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
   }
 
   /**
-   * Refuses a change to a document of another collection than this range write-back's.
+   * Refuses a change to a document of another collection than this range write-back's; on an engine owned by a
+   * range, also a change to a document whose range attribute lies outside the write's interval, since another
+   * range's engine could then lock the same document in another process.
    *
    * @throws IllegalArgumentException naming the document
    */
   @Override
-  public void check(DocumentChanges change) {
-    changesOf(change);
+  public void check(Interval<K> interval, DocumentChanges change) {
+    List<EntityChanges> changes = changesOf(change);
+    if (documentAttribute == null) {
+      return;
+    }
+    for (EntityChanges one : changes) {
+      K attribute = documentAttribute.apply(one.key());
+      if (attribute == null || !interval.contains(Interval.point(attribute))) {
+        throw new IllegalArgumentException(
+            "document "
+                + one.key()
+                + " has range attribute "
+                + attribute
+                + ", outside the write's interval "
+                + interval
+                + ": a range-owned write-back engine locks documents in this process, so each write may"
+                + " only change documents of its own interval");
+      }
+    }
   }
 
   /**
@@ -341,9 +375,22 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     return index.size();
   }
 
-  /** Stops the background pass and logs the queued removals. Does not close the engine or the cache client. */
+  /**
+   * Stops the background pass and logs the queued removals. Closes the engine only if it is owned by a range (it
+   * serves this range alone); never the cache client.
+   */
   @Override
   public void close() {
+    try {
+      closeRange();
+    } finally {
+      if (documentAttribute != null) {
+        engine.close();
+      }
+    }
+  }
+
+  private void closeRange() {
     closed = true;
     engine.replicaRepair().unregister(restoreLog);
     background.shutdownNow();
@@ -358,7 +405,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
   /** Restores the log's replicas after a cache server came back; a compaction waits meanwhile. */
   private int restoreLog() {
     logLock.readLock().lock();
-    try {
+    try (FenceScope fenced = engine.fenced()) {
       return intervalLog.restoreReplicas();
     } finally {
       logLock.readLock().unlock();
@@ -444,6 +491,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     private long compactAfterRecords = 4096;
     private Duration reapInterval = Duration.ofMillis(100);
     private boolean applyOnMiss = true;
+    private Function<EntityKey, K> documentAttribute;
 
     private Builder(DomainType<K> type) {
       this.type = Objects.requireNonNull(type, "type");
@@ -511,6 +559,17 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
       return this;
     }
 
+    /**
+     * The range attribute's value of each document, a function of its key alone (e.g. the key itself, or a number
+     * it encodes). Required when the engine is owned by a range ({@code WriteBack.Builder#ownedRange}), which locks
+     * the range's documents in this process: each write is then checked to change only documents inside its
+     * interval, so no document is written through two ranges' engines.
+     */
+    public Builder<K> documentAttribute(Function<EntityKey, K> attribute) {
+      this.documentAttribute = Objects.requireNonNull(attribute, "attribute");
+      return this;
+    }
+
     /** Test-only: a miss applies nothing first, to show that the consistency checker catches what that breaks. */
     Builder<K> withoutApplyOnMissForTesting() {
       this.applyOnMiss = false;
@@ -526,7 +585,35 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
       if (writeBack == null || collection == null || domain == null) {
         throw new IllegalStateException("writeBack, collection and domain are required");
       }
-      return new RangeWriteBack<>(this);
+      var owned = DocumentEngine.of(writeBack).ownedRange();
+      if (owned.isPresent() != (documentAttribute != null)) {
+        throw new IllegalStateException(
+            owned.isPresent()
+                ? "an engine owned by a range needs documentAttribute: its writes are checked to stay in the range"
+                : "documentAttribute is for an engine owned by a range (WriteBack.Builder#ownedRange)");
+      }
+      if (owned.isPresent()
+          && !(owned.get().collection().equals(collection)
+              && owned.get().domain().equals(domain))) {
+        throw new IllegalStateException(
+            "the engine is owned by range "
+                + owned.get().collection()
+                + "."
+                + owned.get().domain()
+                + ", not by "
+                + collection
+                + "."
+                + domain);
+      }
+      try {
+        return new RangeWriteBack<>(this);
+      } catch (RuntimeException failed) {
+        if (owned.isPresent()) {
+          // It serves this range alone: nobody else would close it.
+          DocumentEngine.of(writeBack).close();
+        }
+        throw failed;
+      }
     }
   }
 }
