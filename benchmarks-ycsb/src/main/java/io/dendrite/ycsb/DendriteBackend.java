@@ -3,6 +3,7 @@ package io.dendrite.ycsb;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.WriteCommand;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.WriteBackMetrics;
@@ -71,17 +72,22 @@ final class DendriteBackend implements RecordBackend {
   private final RangeWriteBack<Long> buffer;
   private final Dendrite<Long, YcsbRecord> dendrite;
 
+  /** Under write-back, the one command kind the Dendrite writes: a record's changes, for the buffer. */
+  private final WriteCommand<Long, YcsbRecord, EntityChanges> buffered;
+
   private DendriteBackend(
       RecordStore store,
       IqClient cache,
       WriteBack engine,
       RangeWriteBack<Long> buffer,
-      Dendrite<Long, YcsbRecord> dendrite) {
+      Dendrite<Long, YcsbRecord> dendrite,
+      WriteCommand<Long, YcsbRecord, EntityChanges> buffered) {
     this.store = store;
     this.cache = cache;
     this.engine = engine;
     this.buffer = buffer;
     this.dendrite = dendrite;
+    this.buffered = buffered;
   }
 
   /** A {@link DendriteBackend}, or with {@value PartitionedBackend#ZOOKEEPER} set a {@link PartitionedBackend}. */
@@ -125,15 +131,17 @@ final class DendriteBackend implements RecordBackend {
     IqClient cache = null;
     WriteBack engine = null;
     RangeWriteBack<Long> buffer = null;
+    WriteCommand<Long, YcsbRecord, EntityChanges> buffered = null;
     try {
       cache = IqClient.builder().servers(servers).connectionsPerServer(connections).build();
+      RecordChangeRecords records = new RecordChangeRecords(table);
       Dendrite.Builder<Long, YcsbRecord> builder =
           Dendrite.builder(DomainType.LONG, new RecordCodec())
               .collection(table.name())
               .domain(RecordTable.NUMBER)
               .cache(cache)
               .maxSharedFraction(beta)
-              .changeRecords(new RecordChangeRecords(table));
+              .changeRecords(records);
       if (policy != WritePolicy.WRITE_BACK) {
         builder.writePolicy(policy);
       } else {
@@ -145,9 +153,10 @@ final class DendriteBackend implements RecordBackend {
                 .collection(table.name())
                 .domain(RecordTable.NUMBER)
                 .build();
-        builder.writeBack(buffer);
+        buffered = PartitionedBackend.command(records, store);
+        builder.writeBack(buffer, List.of(buffered));
       }
-      return new DendriteBackend(store, cache, engine, buffer, builder.build());
+      return new DendriteBackend(store, cache, engine, buffer, builder.build(), buffered);
     } catch (RuntimeException e) {
       closeAll(buffer, engine, cache, store);
       throw e;
@@ -228,18 +237,19 @@ final class DendriteBackend implements RecordBackend {
     counted(
         trips,
         () -> {
-          // Under write-back the change goes to the buffer and the applier is not used.
-          dendrite.write(
-              number,
-              number,
-              change,
-              engine != null
-                  ? null
-                  : applied -> {
-                    trips.database(1);
-                    store.apply(applied);
-                  },
-              null);
+          if (buffered != null) {
+            dendrite.write(number, number, change, buffered); // to the write buffer
+          } else {
+            dendrite.write(
+                number,
+                number,
+                change,
+                applied -> {
+                  trips.database(1);
+                  store.apply(applied);
+                },
+                null);
+          }
           return null;
         });
   }

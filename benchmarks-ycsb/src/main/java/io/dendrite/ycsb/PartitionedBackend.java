@@ -2,6 +2,7 @@ package io.dendrite.ycsb;
 
 import io.dendrite.coordination.PartitionedDendrite;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.OwnedRange;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
@@ -106,7 +107,6 @@ final class PartitionedBackend implements RecordBackend {
               .ranges(properties.integer(RANGES, 12, 1))
               .cache(cache)
               .query(SCAN, store::scan)
-              .command(CHANGE, command(records, store))
               .zooKeeper(
                   properties.optional(ZOOKEEPER).orElseThrow(), properties.string(SERVICE, "ycsb"))
               .sessionTimeout(Duration.ofMillis(properties.number(SESSION_MS, 10_000, 100)))
@@ -117,7 +117,7 @@ final class PartitionedBackend implements RecordBackend {
         builder
             .dendrite(settings -> settings.maxSharedFraction(beta).changeRecords(records))
             .writeBack(
-                range -> {
+                (OwnedRange range) -> {
                   WriteBack engine =
                       DendriteBackend.engineSettings(properties, rangeCache, store)
                           .ownedRange(range)
@@ -134,11 +134,14 @@ final class PartitionedBackend implements RecordBackend {
                       .collection(range.collection())
                       .domain(range.domain())
                       .build();
-                });
+                },
+                Map.of(CHANGE, command(records, store)));
       } else {
-        builder.dendrite(
-            settings ->
-                settings.writePolicy(policy).maxSharedFraction(beta).changeRecords(records));
+        builder
+            .dendrite(
+                settings ->
+                    settings.writePolicy(policy).maxSharedFraction(beta).changeRecords(records))
+            .command(CHANGE, command(records, store));
       }
       PartitionedDendrite<Long, YcsbRecord> dendrite = builder.build();
       int processes = properties.integer(PROCESSES, 1, 1);
@@ -158,7 +161,8 @@ final class PartitionedBackend implements RecordBackend {
   }
 
   /** A write as data: the record's change, in the byte form of its change record. */
-  private static WriteCommand<Long, YcsbRecord, EntityChanges> command(
+  /** A record's changes as a command: kept in the cached scans as change records, applied to the store. */
+  static WriteCommand<Long, YcsbRecord, EntityChanges> command(
       RecordChangeRecords records, RecordStore store) {
     return new WriteCommand<>() {
       @Override

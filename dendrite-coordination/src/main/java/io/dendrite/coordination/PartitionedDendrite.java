@@ -80,7 +80,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   private final Map<String, Integer> indexOfRange = new HashMap<>();
   private final IqClient cache;
   private final UnaryOperator<Dendrite.Builder<K, R>> settings;
-  private final WriteBuffers<K> writeBuffers;
+  private final BufferedCommands<K, R, ?> writeBack;
   private final Map<String, RangeQuery<K, R>> queries;
   private final Map<String, WriteCommand<K, R, ?>> commands;
   private final List<CachedReads<K, R>> reads = new ArrayList<>();
@@ -105,7 +105,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     this.layout = new RangeLayout<>(type, min, max, builder.ranges);
     this.cache = builder.cache;
     this.settings = builder.settings;
-    this.writeBuffers = builder.writeBuffers;
+    this.writeBack = builder.writeBack;
     this.queries = Map.copyOf(builder.queries);
     this.commands = Map.copyOf(builder.commands);
     this.requestTimeout = builder.requestTimeout;
@@ -255,14 +255,29 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
    * @param <K> the attribute's type
    */
   @FunctionalInterface
-  public interface WriteBuffers<K extends Comparable<? super K>> {
+  public interface WriteBuffers<K extends Comparable<? super K>, C> {
     /**
      * The write buffer of {@code range}, which this process now owns: its Dendrite's collection and domain, and
      * the lease a write-back engine of its own may lock the range's documents in this process under ({@code
      * WriteBack.Builder#ownedRange}).
      */
-    WriteBuffer<K, ?> open(OwnedRange range);
+    WriteBuffer<K, C> open(OwnedRange range);
   }
+
+  /** Write-back's buffers and the command kinds each range's Dendrite writes into them, all of changes they hold. */
+  private record BufferedCommands<K extends Comparable<? super K>, R, C>(
+      WriteBuffers<K, C> buffers, List<WriteCommand<K, R, ? extends C>> kinds) {
+
+    /** Opens {@code range}'s buffer and sets it, with the kinds, on the range's Dendrite settings. */
+    Opened<K, R> open(OwnedRange range, Dendrite.Builder<K, R> settings) {
+      WriteBuffer<K, C> buffer = buffers.open(range);
+      return new Opened<>(buffer, settings.writeBack(buffer, kinds));
+    }
+  }
+
+  /** A range's write buffer, and its Dendrite's settings with it. */
+  private record Opened<K extends Comparable<? super K>, R>(
+      WriteBuffer<K, ?> buffer, Dendrite.Builder<K, R> settings) {}
 
   /** A range's ownership at one epoch, as handed to its write buffer. */
   private record Lease(
@@ -519,6 +534,12 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       Interval<K> interval,
       C command,
       WriteCommand<K, R, C> kind) {
+    if (local.buffer != null) {
+      // Write-back hands the command to the range's buffer, whose every request is fenced: no
+      // data-store statement here to look at ownership before.
+      local.dendrite.write(interval.lo(), interval.hi(), command, kind);
+      return;
+    }
     local.dendrite.write(
         interval.lo(),
         interval.hi(),
@@ -627,20 +648,22 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     int index = indexOfRange.get(range);
     while (true) {
       try (FenceScope fenced = cache.fenced(fence, epoch)) {
-        WriteBuffer<K, ?> buffer =
-            writeBuffers == null
-                ? null
-                : writeBuffers.open(
+        Dendrite.Builder<K, R> settings = rangeBuilder(index).dropCachedOnBuild(!handedOver);
+        Opened<K, R> opened =
+            writeBack == null
+                ? new Opened<>(null, settings)
+                : writeBack.open(
                     new Lease(
                         collection,
                         rangeDomain(index),
                         fence,
                         epoch,
-                        () -> leaseHeld(range, epoch)));
+                        () -> leaseHeld(range, epoch)),
+                    settings);
+        WriteBuffer<K, ?> buffer = opened.buffer();
         Dendrite<K, R> dendrite;
         try {
-          Dendrite.Builder<K, R> settings = rangeBuilder(index).dropCachedOnBuild(!handedOver);
-          dendrite = (buffer == null ? settings : settings.writeBack(buffer)).build();
+          dendrite = opened.settings().build();
           if (buffer != null && !handedOver) {
             // The previous owner's buffered writes reach the data store before anything is served;
             // a miss would
@@ -831,7 +854,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     private int ranges = 16;
     private IqClient cache;
     private UnaryOperator<Dendrite.Builder<K, R>> settings = UnaryOperator.identity();
-    private WriteBuffers<K> writeBuffers;
+    private BufferedCommands<K, R, ?> writeBack;
     private final Map<String, RangeQuery<K, R>> queries = new LinkedHashMap<>();
     private final Map<String, WriteCommand<K, R, ?>> commands = new LinkedHashMap<>();
     private String connectString;
@@ -903,9 +926,23 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
      * the range ({@code WriteBack.Builder#ownedRange(OwnedRange)}), which locks the range's documents in this
      * process under the range's lease; buffers may instead share one engine that takes cache leases (not {@code
      * singleProcess}), whose drain threads drain any document, when a document's range attribute can change.
+     *
+     * <p>The writes are {@code commands}, registered under their names (as {@link #command} does), each a kind whose
+     * commands are changes the buffers hold: a forwarded write names one, and the range's owner hands its command to
+     * the range's buffer.
+     *
+     * @throws IllegalArgumentException when {@code commands} is empty
      */
-    public Builder<K, R> writeBack(WriteBuffers<K> buffers) {
-      this.writeBuffers = Objects.requireNonNull(buffers, "buffers");
+    public <C> Builder<K, R> writeBack(
+        WriteBuffers<K, C> buffers,
+        Map<String, ? extends WriteCommand<K, R, ? extends C>> commands) {
+      Objects.requireNonNull(buffers, "buffers");
+      if (commands.isEmpty()) {
+        throw new IllegalArgumentException(
+            "write-back needs the commands it writes: give at least one");
+      }
+      commands.forEach(this::command);
+      this.writeBack = new BufferedCommands<>(buffers, List.copyOf(commands.values()));
       return this;
     }
 
@@ -915,7 +952,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       return this;
     }
 
-    /** Registers a kind of write, under {@code name}. */
+    /** Registers a kind of write, under {@code name}; under write-back, give them with {@link #writeBack}. */
     public Builder<K, R> command(String name, WriteCommand<K, R, ?> kind) {
       commands.put(requireName(name), Objects.requireNonNull(kind, "kind"));
       return this;
@@ -989,6 +1026,18 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
         throw new IllegalStateException("zooKeeper(connectString, service) is required");
       }
       RangeNames.check("domain and range number", domain + "." + (ranges - 1));
+      if (writeBack != null) {
+        commands.forEach(
+            (name, kind) -> {
+              if (writeBack.kinds().stream().noneMatch(buffered -> buffered == kind)) {
+                throw new IllegalStateException(
+                    "command \""
+                        + name
+                        + "\" was registered with command(name, kind): under write-back, give every command"
+                        + " with writeBack(buffers, commands), which ties it to the buffers' changes");
+              }
+            });
+      }
       return new PartitionedDendrite<>(this);
     }
 

@@ -1,6 +1,7 @@
 package io.dendrite.coordination;
 
 import io.dendrite.core.DomainType;
+import io.dendrite.core.OwnedRange;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.testsupport.MySqlTestDatabase;
@@ -74,25 +75,25 @@ public final class PartitionedChild {
               // noise here.
               .requestTimeout(Duration.ofSeconds(30));
       if (writeBack) {
-        builder
-            .writeBack(
-                range ->
-                    RangeWriteBack.builder(DomainType.INTEGER)
-                        // Each range's engine is its own, locking the range's documents in this
-                        // process under the range's lease; the buffer closes it with the range.
-                        .writeBack(
-                            WriteBack.builder()
-                                .cache(cache)
-                                .store(store)
-                                .ownedRange(range)
-                                .drainThreads(1)
-                                .drainOnClose(Duration.ZERO)
-                                .build())
-                        .documentAttribute(BufferedScores::id)
-                        .collection(range.collection())
-                        .domain(range.domain())
-                        .build())
-            .command("change", BufferedScores.changes());
+        builder.writeBack(
+            // Typed, so that the buffers' change type (DocumentChanges) is inferred from them.
+            (OwnedRange range) ->
+                RangeWriteBack.builder(DomainType.INTEGER)
+                    // Each range's engine is its own, locking the range's documents in this
+                    // process under the range's lease; the buffer closes it with the range.
+                    .writeBack(
+                        WriteBack.builder()
+                            .cache(cache)
+                            .store(store)
+                            .ownedRange(range)
+                            .drainThreads(1)
+                            .drainOnClose(Duration.ZERO)
+                            .build())
+                    .documentAttribute(BufferedScores::id)
+                    .collection(range.collection())
+                    .domain(range.domain())
+                    .build(),
+            Map.of("change", BufferedScores.changes()));
       } else {
         builder
             .dendrite(settings -> settings.writePolicy(policy))

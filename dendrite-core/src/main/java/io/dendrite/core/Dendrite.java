@@ -6,6 +6,7 @@ import io.dendrite.core.log.PredicateLog;
 import io.dendrite.iq.client.Flight;
 import io.dendrite.iq.client.IqClient;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -60,8 +61,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     this.max = builder.max;
     this.cache = builder.cache;
     this.policy = builder.policy;
-    this.writeBuffer =
-        builder.writeBuffer == null ? null : TypedWriteBuffer.of(builder.writeBuffer);
+    this.writeBuffer = builder.writeBuffer;
     this.changeRecords = builder.changeRecords;
     this.leasesEnabled = builder.leasesEnabled;
     CacheKeys<K> keys = new CacheKeys<>(builder.collection, builder.domain, type);
@@ -139,14 +139,16 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   }
 
   /**
-   * Writes: applies {@code change} to the data store with {@code apply} (or, under write-back, hands it to the
-   * write buffer) and deletes or updates (with {@code cacheUpdate}) every cached result set whose interval
-   * overlaps [{@code lowerBound}, {@code upperBound}], the interval the write touches. Inserts, updates and
-   * deletes are all writes: the change and the functions say which, and the cache needs to know nothing more.
+   * Writes: applies {@code change} to the data store with {@code apply} and deletes or updates (with {@code
+   * cacheUpdate}) every cached result set whose interval overlaps [{@code lowerBound}, {@code upperBound}], the
+   * interval the write touches. Inserts, updates and deletes are all writes: the change and the functions say
+   * which, and the cache needs to know nothing more. A write-back Dendrite writes only the {@link WriteCommand}s it
+   * was built with ({@link #write(Comparable, Comparable, Object, WriteCommand)}).
    *
    * @param cacheUpdate how the write changes a cached result set; unused by write-around, and may be null when
    *     {@code change} is of the type of the Builder's {@link Builder#changeRecords ChangeRecords}
-   * @throws IllegalArgumentException for bad bounds, as {@link #get}, or a change the write buffer refuses
+   * @throws IllegalArgumentException for bad bounds, as {@link #get}
+   * @throws IllegalStateException on a write-back Dendrite
    * @throws DataStoreException if {@code apply} threw a checked exception (the cache is left consistent)
    * @throws DendriteBusyException if conflicting writes held the interval past the lease timeout
    */
@@ -158,10 +160,19 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       CacheUpdate<K, R> cacheUpdate) {
     Interval<K> interval = interval(lowerBound, upperBound);
     if (writeBuffer != null) {
-      writeBuffer.check(interval, change);
-    } else {
-      Objects.requireNonNull(apply, "apply");
+      throw new IllegalStateException(
+          "a write-back Dendrite writes the commands it was built with: use write(lowerBound,"
+              + " upperBound, command, kind)");
     }
+    Objects.requireNonNull(apply, "apply");
+    write(interval, change, apply, cacheUpdate);
+  }
+
+  private <C> void write(
+      Interval<K> interval,
+      C change,
+      ChangeApplier<? super C> apply,
+      CacheUpdate<K, R> cacheUpdate) {
     if (policy != WritePolicy.WRITE_AROUND
         && cacheUpdate == null
         && (changeRecords == null || !changeRecords.changeType().isInstance(change))) {
@@ -193,11 +204,19 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
 
   /**
    * Writes {@code command}, a write of the kind {@code kind}: {@link #write(Comparable, Comparable, Object,
-   * ChangeApplier, CacheUpdate)} with the kind's {@link WriteCommand#apply} and {@link WriteCommand#cacheUpdate}.
+   * ChangeApplier, CacheUpdate)} with the kind's {@link WriteCommand#apply} and {@link WriteCommand#cacheUpdate};
+   * under write-back, the command is handed to the write buffer instead of applied.
+   *
+   * @throws IllegalArgumentException for bad bounds, as {@link #get}; under write-back, for a kind this Dendrite was
+   *     not built with ({@link Builder#writeBack}) or a command the write buffer refuses, before anything changes
    */
   public <C> void write(K lowerBound, K upperBound, C command, WriteCommand<K, R, C> kind) {
+    Interval<K> interval = interval(lowerBound, upperBound);
     Objects.requireNonNull(kind, "kind");
-    write(lowerBound, upperBound, command, kind::apply, kind.cacheUpdate(command));
+    if (writeBuffer != null) {
+      writeBuffer.check(interval, kind, command);
+    }
+    write(interval, command, kind::apply, kind.cacheUpdate(command));
   }
 
   /** What this Dendrite has done so far, copied now. */
@@ -245,7 +264,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     private IqClient cache;
     private Coordinator coordinator = new LocalCoordinator();
     private WritePolicy policy = WritePolicy.WRITE_AROUND;
-    private WriteBuffer<K, ?> writeBuffer;
+    private TypedWriteBuffer<K, ?> writeBuffer;
     private ChangeRecords<K, R, ?> changeRecords;
     private double beta = 1.0;
     private int alpha = 16;
@@ -312,12 +331,16 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
 
     /**
      * {@link WritePolicy#WRITE_BACK}: writes are buffered in {@code buffer} (the write-back module's {@code
-     * RangeWriteBack}), which drains them to the data store later. The {@code change} given to a write is handed to
-     * the buffer and must be of its {@link WriteBuffer#changeType()} (a write with another is refused before anything
-     * changes, naming both types); the write's {@link ChangeApplier} is not used (it may be null).
+     * RangeWriteBack}), which drains them to the data store later. The Dendrite writes only {@code commands}, each a
+     * kind whose commands are changes the buffer holds (this signature checks it); a write of one ({@link
+     * #write(Comparable, Comparable, Object, WriteCommand)}) hands its command to the buffer, and its {@link
+     * WriteCommand#apply} is not used. A write of another kind is refused before anything changes.
+     *
+     * @throws IllegalArgumentException when {@code commands} is empty
      */
-    public Builder<K, R> writeBack(WriteBuffer<K, ?> buffer) {
-      this.writeBuffer = Objects.requireNonNull(buffer, "buffer");
+    public <C> Builder<K, R> writeBack(
+        WriteBuffer<K, C> buffer, Collection<? extends WriteCommand<K, R, ? extends C>> commands) {
+      this.writeBuffer = TypedWriteBuffer.of(buffer, commands);
       this.policy = WritePolicy.WRITE_BACK;
       return this;
     }

@@ -12,16 +12,14 @@ package io.dendrite.core;
  *       queries the data store, so no overlapping write can be buffered until the query has returned.
  * </ul>
  *
- * <p>The buffer names the type of change it holds ({@link #changeType}): a write-back Dendrite refuses a write whose
- * change is of another type, naming both, before anything is changed, and hands the buffer only changes of its type.
+ * <p>The buffer holds changes of type {@code C}: a write-back Dendrite is built with the {@link WriteCommand} kinds it
+ * writes, each of whose commands is a {@code C} ({@link Dendrite.Builder#writeBack}), and hands the buffer a write's
+ * command as its change.
  *
  * @param <K> the attribute's type
  * @param <C> the type of change the buffer holds
  */
 public interface WriteBuffer<K extends Comparable<? super K>, C> {
-
-  /** The changes this buffer holds: a write-back Dendrite's writes must carry one. */
-  Class<C> changeType();
 
   /**
    * Refuses, before anything is changed, a change of the right type that this buffer still cannot hold as a write

@@ -3,21 +3,17 @@ package io.dendrite.core;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The builder refuses what it cannot build, in the setter that got it or in build(), naming the setting. */
 class DendriteBuilderTest {
 
   /** A buffer that is never used: the builder only keeps it. */
-  private static final WriteBuffer<Integer, Object> UNUSED =
+  private static final WriteBuffer<Integer, ScoreRow> UNUSED =
       new WriteBuffer<>() {
         @Override
-        public Class<Object> changeType() {
-          return Object.class;
-        }
-
-        @Override
-        public void buffer(Interval<Integer> interval, Object change) {}
+        public void buffer(Interval<Integer> interval, ScoreRow change) {}
 
         @Override
         public void applyOverlapping(Interval<Integer> interval) {}
@@ -38,11 +34,19 @@ class DendriteBuilderTest {
     assertThatThrownBy(
             () ->
                 Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
-                    .writeBack(UNUSED)
+                    .writeBack(UNUSED, List.of(ScoreTable.BUFFERED_SET))
                     .writePolicy(WritePolicy.WRITE_THROUGH)
                     .build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("writeBack(buffer) and writePolicy(WRITE_THROUGH) conflict");
+  }
+
+  @Test
+  void aWriteBackDendriteIsBuiltWithTheCommandsItWrites() {
+    assertThatThrownBy(
+            () -> Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC).writeBack(UNUSED, List.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("writes only the commands it is built with: give at least one");
   }
 
   @Test

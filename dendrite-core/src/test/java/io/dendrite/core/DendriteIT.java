@@ -541,11 +541,6 @@ class DendriteIT {
     WriteBuffer<Integer, ScoreRow> failing =
         new WriteBuffer<>() {
           @Override
-          public Class<ScoreRow> changeType() {
-            return ScoreRow.class;
-          }
-
-          @Override
           public void buffer(Interval<Integer> interval, ScoreRow change) {
             throw refused;
           }
@@ -571,10 +566,20 @@ class DendriteIT {
           @Override
           public void applyOverlapping(Interval<Integer> interval) {}
         };
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(builder -> builder.writeBack(failing))) {
+    try (Dendrite<Integer, ScoreRow> dendrite =
+        dendrite(builder -> builder.writeBack(failing, List.of(ScoreTable.BUFFERED_SET)))) {
       get(dendrite, 0, 9);
       ScoreRow row = new ScoreRow(3, 33);
       assertThatThrownBy(() -> dendrite.write(3, 3, row, null, ScoreTable.putting(row)))
+          .as("a write-back Dendrite writes only the commands it was built with")
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("writes the commands it was built with");
+      WriteCommand<Integer, ScoreRow, ScoreRow> unregistered = new UnregisteredSet();
+      assertThatThrownBy(() -> dendrite.write(3, 3, row, unregistered))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("is not one this write-back Dendrite was built with");
+      assertThat(dendrite.cachedEntries()).as("refused before anything changed").isOne();
+      assertThatThrownBy(() -> dendrite.write(3, 3, row, ScoreTable.BUFFERED_SET))
           .isSameAs(refused);
       assertThat(dendrite.cachedEntries()).as("dropped: it was committed with the change").isZero();
       int before = queries.get();
@@ -582,11 +587,32 @@ class DendriteIT {
       assertThat(queries.get()).as("a miss").isEqualTo(before + 1);
 
       failLate[0] = false;
-      assertThatThrownBy(() -> dendrite.write(3, 3, row, null, ScoreTable.putting(row)))
+      assertThatThrownBy(() -> dendrite.write(3, 3, row, ScoreTable.BUFFERED_SET))
           .isSameAs(refused);
       assertThat(get(dendrite, 0, 9)).contains(new ScoreRow(3, 0));
       assertThat(queries.get()).as("a hit: released, old value kept").isEqualTo(before + 1);
     }
+  }
+
+  /** {@link ScoreTable#BUFFERED_SET}'s twin, of the same command type, but a kind no Dendrite is built with. */
+  private static final class UnregisteredSet implements WriteCommand<Integer, ScoreRow, ScoreRow> {
+    @Override
+    public Class<ScoreRow> type() {
+      return ScoreRow.class;
+    }
+
+    @Override
+    public byte[] encode(ScoreRow row) {
+      return ScoreTable.BUFFERED_SET.encode(row);
+    }
+
+    @Override
+    public ScoreRow decode(byte[] bytes) {
+      return ScoreTable.BUFFERED_SET.decode(bytes);
+    }
+
+    @Override
+    public void apply(ScoreRow row) {}
   }
 
   @Test

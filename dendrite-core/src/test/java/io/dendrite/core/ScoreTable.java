@@ -89,6 +89,39 @@ final class ScoreTable implements AutoCloseable {
     };
   }
 
+  /**
+   * A set of a row as a write-back Dendrite's command: handed to the write buffer (never applied here), the row
+   * replacing its old version in the cached entries.
+   */
+  static final WriteCommand<Integer, ScoreRow, ScoreRow> BUFFERED_SET =
+      new WriteCommand<>() {
+        @Override
+        public Class<ScoreRow> type() {
+          return ScoreRow.class;
+        }
+
+        @Override
+        public byte[] encode(ScoreRow row) {
+          return (row.id() + ":" + row.val()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public ScoreRow decode(byte[] bytes) {
+          String[] parts = new String(bytes, java.nio.charset.StandardCharsets.UTF_8).split(":");
+          return new ScoreRow(Integer.parseInt(parts[0]), Long.parseLong(parts[1]));
+        }
+
+        @Override
+        public void apply(ScoreRow row) {
+          throw new UnsupportedOperationException("a buffered set goes to the write buffer");
+        }
+
+        @Override
+        public CacheUpdate<Integer, ScoreRow> cacheUpdate(ScoreRow row) {
+          return putting(row);
+        }
+      };
+
   /** {@link #set}'s changes kept as change records in the cached entries: the row replaces its old version. */
   static final ChangeRecords<Integer, ScoreRow, ScoreRow> SET_RECORDS =
       new ChangeRecords<>() {

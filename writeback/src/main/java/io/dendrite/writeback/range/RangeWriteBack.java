@@ -43,12 +43,12 @@ import org.slf4j.LoggerFactory;
  * buffered row.
  *
  * <pre>{@code
+ * DocumentCommand<Long, Row> save = DocumentCommand.updating(changes -> cacheUpdateOf(changes));
  * RangeWriteBack<Long> buffer = RangeWriteBack.builder(DomainType.LONG)
  *     .writeBack(engine).collection("t").domain("id").build();
  * Dendrite<Long, Row> dendrite = Dendrite.builder(DomainType.LONG, codec).collection("t").domain("id")
- *     .cache(iqClient).writeBack(buffer).build();
- * dendrite.write(7L, 7L, new EntityChanges(new EntityKey("t", 7L), ChangeSequence.of(Change.set("v", 1))),
- *     null, cacheUpdate);
+ *     .cache(iqClient).writeBack(buffer, List.of(save)).build();
+ * dendrite.write(7L, 7L, new EntityChanges(new EntityKey("t", 7L), ChangeSequence.of(Change.set("v", 1))), save);
  * }</pre>
  *
  * <p>Order: writes of one document are kept in order by the engine (one buffered write per document, compacted).
@@ -183,12 +183,6 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
   /** Starts configuring range write-back for an attribute of type {@code type}. */
   public static <K extends Comparable<? super K>> Builder<K> builder(DomainType<K> type) {
     return new Builder<>(type);
-  }
-
-  /** A write's change: one document's {@link EntityChanges}, or several in order ({@link DocumentChanges#of}). */
-  @Override
-  public Class<DocumentChanges> changeType() {
-    return DocumentChanges.class;
   }
 
   /**

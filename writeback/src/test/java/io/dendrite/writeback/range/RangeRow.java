@@ -6,6 +6,7 @@ import io.dendrite.core.Interval;
 import io.dendrite.core.RowCodec;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
@@ -75,6 +76,35 @@ record RangeRow(long id, long val) {
       after.removeIf(old -> old.id() == id);
       after.add(this);
       return after;
+    };
+  }
+
+  /**
+   * The cache update of any write of rows of this table: each document's insert, update of {@code val} or delete,
+   * in order (what {@link #putting} and {@link #removing} do for one row).
+   */
+  static CacheUpdate<Long, RangeRow> cacheUpdateOf(DocumentChanges changes) {
+    List<CacheUpdate<Long, RangeRow>> each = new ArrayList<>();
+    for (EntityChanges one : changes.each()) {
+      long id = ((Number) one.key().id()).longValue();
+      for (Change change : one.changes().changes()) {
+        if (change instanceof Change.Delete) {
+          each.add(removing(id));
+        } else if (change instanceof Change.Insert insert) {
+          each.add(new RangeRow(id, ((Number) insert.fields().get("val")).longValue()).putting());
+        } else if (change instanceof Change.Set set && set.field().equals("val")) {
+          each.add(new RangeRow(id, ((Number) set.value()).longValue()).putting());
+        } else {
+          throw new IllegalArgumentException("not a change of a RangeRow: " + change);
+        }
+      }
+    }
+    return (interval, cached) -> {
+      List<RangeRow> rows = cached;
+      for (CacheUpdate<Long, RangeRow> update : each) {
+        rows = update.apply(interval, rows);
+      }
+      return rows;
     };
   }
 

@@ -12,6 +12,10 @@ import java.util.function.UnaryOperator;
 final class RangeStack implements AutoCloseable {
   static final long MAX_ID = 999;
 
+  /** Every write of the stack's Dendrite: rows' inserts, updates and deletes. */
+  static final DocumentCommand<Long, RangeRow> WRITES =
+      DocumentCommand.updating(RangeRow::cacheUpdateOf);
+
   final DataStore store;
   final WriteBack writeBack;
   final RangeWriteBack<Long> buffer;
@@ -41,7 +45,7 @@ final class RangeStack implements AutoCloseable {
                     .domain(RangeRow.RANGE_ATTRIBUTE)
                     .range(0L, MAX_ID)
                     .cache(cache)
-                    .writeBack(buffer))
+                    .writeBack(buffer, List.of(WRITES)))
             .build();
   }
 
@@ -54,15 +58,15 @@ final class RangeStack implements AutoCloseable {
   }
 
   void insert(RangeRow row) {
-    dendrite.write(row.id(), row.id(), row.insert(), null, row.putting());
+    dendrite.write(row.id(), row.id(), row.insert(), WRITES);
   }
 
   void update(RangeRow row) {
-    dendrite.write(row.id(), row.id(), row.update(), null, row.putting());
+    dendrite.write(row.id(), row.id(), row.update(), WRITES);
   }
 
   void delete(long id) {
-    dendrite.write(id, id, RangeRow.delete(id), null, RangeRow.removing(id));
+    dendrite.write(id, id, RangeRow.delete(id), WRITES);
   }
 
   @Override

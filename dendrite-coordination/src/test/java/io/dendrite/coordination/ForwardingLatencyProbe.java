@@ -1,0 +1,108 @@
+package io.dendrite.coordination;
+
+import io.dendrite.core.DomainType;
+import io.dendrite.core.WritePolicy;
+import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.ZooKeeperAddress;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Not a test (no assertion; neither Surefire nor Failsafe picks it up by name): times a write and a missing get
+ * served locally against the same forwarded to another process's {@link PartitionedDendrite}, two in one JVM over an
+ * in-memory table, one thread at a time, to tell the RPC's cost from queueing under load. Run it with {@code mvn
+ * verify -pl dendrite-coordination -Dtest=none -Dit.test=ForwardingLatencyProbe}.
+ */
+@ExtendWith(RealServers.class)
+class ForwardingLatencyProbe {
+  private static final int ROWS = 600;
+  private static final int ROUNDS = 3000;
+
+  @Test
+  void timeLocalAgainstForwarded(ZooKeeperAddress zk) throws Exception {
+    Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
+        PartitionedDendrite<Integer, Scores.Score> a = process(zk, cacheTier, table, "a");
+        PartitionedDendrite<Integer, Scores.Score> b = process(zk, cacheTier, table, "b")) {
+      a.awaitSettled(2, Duration.ofSeconds(30));
+      b.awaitSettled(2, Duration.ofSeconds(30));
+      List<Integer> local = new ArrayList<>();
+      List<Integer> remote = new ArrayList<>();
+      List<String> ranges = a.ranges();
+      for (int index = 0; index < ranges.size(); index++) {
+        int lower = index * (ROWS / ranges.size());
+        (a.servedRanges().contains(ranges.get(index)) ? local : remote).add(lower);
+      }
+      System.out.println("a serves " + a.servedRanges() + ", b serves " + b.servedRanges());
+      for (int pass = 0; pass < 2; pass++) { // the first warms up
+        long[] localWrites = new long[ROUNDS];
+        long[] remoteWrites = new long[ROUNDS];
+        long[] localGets = new long[ROUNDS];
+        long[] remoteGets = new long[ROUNDS];
+        for (int i = 0; i < ROUNDS; i++) {
+          int near = local.get(i % local.size()) + i % 10;
+          int far = remote.get(i % remote.size()) + i % 10;
+          localWrites[i] = time(() -> a.write(near, near, "set", new Scores.SetVal(near, 1)));
+          remoteWrites[i] = time(() -> a.write(far, far, "set", new Scores.SetVal(far, 1)));
+          localGets[i] = time(() -> a.get(near, near, "range"));
+          remoteGets[i] = time(() -> a.get(far, far, "range"));
+        }
+        if (pass == 1) {
+          System.out.printf(
+              "µs median / p90 / p99: local write %s, forwarded write %s, local get %s,"
+                  + " forwarded get %s%n",
+              percentiles(localWrites),
+              percentiles(remoteWrites),
+              percentiles(localGets),
+              percentiles(remoteGets));
+          System.out.println("a: " + a.metrics() + "; b: " + b.metrics());
+        }
+      }
+    }
+  }
+
+  private static PartitionedDendrite<Integer, Scores.Score> process(
+      ZooKeeperAddress zk,
+      EmbeddedIqServers cacheTier,
+      Map<Integer, Scores.Score> table,
+      String member) {
+    return PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
+        .collection("scores")
+        .domain("id")
+        .range(0, ROWS - 1)
+        .ranges(6)
+        .cache(cacheTier.client)
+        .dendrite(settings -> settings.writePolicy(WritePolicy.WRITE_THROUGH))
+        .query(
+            "range",
+            (lower, upper) ->
+                List.copyOf(PartitionedDendriteInputIT.subMap(table, lower, upper).values()))
+        .command("set", new InMemorySet(table))
+        .zooKeeper(zk.connectString(), zk.service())
+        .member(member)
+        .build();
+  }
+
+  private static long time(Runnable operation) {
+    long start = System.nanoTime();
+    operation.run();
+    return (System.nanoTime() - start) / 1000;
+  }
+
+  private static String percentiles(long[] micros) {
+    long[] sorted = micros.clone();
+    Arrays.sort(sorted);
+    return sorted[sorted.length / 2]
+        + "/"
+        + sorted[sorted.length * 9 / 10]
+        + "/"
+        + sorted[sorted.length * 99 / 100];
+  }
+}
