@@ -5,38 +5,26 @@ import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteBusyException;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.Interval;
-import io.dendrite.core.LocalCoordinator;
 import io.dendrite.core.OwnedRange;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.RangeQuery;
 import io.dendrite.core.RowCodec;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.WriteCommand;
-import io.dendrite.iq.client.FenceScope;
-import io.dendrite.iq.client.FencedOutException;
 import io.dendrite.iq.client.IqClient;
-import io.dendrite.iq.client.IqException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.BooleanSupplier;
-import java.util.function.Function;
 import java.util.function.UnaryOperator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One collection's domain cached by a service of many application processes (the CPR paper, §3 and Figure 2): the
@@ -63,7 +51,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(PartitionedDendrite.class);
   private static final String GET = "dendrite.get";
   private static final String WRITE = "dendrite.write";
   private static final long RETRY_PAUSE_MILLIS = 10;
@@ -77,19 +64,12 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   private final K max;
   private final RangeLayout<K> layout;
   private final List<String> ranges;
-  private final Map<String, Integer> indexOfRange = new HashMap<>();
-  private final IqClient cache;
-  private final UnaryOperator<Dendrite.Builder<K, R>> settings;
-  private final BufferedCommands<K, R, ?> writeBack;
   private final Map<String, RangeQuery<K, R>> queries;
   private final Map<String, WriteCommand<K, R, ?>> commands;
   private final List<CachedReads<K, R>> reads = new ArrayList<>();
   private final Duration requestTimeout;
 
-  /** One open Dendrite per range in this process, as in a single process. */
-  private final LocalCoordinator localClaims = new LocalCoordinator();
-
-  private final ConcurrentMap<String, Served<K, R>> served = new ConcurrentHashMap<>();
+  private final ServedRanges<K, R> served;
   private final Counters counters = new Counters();
   private final ForwardingClient client = new ForwardingClient();
   private final ForwardingServer server;
@@ -103,25 +83,32 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     this.min = builder.min;
     this.max = builder.max;
     this.layout = new RangeLayout<>(type, min, max, builder.ranges);
-    this.cache = builder.cache;
-    this.settings = builder.settings;
-    this.writeBack = builder.writeBack;
     this.queries = Map.copyOf(builder.queries);
     this.commands = Map.copyOf(builder.commands);
     this.requestTimeout = builder.requestTimeout;
+    this.served =
+        new ServedRanges<>(
+            type,
+            rows,
+            collection,
+            domain,
+            layout,
+            builder.cache,
+            builder.settings,
+            builder.writeBack,
+            builder.ownEveryRange,
+            counters.servedHere);
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < layout.size(); i++) {
-      String range = collection + "." + domain + "." + i;
-      ids.add(range);
-      indexOfRange.put(range, i);
-      reads.add(rangeBuilder(i).buildReads());
+      ids.add(served.rangeId(i));
+      reads.add(served.rangeBuilder(i).buildReads());
     }
     this.ranges = List.copyOf(ids);
     if (builder.ownEveryRange) {
       // The negative control: every process believes it owns every range, nobody forwards.
       this.server = null;
       this.coordinator = null;
-      ranges.forEach(range -> gained(range, 1, true));
+      ranges.forEach(range -> served.gained(range, 1, true));
       return;
     }
     this.server =
@@ -129,7 +116,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
             .host(builder.host)
             .port(builder.port)
             .threads(builder.forwardingThreads)
-            .ownership(this::owns)
+            .ownership(served::owns)
             .start();
     server.register(GET, this::serveForwardedGet);
     server.register(WRITE, this::serveForwardedWrite);
@@ -146,20 +133,21 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
                   new OwnershipListener() {
                     @Override
                     public void gained(String range, long epoch) {
-                      PartitionedDendrite.this.gained(range, epoch, false);
+                      served.gained(range, epoch, false);
                     }
 
                     @Override
                     public void gained(String range, long epoch, boolean handedOver) {
-                      PartitionedDendrite.this.gained(range, epoch, handedOver);
+                      served.gained(range, epoch, handedOver);
                     }
 
                     @Override
                     public void lost(String range, long epoch) {
-                      PartitionedDendrite.this.lost(range, epoch);
+                      served.lost(range, epoch);
                     }
                   })
               .start();
+      served.attach(coordinator);
     } catch (RuntimeException e) {
       server.close();
       client.close();
@@ -237,8 +225,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
         WRITE,
         body,
         true,
-        local -> {
-          writeAsOwner(range, local, interval, command, writeKind);
+        (local, applied) -> {
+          writeAsOwner(range, local, applied, interval, command, writeKind);
           return null;
         },
         (answer, owner) -> {
@@ -264,31 +252,6 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     WriteBuffer<K, C> open(OwnedRange range);
   }
 
-  /** Write-back's buffers and the command kinds each range's Dendrite writes into them, all of changes they hold. */
-  private record BufferedCommands<K extends Comparable<? super K>, R, C>(
-      WriteBuffers<K, C> buffers, List<WriteCommand<K, R, ? extends C>> kinds) {
-
-    /** Opens {@code range}'s buffer and sets it, with the kinds, on the range's Dendrite settings. */
-    Opened<K, R> open(OwnedRange range, Dendrite.Builder<K, R> settings) {
-      WriteBuffer<K, C> buffer = buffers.open(range);
-      return new Opened<>(buffer, settings.writeBack(buffer, kinds));
-    }
-  }
-
-  /** A range's write buffer, and its Dendrite's settings with it. */
-  private record Opened<K extends Comparable<? super K>, R>(
-      WriteBuffer<K, ?> buffer, Dendrite.Builder<K, R> settings) {}
-
-  /** A range's ownership at one epoch, as handed to its write buffer. */
-  private record Lease(
-      String collection, String domain, String fence, long epoch, BooleanSupplier stillOwned)
-      implements OwnedRange {
-    @Override
-    public boolean held() {
-      return stillOwned.getAsBoolean();
-    }
-  }
-
   /** What this process has done so far, copied now. */
   public Metrics metrics() {
     return counters.snapshot();
@@ -296,7 +259,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
   /** The ranges this process serves now. */
   public List<String> servedRanges() {
-    return served.keySet().stream().sorted().toList();
+    return List.copyOf(served.servedRanges());
   }
 
   /**
@@ -313,7 +276,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       if (coordinator == null
           || (coordinator.members().size() >= processes
               && coordinator.settled()
-              && served.keySet().equals(coordinator.owned().keySet()))) {
+              && served.servedRanges().equals(coordinator.owned().keySet()))) {
         return true;
       }
       Thread.sleep(20);
@@ -333,7 +296,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       if (coordinator != null) {
         coordinator.close();
       } else {
-        ranges.forEach(range -> lost(range, 1));
+        ranges.forEach(range -> served.lost(range, 1));
       }
     } finally {
       if (server != null) {
@@ -354,7 +317,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   private List<R> getPart(RangeLayout.Part<K> part, String query, RangeQuery<K, R> function) {
     String range = ranges.get(part.range());
     Interval<K> interval = part.interval();
-    if (!served.containsKey(range)) {
+    if (!served.serves(range)) {
       Optional<List<R>> hit = reads.get(part.range()).get(interval.lo(), interval.hi());
       if (hit.isPresent()) {
         counters.directHits.increment();
@@ -370,7 +333,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
         GET,
         body,
         false,
-        local -> local.dendrite.get(interval.lo(), interval.hi(), function),
+        (local, applied) -> local.dendrite.get(interval.lo(), interval.hi(), function),
         (answer, owner) ->
             ForwardedCalls.readRows(answer, owner).stream().map(rows::decode).toList());
   }
@@ -385,15 +348,14 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       String operation,
       byte[] body,
       boolean write,
-      Function<Served<K, R>, T> asOwner,
+      ServedRanges.AsOwner<K, R, T> asOwner,
       ForwardedAnswer<T> answer) {
     long deadline = System.nanoTime() + requestTimeout.toNanos();
     RuntimeException last = null;
     while (true) {
-      Served<K, R> local = served.get(range);
-      if (local != null) {
+      if (served.serves(range)) {
         try {
-          return runServed(range, local, write, asOwner);
+          return served.runServed(range, write, asOwner);
         } catch (ForwardingException notServed) {
           last = notServed; // it moved meanwhile
         }
@@ -486,8 +448,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       K lower = type.parse(call.lower());
       K upper = type.parse(call.upper());
       List<R> found =
-          runServed(
-              range, served.get(range), false, local -> local.dendrite.get(lower, upper, function));
+          served.runServed(
+              range, false, (local, applied) -> local.dendrite.get(lower, upper, function));
       return ForwardedCalls.rows(found.stream().map(rows::encode).toList());
     } catch (ForwardingException notServed) {
       throw notServed;
@@ -514,12 +476,11 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     }
     Interval<K> interval = Interval.of(type.parse(call.lower()), type.parse(call.upper()));
     C command = kind.decode(call.command());
-    runServed(
+    served.runServed(
         range,
-        served.get(range),
         true,
-        local -> {
-          writeAsOwner(range, local, interval, command, kind);
+        (local, applied) -> {
+          writeAsOwner(range, local, applied, interval, command, kind);
           return null;
         });
   }
@@ -530,7 +491,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
    */
   private <C> void writeAsOwner(
       String range,
-      Served<K, R> local,
+      ServedRanges.Served<K, R> local,
+      AtomicBoolean applied,
       Interval<K> interval,
       C command,
       WriteCommand<K, R, C> kind) {
@@ -545,214 +507,14 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
         interval.hi(),
         command,
         change -> {
-          if (!owns(range, local.epoch)) {
+          if (!served.owns(range, local.epoch)) {
             throw ForwardingException.notOwner(
                 "lost " + range + " (epoch " + local.epoch + ") before applying the write");
           }
-          local.applied.get().set(true);
+          applied.set(true);
           kind.apply(change);
         },
         kind.cacheUpdate(command));
-  }
-
-  /**
-   * Runs {@code operation} as {@code range}'s owner: only while this process owns it under the epoch it rebuilt it
-   * at, with every cache request guarded by the range's fence, and counted as in flight so that giving the range up
-   * waits for it.
-   *
-   * @throws ForwardingException {@code NOT_OWNER} when this process does not serve the range, and when the cache
-   *     fenced the operation out before it changed the data store: it may then run at the owner
-   */
-  private <T> T runServed(
-      String range, Served<K, R> local, boolean write, Function<Served<K, R>, T> operation) {
-    if (local == null || !owns(range, local.epoch) || !local.enter()) {
-      throw ForwardingException.notOwner("this process does not serve " + range + " now");
-    }
-    AtomicBoolean applied = new AtomicBoolean();
-    local.applied.set(applied);
-    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
-      counters.servedHere.increment();
-      return operation.apply(local);
-    } catch (RuntimeException failed) {
-      FencedOutException fencedOut = fencedOut(failed);
-      if (fencedOut == null) {
-        throw failed;
-      }
-      if (fencedOut.fenceEpoch() < local.epoch) {
-        // A cache server restarted empty (no fence): raise it again, as the owner.
-        raiseFence(local.fence, local.epoch);
-      }
-      if (applied.get()) {
-        // The data store has the write; what the cache holds is the fence's business now.
-        LOG.warn("{}: a write was applied, then fenced out of the cache: {}", range, fencedOut);
-        return null;
-      }
-      if (write && local.buffer != null) {
-        // Part of the buffered write may have been stored before the fence rose: the new owner may
-        // drain it.
-        throw new OutcomeUnknownException(
-            range + ": fenced out while buffering the write: " + fencedOut.getMessage(), failed);
-      }
-      throw ForwardingException.notOwner(range + ": " + fencedOut.getMessage());
-    } finally {
-      local.applied.remove();
-      local.exit();
-    }
-  }
-
-  /** The fence refusal behind {@code failure}, or null. */
-  private static FencedOutException fencedOut(Throwable failure) {
-    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof FencedOutException fenced) {
-        return fenced;
-      }
-    }
-    return null;
-  }
-
-  /**
-   * Whether ZooKeeper still gives this process the range at {@code epoch} (always, for the negative control, whose
-   * processes all believe they own every range).
-   */
-  private boolean leaseHeld(String range, long epoch) {
-    ZooKeeperCoordinator current = coordinator;
-    return current == null || current.owns(range, epoch);
-  }
-
-  private boolean owns(String range, long epoch) {
-    ZooKeeperCoordinator current = coordinator;
-    if (current == null) {
-      return served.containsKey(range); // the negative control owns whatever it serves
-    }
-    return current.owns(range, epoch);
-  }
-
-  /**
-   * Takes a range over: raises its fence to the new epoch on every cache server, so nothing the previous owner still
-   * sends changes the cache, then rebuilds PrInT from the range's log records; only then does the range count as
-   * served. A previous owner that did not hand the range over may have stopped between a write's data-store statement
-   * and its cache commit, leaving a cached result older than the data store under a lease that only lapses: then
-   * every cached result of the range is dropped instead of served.
-   */
-  private void gained(String range, long epoch, boolean handedOver) {
-    Served<K, R> earlier = served.get(range);
-    if (earlier != null) {
-      // Taken again before the earlier ownership was given up (it should not happen): give that up
-      // first, or its
-      // Dendrite would keep the range's claim and this one could not be built.
-      LOG.warn("{}: gained at epoch {} while still serving epoch {}", range, epoch, earlier.epoch);
-      lost(range, earlier.epoch);
-    }
-    String fence = "Fence:" + range;
-    raiseFence(fence, epoch);
-    int index = indexOfRange.get(range);
-    while (true) {
-      try (FenceScope fenced = cache.fenced(fence, epoch)) {
-        Dendrite.Builder<K, R> settings = rangeBuilder(index).dropCachedOnBuild(!handedOver);
-        Opened<K, R> opened =
-            writeBack == null
-                ? new Opened<>(null, settings)
-                : writeBack.open(
-                    new Lease(
-                        collection,
-                        rangeDomain(index),
-                        fence,
-                        epoch,
-                        () -> leaseHeld(range, epoch)),
-                    settings);
-        WriteBuffer<K, ?> buffer = opened.buffer();
-        Dendrite<K, R> dendrite;
-        try {
-          dendrite = opened.settings().build();
-          if (buffer != null && !handedOver) {
-            // The previous owner's buffered writes reach the data store before anything is served;
-            // a miss would
-            // apply those it overlaps anyway, this applies them all now. Nothing else runs on the
-            // range yet.
-            buffer.applyOverlapping(Interval.of(layout.lowerOf(index), layout.upperOf(index)));
-          }
-        } catch (RuntimeException failed) {
-          closeQuietly(buffer);
-          throw failed;
-        }
-        served.put(range, new Served<>(dendrite, buffer, epoch, fence));
-        return;
-      } catch (RuntimeException failed) {
-        if (coordinator != null && !coordinator.owns(range, epoch)) {
-          return;
-        }
-        LOG.warn("{}: could not rebuild the range, trying again: {}", range, failed.toString());
-        try {
-          Thread.sleep(100);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
-    }
-  }
-
-  /** Stops serving a range: waits for the operations in flight, then appends its log records and closes it. */
-  private void lost(String range, long epoch) {
-    Served<K, R> local = served.get(range);
-    if (local == null || local.epoch != epoch || !served.remove(range, local)) {
-      return;
-    }
-    local.stop();
-    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
-      local.dendrite.close();
-      closeQuietly(local.buffer);
-    } catch (RuntimeException e) {
-      LOG.debug("{}: closing the range after losing it: {}", range, e.toString());
-    }
-  }
-
-  private static void closeQuietly(WriteBuffer<?, ?> buffer) {
-    if (buffer instanceof AutoCloseable closeable) {
-      try {
-        closeable.close();
-      } catch (Exception e) {
-        LOG.debug("closing a range's write buffer: {}", e.toString());
-      }
-    }
-  }
-
-  private void raiseFence(String fence, long epoch) {
-    try {
-      cache.raiseFence(fence, epoch);
-    } catch (IqException e) {
-      // A server that cannot be reached now has either lost everything (restarted empty: the fence
-      // is raised again
-      // when a request meets FENCED_OUT 0) or is cut off, and then nobody's requests reach it.
-      LOG.warn("raising {} to {}: {}", fence, epoch, e.toString());
-    }
-  }
-
-  private Dendrite.Builder<K, R> rangeBuilder(int index) {
-    return settings
-        .apply(Dendrite.builder(type, rows))
-        .collection(collection)
-        .domain(rangeDomain(index))
-        .range(layout.lowerOf(index), layout.upperOf(index))
-        .cache(cache)
-        .coordinator(this::claim);
-  }
-
-  /**
-   * The {@link io.dendrite.core.Coordinator} behind each range's Dendrite: a range may be claimed here only while
-   * ZooKeeper says this process owns it, and only once at a time.
-   */
-  private io.dendrite.core.Coordinator.RangeClaim claim(String collection, String rangeDomain) {
-    String range = collection + "." + rangeDomain;
-    if (coordinator != null && !coordinator.owned().containsKey(range)) {
-      throw new IllegalStateException("range " + range + " is not owned by this process");
-    }
-    return localClaims.claim(collection, rangeDomain);
-  }
-
-  /** The domain name of range {@code index}'s Dendrite, and so of its cache and log keys. */
-  private String rangeDomain(int index) {
-    return domain + "." + index;
   }
 
   @SuppressWarnings("unchecked")
@@ -776,49 +538,6 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
   private Interval<K> interval(K lowerBound, K upperBound) {
     return type.interval(lowerBound, upperBound, min, max);
-  }
-
-  /** A range this process serves: its Dendrite, the epoch it took it at, and the operations in flight on it. */
-  private static final class Served<K extends Comparable<? super K>, R> {
-    final Dendrite<K, R> dendrite;
-    final WriteBuffer<K, ?> buffer;
-    final long epoch;
-    final String fence;
-
-    /** Per operation thread: whether its write reached the data store (then it must not be sent elsewhere). */
-    final ThreadLocal<AtomicBoolean> applied = ThreadLocal.withInitial(AtomicBoolean::new);
-
-    private final ReentrantReadWriteLock inFlight = new ReentrantReadWriteLock();
-    private volatile boolean stopping;
-
-    Served(Dendrite<K, R> dendrite, WriteBuffer<K, ?> buffer, long epoch, String fence) {
-      this.dendrite = dendrite;
-      this.buffer = buffer;
-      this.epoch = epoch;
-      this.fence = fence;
-    }
-
-    /** Counts an operation in, unless the range is being given up. */
-    boolean enter() {
-      if (stopping || !inFlight.readLock().tryLock()) {
-        return false;
-      }
-      if (stopping) {
-        inFlight.readLock().unlock();
-        return false;
-      }
-      return true;
-    }
-
-    void exit() {
-      inFlight.readLock().unlock();
-    }
-
-    /** Lets no operation in, and waits for those in flight. */
-    void stop() {
-      stopping = true;
-      inFlight.writeLock().lock();
-    }
   }
 
   private static final class Counters {
@@ -854,7 +573,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     private int ranges = 16;
     private IqClient cache;
     private UnaryOperator<Dendrite.Builder<K, R>> settings = UnaryOperator.identity();
-    private BufferedCommands<K, R, ?> writeBack;
+    private ServedRanges.BufferedCommands<K, R, ?> writeBack;
     private final Map<String, RangeQuery<K, R>> queries = new LinkedHashMap<>();
     private final Map<String, WriteCommand<K, R, ?>> commands = new LinkedHashMap<>();
     private String connectString;
@@ -942,7 +661,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
             "write-back needs the commands it writes: give at least one");
       }
       commands.forEach(this::command);
-      this.writeBack = new BufferedCommands<>(buffers, List.copyOf(commands.values()));
+      this.writeBack = new ServedRanges.BufferedCommands<>(buffers, List.copyOf(commands.values()));
       return this;
     }
 

@@ -65,7 +65,41 @@ class ForwardingLatencyProbe {
           System.out.println("a: " + a.metrics() + "; b: " + b.metrics());
         }
       }
+      for (int threads : new int[] {2, 4}) {
+        System.out.printf(
+            "%d threads at once, µs median / p90 / p99: local writes %s, forwarded writes %s%n",
+            threads,
+            percentiles(concurrently(threads, i -> local.get(i % local.size()) + i % 10, a)),
+            percentiles(concurrently(threads, i -> remote.get(i % remote.size()) + i % 10, a)));
+      }
     }
+  }
+
+  /** Times {@code threads} threads each writing {@code ROUNDS / threads} rows through {@code process}. */
+  private static long[] concurrently(
+      int threads,
+      java.util.function.IntUnaryOperator row,
+      PartitionedDendrite<Integer, Scores.Score> process)
+      throws InterruptedException {
+    long[] micros = new long[ROUNDS / threads * threads];
+    List<Thread> running = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int first = t * (ROUNDS / threads);
+      Thread thread =
+          new Thread(
+              () -> {
+                for (int i = first; i < first + ROUNDS / threads; i++) {
+                  int id = row.applyAsInt(i);
+                  micros[i] = time(() -> process.write(id, id, "set", new Scores.SetVal(id, 2)));
+                }
+              });
+      running.add(thread);
+      thread.start();
+    }
+    for (Thread thread : running) {
+      thread.join();
+    }
+    return micros;
   }
 
   private static PartitionedDendrite<Integer, Scores.Score> process(

@@ -1,0 +1,379 @@
+package io.dendrite.coordination;
+
+import io.dendrite.core.Dendrite;
+import io.dendrite.core.DomainType;
+import io.dendrite.core.Interval;
+import io.dendrite.core.LocalCoordinator;
+import io.dendrite.core.OwnedRange;
+import io.dendrite.core.RowCodec;
+import io.dendrite.core.WriteBuffer;
+import io.dendrite.core.WriteCommand;
+import io.dendrite.iq.client.FenceScope;
+import io.dendrite.iq.client.FencedOutException;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ranges a {@link PartitionedDendrite} process serves, and how it comes to serve one and stops: taking a range
+ * over (raise its fence, rebuild its Dendrite and write buffer, drain what a predecessor that did not hand it over
+ * left buffered), running operations as its owner (fenced, counted in flight), and giving it up (wait for those in
+ * flight, then close). What is forwarded where is {@link PartitionedDendrite}'s business.
+ *
+ * @param <K> the attribute's type
+ * @param <R> the row type
+ */
+final class ServedRanges<K extends Comparable<? super K>, R> {
+  private static final Logger LOG = LoggerFactory.getLogger(ServedRanges.class);
+
+  private final DomainType<K> type;
+  private final RowCodec<K, R> rows;
+  private final String collection;
+  private final String domain;
+  private final RangeLayout<K> layout;
+  private final IqClient cache;
+  private final UnaryOperator<Dendrite.Builder<K, R>> settings;
+  private final BufferedCommands<K, R, ?> writeBack;
+  private final LongAdder servedHere;
+
+  /** The negative control: every process believes it owns every range, and nobody forwards. */
+  private final boolean everyRangeOwned;
+
+  /** One open Dendrite per range in this process, as in a single process. */
+  private final LocalCoordinator localClaims = new LocalCoordinator();
+
+  private final ConcurrentMap<String, Served<K, R>> served = new ConcurrentHashMap<>();
+  private final Map<String, Integer> indexOfRange = new HashMap<>();
+
+  /** Set once started: until then nothing counts as owned (a range taken meanwhile waits for it). */
+  private volatile ZooKeeperCoordinator coordinator;
+
+  ServedRanges(
+      DomainType<K> type,
+      RowCodec<K, R> rows,
+      String collection,
+      String domain,
+      RangeLayout<K> layout,
+      IqClient cache,
+      UnaryOperator<Dendrite.Builder<K, R>> settings,
+      BufferedCommands<K, R, ?> writeBack,
+      boolean everyRangeOwned,
+      LongAdder servedHere) {
+    this.type = type;
+    this.rows = rows;
+    this.collection = collection;
+    this.domain = domain;
+    this.layout = layout;
+    this.cache = cache;
+    this.settings = settings;
+    this.writeBack = writeBack;
+    this.everyRangeOwned = everyRangeOwned;
+    this.servedHere = servedHere;
+    for (int index = 0; index < layout.size(); index++) {
+      indexOfRange.put(rangeId(index), index);
+    }
+  }
+
+  /** The coordinator whose ownerships count from now on. */
+  void attach(ZooKeeperCoordinator started) {
+    this.coordinator = started;
+  }
+
+  /** The id of range {@code index}: {@code <collection>.<domain>.<index>}. */
+  String rangeId(int index) {
+    return collection + "." + rangeDomain(index);
+  }
+
+  /** Whether this process serves {@code range} now. */
+  boolean serves(String range) {
+    return served.containsKey(range);
+  }
+
+  /** The ranges served now. */
+  Set<String> servedRanges() {
+    return new TreeSet<>(served.keySet());
+  }
+
+  /** An operation run as a range's owner, told where to note that its write reached the data store. */
+  @FunctionalInterface
+  interface AsOwner<K extends Comparable<? super K>, R, T> {
+    T run(Served<K, R> local, AtomicBoolean applied);
+  }
+
+  /** Write-back's buffers and the command kinds each range's Dendrite writes into them, all of changes they hold. */
+  record BufferedCommands<K extends Comparable<? super K>, R, C>(
+      PartitionedDendrite.WriteBuffers<K, C> buffers, List<WriteCommand<K, R, ? extends C>> kinds) {
+
+    /** Opens {@code range}'s buffer and sets it, with the kinds, on the range's Dendrite settings. */
+    Opened<K, R> open(OwnedRange range, Dendrite.Builder<K, R> settings) {
+      WriteBuffer<K, C> buffer = buffers.open(range);
+      return new Opened<>(buffer, settings.writeBack(buffer, kinds));
+    }
+  }
+
+  /** A range's write buffer, and its Dendrite's settings with it. */
+  private record Opened<K extends Comparable<? super K>, R>(
+      WriteBuffer<K, ?> buffer, Dendrite.Builder<K, R> settings) {}
+
+  /** A range's ownership at one epoch, as handed to its write buffer. */
+  private record Lease(
+      String collection, String domain, String fence, long epoch, BooleanSupplier stillOwned)
+      implements OwnedRange {
+    @Override
+    public boolean held() {
+      return stillOwned.getAsBoolean();
+    }
+  }
+
+  /**
+   * Runs {@code operation} as {@code range}'s owner: only while this process owns it under the epoch it rebuilt it
+   * at, with every cache request guarded by the range's fence, and counted as in flight so that giving the range up
+   * waits for it.
+   *
+   * @throws ForwardingException {@code NOT_OWNER} when this process does not serve the range, and when the cache
+   *     fenced the operation out before it changed the data store: it may then run at the owner
+   */
+  <T> T runServed(String range, boolean write, AsOwner<K, R, T> operation) {
+    Served<K, R> local = served.get(range);
+    if (local == null || !owns(range, local.epoch) || !local.enter()) {
+      throw ForwardingException.notOwner("this process does not serve " + range + " now");
+    }
+    AtomicBoolean applied = new AtomicBoolean();
+    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
+      servedHere.increment();
+      return operation.run(local, applied);
+    } catch (RuntimeException failed) {
+      FencedOutException fencedOut = fencedOut(failed);
+      if (fencedOut == null) {
+        throw failed;
+      }
+      if (fencedOut.fenceEpoch() < local.epoch) {
+        // A cache server restarted empty (no fence): raise it again, as the owner.
+        raiseFence(local.fence, local.epoch);
+      }
+      if (applied.get()) {
+        // The data store has the write; what the cache holds is the fence's business now.
+        LOG.warn("{}: a write was applied, then fenced out of the cache: {}", range, fencedOut);
+        return null;
+      }
+      if (write && local.buffer != null) {
+        // Part of the buffered write may have been stored before the fence rose: the new owner may
+        // drain it.
+        throw new OutcomeUnknownException(
+            range + ": fenced out while buffering the write: " + fencedOut.getMessage(), failed);
+      }
+      throw ForwardingException.notOwner(range + ": " + fencedOut.getMessage());
+    } finally {
+      local.exit();
+    }
+  }
+
+  /** The fence refusal behind {@code failure}, or null. */
+  private static FencedOutException fencedOut(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof FencedOutException fenced) {
+        return fenced;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Whether ZooKeeper still gives this process the range at {@code epoch} (always, for the negative control, whose
+   * processes all believe they own every range).
+   */
+  private boolean leaseHeld(String range, long epoch) {
+    ZooKeeperCoordinator current = coordinator;
+    return everyRangeOwned || (current != null && current.owns(range, epoch));
+  }
+
+  /** Whether this process owns {@code range} at {@code epoch}, as far as it can tell now. */
+  boolean owns(String range, long epoch) {
+    if (everyRangeOwned) {
+      return served.containsKey(range); // the negative control owns whatever it serves
+    }
+    ZooKeeperCoordinator current = coordinator;
+    return current != null && current.owns(range, epoch);
+  }
+
+  /**
+   * Takes a range over: raises its fence to the new epoch on every cache server, so nothing the previous owner still
+   * sends changes the cache, then rebuilds PrInT from the range's log records; only then does the range count as
+   * served. A previous owner that did not hand the range over may have stopped between a write's data-store statement
+   * and its cache commit, leaving a cached result older than the data store under a lease that only lapses: then
+   * every cached result of the range is dropped instead of served.
+   */
+  void gained(String range, long epoch, boolean handedOver) {
+    Served<K, R> earlier = served.get(range);
+    if (earlier != null) {
+      // Taken again before the earlier ownership was given up (it should not happen): give that
+      // up first, or its Dendrite would keep the range's claim and this one could not be built.
+      LOG.warn("{}: gained at epoch {} while still serving epoch {}", range, epoch, earlier.epoch);
+      lost(range, earlier.epoch);
+    }
+    String fence = "Fence:" + range;
+    raiseFence(fence, epoch);
+    int index = indexOfRange.get(range);
+    while (true) {
+      try (FenceScope fenced = cache.fenced(fence, epoch)) {
+        Dendrite.Builder<K, R> settings = rangeBuilder(index).dropCachedOnBuild(!handedOver);
+        Opened<K, R> opened =
+            writeBack == null
+                ? new Opened<>(null, settings)
+                : writeBack.open(
+                    new Lease(
+                        collection,
+                        rangeDomain(index),
+                        fence,
+                        epoch,
+                        () -> leaseHeld(range, epoch)),
+                    settings);
+        WriteBuffer<K, ?> buffer = opened.buffer();
+        Dendrite<K, R> dendrite;
+        try {
+          dendrite = opened.settings().build();
+          if (buffer != null && !handedOver) {
+            // The previous owner's buffered writes reach the data store before anything is served:
+            // a miss would apply those it overlaps anyway, this applies them all now. Nothing else
+            // runs on the range yet.
+            buffer.applyOverlapping(Interval.of(layout.lowerOf(index), layout.upperOf(index)));
+          }
+        } catch (RuntimeException failed) {
+          closeQuietly(buffer);
+          throw failed;
+        }
+        served.put(range, new Served<>(dendrite, buffer, epoch, fence));
+        return;
+      } catch (RuntimeException failed) {
+        ZooKeeperCoordinator current = coordinator;
+        if (current != null && !current.owns(range, epoch)) {
+          return;
+        }
+        LOG.warn("{}: could not rebuild the range, trying again: {}", range, failed.toString());
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  /** Stops serving a range: waits for the operations in flight, then appends its log records and closes it. */
+  void lost(String range, long epoch) {
+    Served<K, R> local = served.get(range);
+    if (local == null || local.epoch != epoch || !served.remove(range, local)) {
+      return;
+    }
+    local.stop();
+    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
+      local.dendrite.close();
+      closeQuietly(local.buffer);
+    } catch (RuntimeException e) {
+      LOG.debug("{}: closing the range after losing it: {}", range, e.toString());
+    }
+  }
+
+  private static void closeQuietly(WriteBuffer<?, ?> buffer) {
+    if (buffer instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        LOG.debug("closing a range's write buffer: {}", e.toString());
+      }
+    }
+  }
+
+  private void raiseFence(String fence, long epoch) {
+    try {
+      cache.raiseFence(fence, epoch);
+    } catch (IqException e) {
+      // A server that cannot be reached now has either lost everything (restarted empty: the fence
+      // is raised again when a request meets FENCED_OUT 0) or is cut off, and then nobody's
+      // requests reach it.
+      LOG.warn("raising {} to {}: {}", fence, epoch, e.toString());
+    }
+  }
+
+  Dendrite.Builder<K, R> rangeBuilder(int index) {
+    return settings
+        .apply(Dendrite.builder(type, rows))
+        .collection(collection)
+        .domain(rangeDomain(index))
+        .range(layout.lowerOf(index), layout.upperOf(index))
+        .cache(cache)
+        .coordinator(this::claim);
+  }
+
+  /**
+   * The {@link io.dendrite.core.Coordinator} behind each range's Dendrite: a range may be claimed here only while
+   * ZooKeeper says this process owns it, and only once at a time.
+   */
+  private io.dendrite.core.Coordinator.RangeClaim claim(String collection, String rangeDomain) {
+    String range = collection + "." + rangeDomain;
+    ZooKeeperCoordinator current = coordinator;
+    if (current != null && !current.owned().containsKey(range)) {
+      throw new IllegalStateException("range " + range + " is not owned by this process");
+    }
+    return localClaims.claim(collection, rangeDomain);
+  }
+
+  /** The domain name of range {@code index}'s Dendrite, and so of its cache and log keys. */
+  private String rangeDomain(int index) {
+    return domain + "." + index;
+  }
+
+  /** A range this process serves: its Dendrite, the epoch it took it at, and the operations in flight on it. */
+  static final class Served<K extends Comparable<? super K>, R> {
+    final Dendrite<K, R> dendrite;
+    final WriteBuffer<K, ?> buffer;
+    final long epoch;
+    final String fence;
+
+    private final ReentrantReadWriteLock inFlight = new ReentrantReadWriteLock();
+    private volatile boolean stopping;
+
+    Served(Dendrite<K, R> dendrite, WriteBuffer<K, ?> buffer, long epoch, String fence) {
+      this.dendrite = dendrite;
+      this.buffer = buffer;
+      this.epoch = epoch;
+      this.fence = fence;
+    }
+
+    /** Counts an operation in, unless the range is being given up. */
+    boolean enter() {
+      if (stopping || !inFlight.readLock().tryLock()) {
+        return false;
+      }
+      if (stopping) {
+        inFlight.readLock().unlock();
+        return false;
+      }
+      return true;
+    }
+
+    void exit() {
+      inFlight.readLock().unlock();
+    }
+
+    /** Lets no operation in, and waits for those in flight. */
+    void stop() {
+      stopping = true;
+      inFlight.writeLock().lock();
+    }
+  }
+}
