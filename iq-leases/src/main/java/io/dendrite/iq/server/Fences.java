@@ -23,6 +23,17 @@ final class Fences {
 
   private final Map<String, Fence> fences = new ConcurrentHashMap<>();
 
+  /** A guard a command runs under: the fence it names and the epoch it was let through at. */
+  record Guard(String name, long epoch) {}
+
+  /** The guard of the command this thread is running, if it runs guarded; leases it grants remember it. */
+  private static final ThreadLocal<Guard> RUNNING_UNDER = new ThreadLocal<>();
+
+  /** The guard the current thread's command runs under, or null. */
+  static Guard current() {
+    return RUNNING_UNDER.get();
+  }
+
   /**
    * Raises {@code name}'s fence to {@code epoch} (never lowers it), once the guarded commands running under it are
    * done; a new fence is charged to {@code client} (fences last as long as the server). Returns the epoch now.
@@ -59,7 +70,12 @@ final class Fences {
       if (fence.epoch != epoch) {
         return OptionalLong.of(fence.epoch);
       }
-      command.run();
+      RUNNING_UNDER.set(new Guard(name, epoch));
+      try {
+        command.run();
+      } finally {
+        RUNNING_UNDER.remove();
+      }
       return OptionalLong.empty();
     } finally {
       fence.lock.readLock().unlock();

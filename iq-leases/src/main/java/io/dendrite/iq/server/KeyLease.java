@@ -34,6 +34,12 @@ final class KeyLease {
   /** When the IQ-family lease lapses. */
   long expiresAtMillis;
 
+  /**
+   * The fence guard the IQ-family lease was granted under, or null: raising that fence above its epoch voids the
+   * lease at once ({@link ServerState#voidLeasesFencedOut}), since its holder can no longer use it.
+   */
+  Fences.Guard grantedUnder;
+
   /** Whether a staged version exists; {@link #staged} {@code null} then means "delete on commit". */
   boolean hasStaged;
 
@@ -89,6 +95,7 @@ final class KeyLease {
     token = newToken;
     ownerTid = tid;
     expiresAtMillis = expiresAt;
+    grantedUnder = Fences.current();
   }
 
   /**
@@ -115,6 +122,7 @@ final class KeyLease {
   void chargeTo(HeldBytes.Charge newCharge, String key) {
     newCharge.add(HeldBytes.RECORD_OVERHEAD + key.length());
     charge = newCharge;
+    grantedUnder = Fences.current();
   }
 
   /** Whether this key holds an I lease charged to {@code account}. */
@@ -129,6 +137,7 @@ final class KeyLease {
     ownerTid = null;
     invalidatingTids.clear();
     expiresAtMillis = 0;
+    grantedUnder = null;
     hasStaged = false;
     staged = null;
     if (charge != null) {

@@ -70,6 +70,11 @@ final class LeaseTable {
     }
   }
 
+  /** The keys that have lease state now (a snapshot; look each up again under its stripe). */
+  Iterable<String> keys() {
+    return java.util.List.copyOf(leases.keySet());
+  }
+
   /** Drops every lapsed lease; run periodically so abandoned leases do not accumulate. */
   void sweep(KeyLocks locks, long nowMillis) {
     for (String key : leases.keySet()) {

@@ -125,6 +125,42 @@ final class ServerState {
         });
   }
 
+  /**
+   * Voids every IQ-family lease granted under fence {@code name} at an epoch below {@code epoch}, as if it had
+   * lapsed now: its holder, an owner the fence has just shut out, could only be refused when it used it, and until
+   * then it would keep others waiting for the lease's lifetime (a killed owner's Q leases did, after a takeover). A
+   * Q-inv lease takes its key's value with it, as its lapse would; a Q-ref or Q-inc lease drops what it staged.
+   *
+   * @return how many were voided
+   */
+  int voidLeasesFencedOut(String name, long epoch) {
+    int voided = 0;
+    long now = now();
+    for (String key : leases.keys()) {
+      try (KeyLocks.Held held = locks.lock(key)) {
+        KeyLease lease = leases.find(key, now);
+        if (lease == null
+            || lease.grantedUnder == null
+            || !lease.grantedUnder.name().equals(name)
+            || lease.grantedUnder.epoch() >= epoch) {
+          continue;
+        }
+        Item item = items.get(key);
+        if (lease.kind == KeyLease.Kind.Q_INV
+            && item != null
+            && item.expiresAtMillis() != 0
+            && item.expiresAtMillis() <= lease.expiresAtMillis) {
+          items.remove(key); // qareg made it expire with the lease: it goes now, with the lease
+        }
+        lease.clearIq();
+        leases.removeIfEmpty(key, lease);
+        stats.leasesVoided.increment();
+        voided++;
+      }
+    }
+    return voided;
+  }
+
   /** Voids an I lease so that a fill racing a writer cannot store a stale value. */
   void voidInhibit(KeyLease lease) {
     if (lease.kind == KeyLease.Kind.I) {

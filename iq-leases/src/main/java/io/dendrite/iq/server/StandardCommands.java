@@ -256,7 +256,10 @@ final class StandardCommands {
     if (!args.client().mayChangePinned()) {
       throw new NotPermittedException("user " + args.client().user() + " may not raise fences");
     }
-    out.line("FENCED " + state.fences.raise(name, epoch, args.client()));
+    long standing = state.fences.raise(name, epoch, args.client());
+    // Nothing runs under an older epoch any more: what was leased under one is of no use to anyone.
+    state.voidLeasesFencedOut(name, standing);
+    out.line("FENCED " + standing);
   }
 
   private String storeIfFits(String key, Item item) {

@@ -48,6 +48,51 @@ class FenceTest {
     }
   }
 
+  /**
+   * An owner killed while it held Q leases kept the keys quarantined for the lease lifetime after another process
+   * took its range over, so the new owner's writes waited or gave up: raising the fence now voids what was leased
+   * under older epochs, and only that.
+   */
+  @Test
+  void raisingAFenceVoidsTheLeasesGrantedUnderOlderEpochs() {
+    try (TestConnection old = new TestConnection(server.port());
+        TestConnection owner = new TestConnection(server.port())) {
+      old.call("fence Fence:r 1");
+      old.call("fence Fence:s 1");
+      for (String key : new String[] {"refreshed", "invalidated", "unguarded", "elsewhere"}) {
+        old.call("set " + key + " 0 0 3\nold");
+      }
+      assertThat(old.call("fenced Fence:r 1\nqaread refreshed 0 T1"))
+          .startsWith("LEASE refreshed ");
+      assertThat(old.call("fenced Fence:r 1\nqareg invalidated T1")).isEqualTo("LEASE 1\n");
+      assertThat(old.call("qaread unguarded 0 T2")).startsWith("LEASE unguarded ");
+      assertThat(old.call("fenced Fence:s 1\nqaread elsewhere 0 T3"))
+          .startsWith("LEASE elsewhere ");
+      assertThat(owner.call("qaread refreshed 0 U1"))
+          .as("held by the old owner")
+          .isEqualTo("LVALUE refreshed 0 0 3\n\nEND\n");
+
+      assertThat(owner.call("fence Fence:r 2")).isEqualTo("FENCED 2\n");
+
+      assertThat(owner.call("fenced Fence:r 2\nqaread refreshed 0 U1"))
+          .as("the old owner's Q-ref lease went with its epoch")
+          .startsWith("LEASE refreshed ");
+      assertThat(owner.call("get refreshed"))
+          .as("its value stays, as when the lease lapses")
+          .isEqualTo("VALUE refreshed 0 3\nold\nEND\n");
+      assertThat(owner.call("get invalidated"))
+          .as("a Q-inv lease takes the value it was about to invalidate, as when it lapses")
+          .isEqualTo("END\n");
+      assertThat(owner.call("qaread unguarded 0 U2"))
+          .as("an unguarded lease stays")
+          .isEqualTo("LVALUE unguarded 0 0 3\n\nEND\n");
+      assertThat(owner.call("qaread elsewhere 0 U3"))
+          .as("a lease under another fence stays")
+          .isEqualTo("LVALUE elsewhere 0 0 3\n\nEND\n");
+      assertThat(owner.call("stats")).contains("STAT leases_voided 2\n");
+    }
+  }
+
   @Test
   void aMalformedGuardRefusesTheCommandItGuards() {
     try (TestConnection c = new TestConnection(server.port())) {
