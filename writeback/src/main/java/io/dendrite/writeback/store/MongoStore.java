@@ -9,6 +9,7 @@ import static com.mongodb.client.model.Sorts.ascending;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoException;
+import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoClient;
@@ -189,9 +190,17 @@ public final class MongoStore implements DataStore {
   private static <T> T call(String what, Supplier<T> operation) {
     try {
       return operation.get();
-    } catch (MongoTimeoutException | MongoSocketException e) {
+    } catch (MongoOperationTimeoutException e) {
+      // A timeout of the whole operation (timeoutMS) may come after the request went out.
       throw new DataStoreUnavailableException(
-          "MongoDB unavailable; could not " + what + ": " + e.getMessage(), e);
+          "MongoDB unavailable; could not " + what + ": " + e.getMessage(), e, false);
+    } catch (MongoTimeoutException e) {
+      // No server was selected, or no pooled connection came, in time: nothing was sent.
+      throw new DataStoreUnavailableException(
+          "MongoDB unavailable; could not " + what + ": " + e.getMessage(), e, true);
+    } catch (MongoSocketException e) {
+      throw new DataStoreUnavailableException(
+          "MongoDB unavailable; could not " + what + ": " + e.getMessage(), e, false);
     } catch (MongoException e) {
       throw new DataStoreException("MongoDB failed to " + what + ": " + e.getMessage(), e);
     }

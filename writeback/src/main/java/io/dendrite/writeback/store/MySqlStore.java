@@ -373,7 +373,13 @@ public final class MySqlStore implements DataStore {
   }
 
   private <T> T inTransaction(String what, SqlWork<T> work) {
-    try (Connection connection = pool.getConnection()) {
+    Connection pooled;
+    try {
+      pooled = pool.getConnection();
+    } catch (SQLException e) {
+      throw translate(what, e, true); // no connection: nothing of the work was sent
+    }
+    try (Connection connection = pooled) {
       connection.setAutoCommit(false);
       try {
         T result = work.run(connection);
@@ -388,16 +394,12 @@ public final class MySqlStore implements DataStore {
         throw e;
       }
     } catch (SQLException e) {
-      throw translate(what, e);
+      throw translate(what, e, false);
     }
   }
 
-  private static DataStoreException translate(String what, SQLException e) {
-    boolean unreachable =
-        e instanceof SQLTransientConnectionException
-            || e instanceof SQLNonTransientConnectionException
-            || e instanceof SQLRecoverableException
-            || (e.getSQLState() != null && e.getSQLState().startsWith("08"));
+  private static DataStoreException translate(String what, SQLException e, boolean notSent) {
+    boolean unreachable = connectionLost(e, 0);
     String message =
         "MySQL "
             + (unreachable ? "unavailable; could not " : "failed to ")
@@ -405,7 +407,32 @@ public final class MySqlStore implements DataStore {
             + ": "
             + e.getMessage();
     return unreachable
-        ? new DataStoreUnavailableException(message, e)
+        ? new DataStoreUnavailableException(message, e, notSent)
         : new DataStoreException(message, e);
+  }
+
+  /**
+   * Whether {@code failure}, its causes or what was suppressed with it (the rollback's failure) say the connection
+   * was lost. Connector/J, for one, reports a batch whose connection timed out as "No operations allowed after
+   * statement closed", and only the rollback after it names the lost link.
+   */
+  private static boolean connectionLost(Throwable failure, int depth) {
+    if (failure == null || depth > 8) {
+      return false;
+    }
+    if (failure instanceof SQLTransientConnectionException
+        || failure instanceof SQLNonTransientConnectionException
+        || failure instanceof SQLRecoverableException
+        || (failure instanceof SQLException sql
+            && sql.getSQLState() != null
+            && sql.getSQLState().startsWith("08"))) {
+      return true;
+    }
+    for (Throwable suppressed : failure.getSuppressed()) {
+      if (connectionLost(suppressed, depth + 1)) {
+        return true;
+      }
+    }
+    return connectionLost(failure.getCause(), depth + 1);
   }
 }

@@ -167,10 +167,12 @@ class MongoStoreIT {
 
       assertThatThrownBy(() -> store.read(key))
           .isInstanceOf(DataStoreUnavailableException.class)
-          .hasMessageContaining("MongoDB unavailable");
+          .hasMessageContaining("MongoDB unavailable")
+          .matches(e -> ((DataStoreUnavailableException) e).notSent(), "not sent: no server");
       assertThatThrownBy(
               () -> store.apply(List.of(new EntityChanges(key, ChangeSequence.of(set("a", 1))))))
-          .isInstanceOf(DataStoreUnavailableException.class);
+          .isInstanceOf(DataStoreUnavailableException.class)
+          .matches(e -> ((DataStoreUnavailableException) e).notSent(), "not sent: no server");
     }
   }
 

@@ -12,6 +12,7 @@ import io.dendrite.core.DataStoreException;
 import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.faults.CuttableProxy;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -26,6 +27,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -217,12 +220,48 @@ class MySqlStoreIT {
 
       assertThatThrownBy(() -> store.read(key))
           .isInstanceOf(DataStoreUnavailableException.class)
-          .hasMessageContaining("MySQL unavailable");
+          .hasMessageContaining("MySQL unavailable")
+          .matches(e -> ((DataStoreUnavailableException) e).notSent(), "not sent: no connection");
       assertThatThrownBy(
               () ->
                   store.applyOnce(
                       "s", List.of(new EntityChanges(key, ChangeSequence.of(delete())))))
-          .isInstanceOf(DataStoreUnavailableException.class);
+          .isInstanceOf(DataStoreUnavailableException.class)
+          .matches(e -> ((DataStoreUnavailableException) e).notSent(), "not sent: no connection");
+    }
+  }
+
+  /**
+   * A statement sent on a connection that then goes silent may have been applied: the failure must not say it was
+   * not sent (TARDIS applies only a not-sent or idempotent change again).
+   */
+  @ParameterizedTest
+  @EnumSource(Driver.class)
+  @Timeout(60)
+  void aStatementLostAfterItWasSentMayHaveBeenApplied(Driver driver, MySqlTestDatabase database)
+      throws Exception {
+    createUsers(database);
+    Matcher target = Pattern.compile("://([^/:?]+):(\\d+)").matcher(database.jdbcUrl());
+    assertThat(target.find()).as("host and port in the test database's URL").isTrue();
+    try (CuttableProxy proxy =
+            new CuttableProxy(target.group(1), Integer.parseInt(target.group(2)));
+        MySqlStore store =
+            MySqlStore.open(
+                driver.url(
+                    database
+                        .jdbcUrl()
+                        .replace(
+                            target.group(1) + ":" + target.group(2), "127.0.0.1:" + proxy.port())),
+                1,
+                Duration.ofMillis(1500))) {
+      EntityKey key = new EntityKey(USERS, 1);
+      // The statement reaches the proxy, so it left this process, and goes no further.
+      proxy.holdFrom(line -> line.toUpperCase(java.util.Locale.ROOT).contains("DELETE FROM"));
+
+      assertThatThrownBy(
+              () -> store.apply(List.of(new EntityChanges(key, ChangeSequence.of(delete())))))
+          .isInstanceOf(DataStoreUnavailableException.class)
+          .matches(e -> !((DataStoreUnavailableException) e).notSent(), "may have been sent");
     }
   }
 
@@ -245,7 +284,10 @@ class MySqlStoreIT {
       assertThatThrownBy(
               () -> store.apply(List.of(new EntityChanges(key, ChangeSequence.of(delete())))))
           .isInstanceOf(DataStoreUnavailableException.class)
-          .hasMessageContaining("MySQL unavailable");
+          .hasMessageContaining("MySQL unavailable")
+          .matches(
+              e -> ((DataStoreUnavailableException) e).notSent(),
+              "not sent: the connection's handshake never finished");
     }
   }
 
