@@ -140,6 +140,8 @@ public final class ReplicatedTransaction implements AutoCloseable {
    *     lease was lost (expired, or its server restarted) before the commit, or the transaction lapsed on every
    *     server between its swaps and its commit: nothing was applied then
    * @throws IqConnectionException when a value is staged for a key whose every server is down
+   * @throws PartlyCommittedException when the transaction lapsed on some servers before the commit and was applied
+   *     on the others
    * @throws IqException when a live server's outcome is unknown (it did not answer, or refused at commit): the
    *     changes may be applied on some replicas and not on others, so they must be taken as not done
    */
@@ -197,12 +199,13 @@ public final class ReplicatedTransaction implements AutoCloseable {
     }
     if (!lapsed.isEmpty()) {
       if (appliedSomewhere) {
-        throw new IqException(
+        throw new PartlyCommittedException(
             "commit of "
                 + leases.keySet()
                 + " was applied on some replicas and lapsed on "
                 + lapsed
-                + ": the replicas differ until the next commit");
+                + ": the replicas differ until the next commit",
+            lapsed);
       }
       return Outcome
           .INVALID; // lapsed everywhere: nothing was applied, as when a swap finds its lease gone

@@ -5,6 +5,7 @@ import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.iq.client.Flight;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
+import io.dendrite.iq.client.PartlyCommittedException;
 import io.dendrite.writeback.UndecodableValueException;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
@@ -605,7 +606,16 @@ public final class BufferedWrites {
     if (!converted) {
       return false;
     }
-    Outcome persisted = locks.commit();
+    Outcome persisted;
+    try {
+      persisted = locks.commit();
+    } catch (PartlyCommittedException partly) {
+      // Some replicas took the idempotent forms before the others' locks lapsed. Nothing is applied
+      // yet, and a buffered write's idempotent form applies as its original would, so the batch
+      // starts over under fresh locks whichever form it finds (a busy machine's recovery drain
+      // failed here instead).
+      throw new LeaseLostException(buffered.keySet() + " on " + partly.lapsed());
+    }
     if (!persisted.isOk()) {
       // Applying without the persisted form would risk a double apply after a crash, so this waits
       // for pinned memory instead (a converted $push holds the whole array and may not fit where
