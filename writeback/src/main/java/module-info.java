@@ -1,7 +1,7 @@
 /**
  * Write-back: writes buffered in the cache tier, pinned and replicated, drained to MySQL or MongoDB. Exports one
  * package per engine, the change vocabulary and the data stores; the plumbing the engines share ({@code
- * io.dendrite.writeback.internal}) is not exported.
+ * io.dendrite.writeback.internal}) is exported to TARDIS only.
  */
 module io.dendrite.writeback {
   requires transitive io.dendrite.core;
@@ -20,4 +20,8 @@ module io.dendrite.writeback {
   exports io.dendrite.writeback.range;
   exports io.dendrite.writeback.session;
   exports io.dendrite.writeback.store;
+  // TARDIS buffers the writes the data store failed to take with write-back's machinery, under keys
+  // of its own.
+  exports io.dendrite.writeback.internal to
+      io.dendrite.tardis;
 }

@@ -15,6 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A TCP relay on loopback to a server on loopback that a test can fault and restore while the server (and its
@@ -33,6 +35,8 @@ import java.util.function.Predicate;
  * </ul>
  */
 public final class CuttableProxy implements AutoCloseable {
+  private static final Pattern URL_SERVER = Pattern.compile("://([^/:?]+):(\\d+)");
+
   private enum Mode {
     RELAY,
     REFUSE,
@@ -58,6 +62,20 @@ public final class CuttableProxy implements AutoCloseable {
   }
 
   /** Relays to a server on the loopback address. */
+  /** A proxy in front of the server a URL names by host and port ({@code jdbc:mysql://h:p/db}, {@code mongodb://h:p}). */
+  public static CuttableProxy inFrontOf(String url) throws IOException {
+    Matcher server = URL_SERVER.matcher(url);
+    if (!server.find()) {
+      throw new IllegalArgumentException("no host:port in " + url);
+    }
+    return new CuttableProxy(server.group(1), Integer.parseInt(server.group(2)));
+  }
+
+  /** {@code url} with the server it names replaced by this proxy. */
+  public String routed(String url) {
+    return URL_SERVER.matcher(url).replaceFirst("://127.0.0.1:" + port);
+  }
+
   public CuttableProxy(int targetPort) throws IOException {
     this(InetAddress.getLoopbackAddress().getHostAddress(), targetPort);
   }

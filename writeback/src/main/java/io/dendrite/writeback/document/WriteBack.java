@@ -8,6 +8,7 @@ import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.internal.Arguments;
+import io.dendrite.writeback.internal.BufferedWriteKey;
 import io.dendrite.writeback.internal.BufferedWriteLocks;
 import io.dendrite.writeback.internal.BufferedWrites;
 import io.dendrite.writeback.internal.DocumentEngine;
@@ -138,7 +139,9 @@ public final class WriteBack implements AutoCloseable {
             clock,
             builder.drainBatch,
             counters.drained,
-            counters.fallbacks);
+            counters.fallbacks,
+            BufferedWriteKey.WRITE_BACK,
+            BufferedWrites.WhenFull.WRITE_THROUGH);
     // One pass per drain thread over its share of the partitions, so one batch may span partitions.
     int threads = Math.max(1, settings.drainThreads());
     List<IntSupplier> passes =
@@ -329,13 +332,7 @@ public final class WriteBack implements AutoCloseable {
    * @return how many copies were restored (every buffered write written again counts once)
    */
   int restoreReplicas() {
-    int restored =
-        pinnedReplicas.restoreLines(partitions.stream().map(PendingWritesPartition::key).toList());
-    List<EntityKey> listed =
-        PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
-            .map(PendingWritesPartition.Entry::key)
-            .toList();
-    return restored + bufferedWrites.restoreReplicas(listed);
+    return bufferedWrites.restoreListedReplicas();
   }
 
   /** The engine's state now; reads every pending-writes partition (one batched read). */

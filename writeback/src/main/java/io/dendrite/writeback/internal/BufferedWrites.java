@@ -58,6 +58,19 @@ public final class BufferedWrites {
 
   private final LongAdder drained;
   private final LongAdder fallbacks;
+  private final String keyPrefix;
+  private final WhenFull whenFull;
+
+  /** What a write does when pinned memory (the budget, or a server's quota) refuses to buffer it. */
+  public enum WhenFull {
+    /** Write-back: apply the earlier buffered changes, then this write, to the data store. */
+    WRITE_THROUGH,
+    /**
+     * TARDIS: the data store is why the write is buffered at all, so it fails with {@link BufferRefusedException}
+     * and nothing changes.
+     */
+    REFUSE
+  }
 
   /**
    * With in-process locks only: documents whose buffered write this process listed and no drain deleted since, so
@@ -76,7 +89,9 @@ public final class BufferedWrites {
       Clock clock,
       int drainBatch,
       LongAdder drained,
-      LongAdder fallbacks) {
+      LongAdder fallbacks,
+      String keyPrefix,
+      WhenFull whenFull) {
     this.documentLocks = documentLocks;
     this.replicas = replicas;
     this.partitions = partitions;
@@ -88,6 +103,13 @@ public final class BufferedWrites {
     this.batchLimit = new AtomicInteger(drainBatch);
     this.drained = drained;
     this.fallbacks = fallbacks;
+    this.keyPrefix = keyPrefix;
+    this.whenFull = whenFull;
+  }
+
+  /** The cache key of the document's buffered write ({@link BufferedWriteKey}, under this instance's prefix). */
+  public String keyOf(EntityKey key) {
+    return BufferedWriteKey.of(keyPrefix, key);
   }
 
   /**
@@ -99,7 +121,7 @@ public final class BufferedWrites {
    *     drain moves it aside)
    */
   public void write(EntityKey key, ChangeSequence changes) {
-    String bufferedKey = BufferedWriteKey.of(key);
+    String bufferedKey = keyOf(key);
     try (BufferedWriteLocks.Locked lock = documentLocks.lock(List.of(bufferedKey))) {
       Optional<byte[]> existing = Optional.ofNullable(lock.values().get(bufferedKey));
       Optional<ChangeSequence> buffered =
@@ -112,7 +134,7 @@ public final class BufferedWrites {
           (long) (next.length - existing.map(value -> value.length).orElse(0)) * replicas.count();
       if (!budget.tryReserve(growth)) {
         lock.close();
-        writeThrough(key, changes);
+        writeThrough(key, changes, BufferRefusedException.Limit.PINNED_BUDGET);
         return;
       }
       Outcome stored;
@@ -130,7 +152,7 @@ public final class BufferedWrites {
         throw new IqException("could not buffer the write of " + key + ": " + stored);
       }
     }
-    writeThrough(key, changes);
+    writeThrough(key, changes, BufferRefusedException.Limit.SERVER_PINNED_MEMORY);
   }
 
   /**
@@ -148,7 +170,7 @@ public final class BufferedWrites {
    * sent before it names the document.
    */
   public StartedWrite startWrite(Map<EntityKey, ChangeSequence> changes) {
-    List<String> bufferedKeys = changes.keySet().stream().map(BufferedWriteKey::of).toList();
+    List<String> bufferedKeys = changes.keySet().stream().map(this::keyOf).toList();
     return new StartedWrite(
         changes, documentLocks.inProcessOnly() ? documentLocks.lockAsync(bufferedKeys) : null);
   }
@@ -192,7 +214,7 @@ public final class BufferedWrites {
         Map<String, byte[]> next = new LinkedHashMap<>();
         changes.forEach(
             (key, more) -> {
-              String bufferedKey = BufferedWriteKey.of(key);
+              String bufferedKey = keyOf(key);
               byte[] existing = lock.values().get(bufferedKey);
               Optional<ChangeSequence> buffered =
                   Optional.ofNullable(existing)
@@ -205,7 +227,7 @@ public final class BufferedWrites {
             });
         changes.forEach(
             (key, more) -> {
-              String bufferedKey = BufferedWriteKey.of(key);
+              String bufferedKey = keyOf(key);
               byte[] existing = lock.values().get(bufferedKey);
               byte[] value = next.get(bufferedKey);
               long growth =
@@ -283,12 +305,19 @@ public final class BufferedWrites {
           throw new IqException("could not buffer the write of " + changes.keySet() + ": " + worst);
         }
         changes.keySet().stream()
-            .filter(key -> stores.containsKey(BufferedWriteKey.of(key)))
+            .filter(key -> stores.containsKey(keyOf(key)))
             .forEach(fallBack::add);
       } finally {
         release();
       }
-      fallBack.forEach(key -> BufferedWrites.this.writeThrough(key, changes.get(key)));
+      fallBack.forEach(
+          key ->
+              BufferedWrites.this.writeThrough(
+                  key,
+                  changes.get(key),
+                  writeThrough.contains(key)
+                      ? BufferRefusedException.Limit.PINNED_BUDGET
+                      : BufferRefusedException.Limit.SERVER_PINNED_MEMORY));
     }
 
     /** Gives up before {@link #store}: nothing was written. */
@@ -340,6 +369,22 @@ public final class BufferedWrites {
   }
 
   /**
+   * Writes every partition's listings and every listed buffered write again to each replica that lacks it: what the
+   * repair thread does once a cache server is back.
+   *
+   * @return how many copies were restored
+   */
+  public int restoreListedReplicas() {
+    int restored =
+        replicas.restoreLines(partitions.stream().map(PendingWritesPartition::key).toList());
+    List<EntityKey> listed =
+        PendingWritesPartition.entries(replicas, partitions).stream()
+            .map(PendingWritesPartition.Entry::key)
+            .toList();
+    return restored + restoreReplicas(listed);
+  }
+
+  /**
    * Writes the buffered writes of {@code keys} that lack a copy on some live replica server unchanged to every
    * replica again, a batch at a time under their locks: gives back the copies a restarted server lost, so that they
    * survive the next loss. One batched read finds them; the others are left alone.
@@ -351,7 +396,7 @@ public final class BufferedWrites {
    */
   public int restoreReplicas(Collection<EntityKey> keys) {
     List<String> bufferedKeys =
-        replicas.lackingACopy(keys.stream().map(BufferedWriteKey::of).distinct().toList());
+        replicas.lackingACopy(keys.stream().map(this::keyOf).distinct().toList());
     int restored = 0;
     for (int from = 0; from < bufferedKeys.size(); from += drainBatch) {
       try (BufferedWriteLocks.Locked lock =
@@ -444,7 +489,7 @@ public final class BufferedWrites {
   /** Those of {@code keys} that have a buffered write right now (a lock-free look, one batch of reads). */
   public Set<EntityKey> bufferedAmong(Collection<EntityKey> keys) {
     Map<String, EntityKey> byBufferedKey =
-        keys.stream().distinct().collect(Collectors.toMap(BufferedWriteKey::of, key -> key));
+        keys.stream().distinct().collect(Collectors.toMap(this::keyOf, key -> key));
     return replicas.getAll(byBufferedKey.keySet()).keySet().stream()
         .map(byBufferedKey::get)
         .collect(Collectors.toSet());
@@ -458,7 +503,11 @@ public final class BufferedWrites {
    * @throws IqException when the buffered write could not be deleted afterwards: the new changes were applied, the
    *     write is not acknowledged
    */
-  private void writeThrough(EntityKey key, ChangeSequence changes) {
+  private void writeThrough(
+      EntityKey key, ChangeSequence changes, BufferRefusedException.Limit refusedBy) {
+    if (whenFull == WhenFull.REFUSE) {
+      throw new BufferRefusedException(key, refusedBy);
+    }
     drainBatch(List.of(key), () -> store.applyConverted(key, changes), true);
     fallbacks.increment();
   }
@@ -477,7 +526,7 @@ public final class BufferedWrites {
    * fails the batch before anything is applied.
    */
   private void drainBatch(List<EntityKey> keys, Runnable alsoApply, boolean moveAside) {
-    List<String> bufferedKeys = keys.stream().map(BufferedWriteKey::of).toList();
+    List<String> bufferedKeys = keys.stream().map(this::keyOf).toList();
     while (true) {
       try (BufferedWriteLocks.Locked locks = documentLocks.lock(bufferedKeys)) {
         Map<String, byte[]> values = locks.values();
@@ -486,7 +535,7 @@ public final class BufferedWrites {
         Map<EntityKey, UndecodableValueException> undecodable = new LinkedHashMap<>();
         Map<EntityKey, Integer> pinnedSizes = new HashMap<>();
         for (EntityKey key : keys) {
-          String bufferedKey = BufferedWriteKey.of(key);
+          String bufferedKey = keyOf(key);
           byte[] value = values.get(bufferedKey);
           if (value == null) {
             continue;
@@ -508,7 +557,7 @@ public final class BufferedWrites {
         RuntimeException notMoved = null;
         for (Map.Entry<EntityKey, UndecodableValueException> entry : undecodable.entrySet()) {
           try {
-            byte[] value = values.get(BufferedWriteKey.of(entry.getKey()));
+            byte[] value = values.get(keyOf(entry.getKey()));
             movedAside.put(entry.getKey(), undecodableValues.copyAside(entry.getValue(), value));
           } catch (RuntimeException failed) {
             notMoved = notMoved == null ? failed : notMoved;
@@ -523,7 +572,7 @@ public final class BufferedWrites {
         Set<String> kept = new HashSet<>();
         long freed = 0;
         for (EntityKey key : keys) {
-          String bufferedKey = BufferedWriteKey.of(key);
+          String bufferedKey = keyOf(key);
           if (pinnedSizes.containsKey(key)
               && !toApply.containsKey(key)
               && !movedAside.containsKey(key)) {
@@ -536,7 +585,7 @@ public final class BufferedWrites {
         }
         // Forgotten while still locked: a writer that still found them here after the delete would
         // not list the buffered write it starts, and nothing would drain it.
-        keys.forEach(key -> listedHere.remove(BufferedWriteKey.of(key)));
+        keys.forEach(key -> listedHere.remove(keyOf(key)));
         Outcome deleted;
         try {
           deleted = locks.commit();
@@ -598,7 +647,7 @@ public final class BufferedWrites {
       ChangeSequence changes = entry.getValue();
       if (!changes.isIdempotent()) {
         byte[] idempotent = changes.toIdempotent(store.read(key).map(Entity::fields)).encode();
-        locks.stage(BufferedWriteKey.of(key), idempotent);
+        locks.stage(keyOf(key), idempotent);
         growth += idempotent.length - pinnedSizes.get(key);
         converted = true;
       }

@@ -57,9 +57,13 @@ public final class MongoStore implements DataStore {
   private final MongoClient client;
   private final MongoDatabase database;
 
-  private MongoStore(MongoClient client, String databaseName) {
+  /** Whether writes are ordered by {@link MongoFence}: always, but for a test's control of the fence. */
+  private final boolean fenced;
+
+  private MongoStore(MongoClient client, String databaseName, boolean fenced) {
     this.client = client;
     this.database = client.getDatabase(databaseName);
+    this.fenced = fenced;
   }
 
   /**
@@ -70,6 +74,15 @@ public final class MongoStore implements DataStore {
    *     into a network that silently drops packets; the driver's default waits forever.
    */
   public static MongoStore open(String connectionString, String databaseName, Duration timeout) {
+    return open(connectionString, databaseName, timeout, true);
+  }
+
+  /**
+   * {@link #open}, with writes not fenced when {@code fenced} is false: for the negative control of the test that
+   * shows a late write undoing a newer one, so not public.
+   */
+  static MongoStore open(
+      String connectionString, String databaseName, Duration timeout, boolean fenced) {
     if (databaseName == null || databaseName.isBlank()) {
       throw new IllegalArgumentException("database name must be non-blank, got " + databaseName);
     }
@@ -85,26 +98,46 @@ public final class MongoStore implements DataStore {
                         .connectTimeout(millis, TimeUnit.MILLISECONDS)
                         .readTimeout(millis, TimeUnit.MILLISECONDS))
             .build();
-    return new MongoStore(MongoClients.create(settings), databaseName);
+    return new MongoStore(MongoClients.create(settings), databaseName, fenced);
   }
 
+  /**
+   * Applies the batch, one collection at a time, each entity's steps in order. Each write is fenced ({@link
+   * MongoFence}): it changes a document only in the state its own read found, so a write that arrives late, after its
+   * reply timed out, cannot undo a newer one. That costs one read of the batch's documents first.
+   */
   @Override
   public void apply(List<EntityChanges> batch) {
-    Map<String, List<WriteModel<BsonDocument>>> writesByCollection = new LinkedHashMap<>();
+    batch.forEach(MongoStore::refuseIdField);
+    Map<String, List<EntityChanges>> byCollection = new LinkedHashMap<>();
     for (EntityChanges entity : batch) {
-      List<WriteModel<BsonDocument>> writes =
-          writesByCollection.computeIfAbsent(
-              entity.key().collection(), collection -> new ArrayList<>());
-      for (ChangeSequence step : entity.changes().steps()) {
-        writes.add(writeOf(entity.key(), step));
-      }
+      byCollection
+          .computeIfAbsent(entity.key().collection(), collection -> new ArrayList<>())
+          .add(entity);
     }
-    BulkWriteOptions ordered = new BulkWriteOptions().ordered(true);
-    writesByCollection.forEach(
-        (collection, writes) ->
+    byCollection.forEach(
+        (collection, entities) ->
             call(
                 "apply changes to " + collection,
-                () -> collection(collection).bulkWrite(writes, ordered)));
+                () -> {
+                  if (fenced) {
+                    MongoFence.apply(collection(collection), entities, MongoStore::writeOf);
+                  } else {
+                    List<WriteModel<BsonDocument>> writes = new ArrayList<>();
+                    for (EntityChanges entity : entities) {
+                      for (ChangeSequence step : entity.changes().steps()) {
+                        writes.add(
+                            writeOf(
+                                FieldValues.toBson(entity.key().id()),
+                                idIs(entity.key()),
+                                step,
+                                null));
+                      }
+                    }
+                    collection(collection).bulkWrite(writes, new BulkWriteOptions().ordered(true));
+                  }
+                  return null;
+                }));
   }
 
   @Override
@@ -135,22 +168,27 @@ public final class MongoStore implements DataStore {
     client.close();
   }
 
-  private static WriteModel<BsonDocument> writeOf(EntityKey key, ChangeSequence step) {
+  /** The write of one step on the document {@code filter} selects, setting fence {@code token} unless null. */
+  private static WriteModel<BsonDocument> writeOf(
+      BsonValue id, Bson filter, ChangeSequence step, BsonValue token) {
     Change first = step.changes().get(0);
     if (first instanceof Change.Insert insert) {
-      refuseIdField(key, insert.fields().containsKey(ID));
-      return new ReplaceOneModel<>(
-          idIs(key),
-          (BsonDocument) FieldValues.toBson(insert.fields()),
-          new ReplaceOptions().upsert(true));
+      // The id is in the replacement too: FerretDB's upsert takes it from a filter on the id alone,
+      // and
+      // gave a document filtered on the fence as well a new ObjectId.
+      BsonDocument replacement = new BsonDocument(ID, id);
+      replacement.putAll((BsonDocument) FieldValues.toBson(insert.fields()));
+      if (token != null) {
+        replacement.append(MongoFence.FIELD, token);
+      }
+      return new ReplaceOneModel<>(filter, replacement, new ReplaceOptions().upsert(true));
     }
     if (first instanceof Change.Delete) {
-      return new DeleteOneModel<>(idIs(key));
+      return new DeleteOneModel<>(filter);
     }
     BsonDocument update = new BsonDocument();
     for (Change change : step.changes()) {
       FieldChange fieldChange = (FieldChange) change;
-      refuseIdField(key, fieldChange.field().equals(ID));
       boolean pull = change instanceof Change.Pull;
       BsonValue operand = FieldValues.toBson(fieldChange.operand());
       String operator = pull ? "$pullAll" : fieldChange.operator();
@@ -161,13 +199,33 @@ public final class MongoStore implements DataStore {
           .getDocument(operator)
           .append(fieldChange.field(), pull ? new BsonArray(List.of(operand)) : operand);
     }
-    return new UpdateOneModel<>(idIs(key), update);
+    if (token != null) {
+      if (!update.containsKey("$set")) {
+        update.append("$set", new BsonDocument());
+      }
+      update.getDocument("$set").append(MongoFence.FIELD, token);
+    }
+    return new UpdateOneModel<>(filter, update);
   }
 
-  private static void refuseIdField(EntityKey key, boolean touchesId) {
-    if (touchesId) {
-      throw new IllegalArgumentException(
-          "changes to " + key + " must not touch " + ID + "; it is the key");
+  /** Refuses changes to the key field, or to the fence's. */
+  private static void refuseIdField(EntityChanges entity) {
+    for (Change change : entity.changes().changes()) {
+      boolean touches =
+          change instanceof Change.Insert insert
+              ? insert.fields().containsKey(ID) || insert.fields().containsKey(MongoFence.FIELD)
+              : change instanceof FieldChange field
+                  && (field.field().equals(ID) || field.field().equals(MongoFence.FIELD));
+      if (touches) {
+        throw new IllegalArgumentException(
+            "changes to "
+                + entity.key()
+                + " must not touch "
+                + ID
+                + " (the key) or "
+                + MongoFence.FIELD
+                + " (the fence)");
+      }
     }
   }
 
@@ -180,6 +238,7 @@ public final class MongoStore implements DataStore {
     Map<String, Object> fields =
         new LinkedHashMap<>((Map<String, Object>) FieldValues.fromBson(document));
     Object id = fields.remove(ID);
+    fields.remove(MongoFence.FIELD);
     return new Entity(new EntityKey(collection, id), fields);
   }
 

@@ -33,9 +33,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -52,7 +50,6 @@ class DatabaseFaultsIT {
   private static final int DOCUMENTS = 50;
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(1);
   private static final Duration OUTAGE = Duration.ofSeconds(3);
-  private static final Pattern HOST_AND_PORT = Pattern.compile("://([^/:?]+):(\\d+)");
 
   private enum Fault {
     REFUSE,
@@ -201,11 +198,9 @@ class DatabaseFaultsIT {
   }
 
   /** How to reach one test database: its URL, and a store opened on a URL (the real one or the proxy's). */
-  private record Database(String url, IntFunction<DataStore> storeViaPort, DataStore direct) {}
+  private record Database(String url, Function<String, DataStore> storeAt, DataStore direct) {}
 
   private void outageDuringDrain(Database database, Fault fault) throws Exception {
-    Matcher target = HOST_AND_PORT.matcher(database.url());
-    assertThat(target.find()).as("host and port in %s", database.url()).isTrue();
     DocumentModel model = new DocumentModel();
     List<EntityChanges> seed = new ArrayList<>();
     for (int id = 1; id <= DOCUMENTS; id++) {
@@ -216,9 +211,8 @@ class DatabaseFaultsIT {
     AtomicBoolean stop = new AtomicBoolean();
     ExecutorService writerThread = Executors.newSingleThreadExecutor();
     try (DataStore direct = database.direct();
-        CuttableProxy proxy =
-            new CuttableProxy(target.group(1), Integer.parseInt(target.group(2)));
-        DataStore viaProxy = database.storeViaPort().apply(proxy.port());
+        CuttableProxy proxy = CuttableProxy.inFrontOf(database.url());
+        DataStore viaProxy = database.storeAt().apply(proxy.routed(database.url()));
         EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         // One drain thread: once it has met the outage, nothing else could drain behind its back.
         WriteBack writeBack =
@@ -289,7 +283,7 @@ class DatabaseFaultsIT {
     String url = database.jdbcUrl();
     return new Database(
         url,
-        port -> MySqlStore.open(viaPort(url, port), 4, STORE_TIMEOUT),
+        routed -> MySqlStore.open(routed, 4, STORE_TIMEOUT),
         MySqlStore.open(url, 2, Duration.ofSeconds(10)));
   }
 
@@ -297,12 +291,7 @@ class DatabaseFaultsIT {
     String url = database.connectionString();
     return new Database(
         url,
-        port -> MongoStore.open(viaPort(url, port), database.name(), STORE_TIMEOUT),
+        routed -> MongoStore.open(routed, database.name(), STORE_TIMEOUT),
         MongoStore.open(url, database.name(), Duration.ofSeconds(10)));
-  }
-
-  /** The URL with its server replaced by the proxy on loopback {@code port}. */
-  private static String viaPort(String url, int port) {
-    return HOST_AND_PORT.matcher(url).replaceFirst("://127.0.0.1:" + port);
   }
 }

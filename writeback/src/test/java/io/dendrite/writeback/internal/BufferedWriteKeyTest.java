@@ -22,6 +22,16 @@ class BufferedWriteKeyTest {
   }
 
   @Test
+  void teleportedWritesHaveKeysOfTheirOwnThatParseToTheSameDocument() {
+    EntityKey key = new EntityKey("users", 7L);
+
+    String teleported = BufferedWriteKey.of(BufferedWriteKey.TELEPORTED, key);
+
+    assertThat(teleported).isEqualTo("TW:users:l7").isNotEqualTo(BufferedWriteKey.of(key));
+    assertThat(BufferedWriteKey.parse(teleported)).isEqualTo(key);
+  }
+
+  @Test
   void integerAndLongIdsAreDifferentDocuments() {
     assertThat(BufferedWriteKey.of(new EntityKey("users", 1)))
         .isNotEqualTo(BufferedWriteKey.of(new EntityKey("users", 1L)));
@@ -32,6 +42,8 @@ class BufferedWriteKeyTest {
     assertThatThrownBy(() -> BufferedWriteKey.parse("PendingWrites:1"))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> BufferedWriteKey.parse("BW:users:x1"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> BufferedWriteKey.parse("XW:users:l1"))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.faults.CuttableProxy;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -173,6 +174,57 @@ class MongoStoreIT {
               () -> store.apply(List.of(new EntityChanges(key, ChangeSequence.of(set("a", 1))))))
           .isInstanceOf(DataStoreUnavailableException.class)
           .matches(e -> ((DataStoreUnavailableException) e).notSent(), "not sent: no server");
+    }
+  }
+
+  /**
+   * An update whose reply timed out reaches the server only after a newer write of the same document (the proxy
+   * holds it until then): it must change nothing. Finding 15: a drain's late {@code $set} undid a newer increment.
+   */
+  @Test
+  void aWriteThatArrivesLateDoesNotUndoANewerOne(MongoTestDatabase database) throws Exception {
+    assertThat(scoreAfterALateWrite(database, true)).isEqualTo(6);
+  }
+
+  /** The control of the test above: without the fence the late write lands over the newer one. */
+  @Test
+  void withoutTheFenceAWriteThatArrivesLateUndoesANewerOne(MongoTestDatabase database)
+      throws Exception {
+    assertThat(scoreAfterALateWrite(database, false)).isEqualTo(5);
+  }
+
+  /** Sets score 5 through a proxy that holds the update past its timeout, then 6 directly, then lets 5 go. */
+  private static long scoreAfterALateWrite(MongoTestDatabase database, boolean fenced)
+      throws Exception {
+    EntityKey key = new EntityKey(USERS, 7);
+    try (MongoStore direct = open(database);
+        CuttableProxy proxy = CuttableProxy.inFrontOf(database.connectionString());
+        MongoStore late =
+            MongoStore.open(
+                proxy.routed(database.connectionString()),
+                database.name(),
+                Duration.ofSeconds(1),
+                fenced)) {
+      direct.apply(List.of(new EntityChanges(key, ChangeSequence.of(insert(Map.of("score", 0))))));
+      CuttableProxy.Hold hold =
+          proxy.holdFrom(request -> request.contains("$set") && request.contains("score"));
+
+      assertThatThrownBy(
+              () -> late.apply(List.of(new EntityChanges(key, ChangeSequence.of(set("score", 5))))))
+          .isInstanceOf(DataStoreUnavailableException.class);
+      assertThat(hold.awaitHeld(Duration.ofSeconds(5))).as("the update was held").isTrue();
+      direct.apply(List.of(new EntityChanges(key, ChangeSequence.of(set("score", 6)))));
+      hold.release();
+
+      // The late update reaches the server within moments of its release (the control shows it
+      // lands).
+      long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+      long score = 6;
+      while (score == 6 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+        score = ((Number) direct.read(key).orElseThrow().fields().get("score")).longValue();
+      }
+      return score;
     }
   }
 

@@ -1,0 +1,150 @@
+package io.dendrite.tardis;
+
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.internal.BufferedWriteLocks;
+import io.dendrite.writeback.internal.BufferedWrites;
+import io.dendrite.writeback.internal.LeaseLostException;
+import io.dendrite.writeback.internal.PendingWritesPartition;
+import io.dendrite.writeback.internal.PinnedBudget;
+import io.dendrite.writeback.internal.PinnedReplicas;
+import io.dendrite.writeback.internal.RetryingStore;
+import io.dendrite.writeback.internal.UndecodableValues;
+import io.dendrite.writeback.store.DataStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.IntStream;
+
+/**
+ * The writes this deployment buffered because the data store failed them (the thesis' Δᵢ), kept with write-back's
+ * machinery: one buffered write per document under {@code TW:<collection>:<id>}, its changes compacted, pinned on R
+ * servers and changed only under the Q leases of its replicas (so processes exclude each other and the servers fence
+ * a holder whose lease lapsed), listed in ω partitions {@code PendingWrites:tardis:<i>} (the thesis' TeleW). An
+ * apply converts a non-idempotent buffered write against the document's current state and pins that form first, so
+ * that a process dying mid-apply leaves something any other can apply again harmlessly (Algorithm 7,
+ * SnapshotRecovery).
+ */
+final class TeleportedWrites {
+  private final PinnedReplicas replicas;
+  private final List<PendingWritesPartition> partitions;
+  private final BufferedWrites buffered;
+  private final PinnedBudget budget;
+  final LongAdder applied = new LongAdder();
+  final LongAdder storeRetries = new LongAdder();
+
+  TeleportedWrites(
+      IqClient cache,
+      DataStore store,
+      int replicaCount,
+      int partitionCount,
+      long pinnedBudgetBytes,
+      Duration lockTimeout,
+      Duration applyRetryDeadline) {
+    this.replicas = new PinnedReplicas(cache, replicaCount);
+    this.partitions =
+        IntStream.range(0, partitionCount)
+            .mapToObj(index -> new PendingWritesPartition(replicas, "tardis:" + index))
+            .toList();
+    this.budget = new PinnedBudget(pinnedBudgetBytes);
+    this.buffered =
+        new BufferedWrites(
+            BufferedWriteLocks.replicaLeases(cache, replicaCount, lockTimeout),
+            replicas,
+            partitions,
+            new RetryingStore(store, applyRetryDeadline, storeRetries),
+            budget,
+            new UndecodableValues(replicas, new LongAdder()),
+            Clock.systemUTC(),
+            // One document per store round, as the thesis' workers apply them; a batch would hold
+            // the
+            // locks of documents whose writers wait.
+            1,
+            applied,
+            new LongAdder(),
+            BufferedWriteKey.TELEPORTED,
+            BufferedWrites.WhenFull.REFUSE);
+  }
+
+  /**
+   * Buffers {@code changes} behind the document's earlier buffered changes, pinned on every replica and listed.
+   *
+   * @throws io.dendrite.writeback.internal.BufferRefusedException when pinned memory refused; nothing changed
+   */
+  void buffer(EntityKey key, ChangeSequence changes) {
+    LeaseLostException.untilKept(() -> buffered.write(key, changes));
+  }
+
+  /** Whether the document has a buffered write now (a lock-free look at its replicas). */
+  boolean has(EntityKey key) {
+    return !buffered.bufferedAmong(List.of(key)).isEmpty();
+  }
+
+  /**
+   * Applies the document's buffered write, if it has one, to the data store and deletes it (lazy recovery).
+   *
+   * @throws io.dendrite.core.DataStoreUnavailableException when the data store failed the apply: the buffered
+   *     write stays
+   */
+  void apply(EntityKey key) {
+    if (has(key)) {
+      LeaseLostException.untilKept(() -> buffered.drainForRead(List.of(key)));
+    }
+  }
+
+  /**
+   * One iteration of an active recovery worker (Algorithm 6): reads a random partition (the next ones while it is
+   * empty) and applies the buffered writes of up to {@code alpha} of the documents it lists, picked at random.
+   *
+   * @return how many documents it found to apply; -1 when no partition lists anything
+   * @throws io.dendrite.core.DataStoreUnavailableException when the data store failed an apply
+   */
+  int recoverSome(int alpha) {
+    int first = ThreadLocalRandom.current().nextInt(partitions.size());
+    List<PendingWritesPartition.Entry> listed = List.of();
+    for (int i = 0; i < partitions.size() && listed.isEmpty(); i++) {
+      listed = partitions.get((first + i) % partitions.size()).entries();
+    }
+    if (listed.isEmpty()) {
+      return -1;
+    }
+    List<EntityKey> sample =
+        new ArrayList<>(listed.stream().map(PendingWritesPartition.Entry::key).toList());
+    Collections.shuffle(sample, ThreadLocalRandom.current());
+    sample = sample.subList(0, Math.min(alpha, sample.size()));
+    buffered.drainAll(sample);
+    return sample.size();
+  }
+
+  /** When each listed document was first listed (one batched read of every partition). */
+  List<Instant> listedSince() {
+    return PendingWritesPartition.entries(replicas, partitions).stream()
+        .map(PendingWritesPartition.Entry::since)
+        .toList();
+  }
+
+  /** Whether any partition lists a document (one batched read of every partition). */
+  boolean anyListed() {
+    return !PendingWritesPartition.listings(replicas, partitions).isEmpty();
+  }
+
+  /** Pinned bytes this process buffered, every replica counted. */
+  long pinnedBytes() {
+    return budget.used();
+  }
+
+  /**
+   * Writes every listing and listed buffered write again to each replica that lacks it (a cache server came back
+   * empty).
+   */
+  int restoreReplicas() {
+    return buffered.restoreListedReplicas();
+  }
+}

@@ -1,0 +1,286 @@
+package io.dendrite.tardis;
+
+import static io.dendrite.writeback.change.Change.inc;
+import static io.dendrite.writeback.change.Change.insert;
+import static io.dendrite.writeback.change.Change.set;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dendrite.testsupport.MySqlTestDatabase;
+import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.store.Entity;
+import io.dendrite.writeback.store.MySqlStore;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * One failure at a time, on a real MariaDB behind {@link FaultyStore}'s switches and real IQ servers: a write whose
+ * reply was lost, a miss while the database is down, a document another instance buffered, pinned memory running
+ * out. Each ends with the database checked against the acknowledged writes.
+ */
+@ExtendWith(RealServers.class)
+class TardisFaultsIT {
+  private static final int DOCUMENTS = 8;
+
+  private MySqlStore mysql;
+  private FaultyStore faulty;
+  private EmbeddedIqServers cache;
+  private final List<Tardis> opened = new ArrayList<>();
+
+  @BeforeEach
+  void seed(MySqlTestDatabase database) throws Exception {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
+    }
+    mysql = MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));
+    mysql.apply(
+        IntStream.range(0, DOCUMENTS)
+            .mapToObj(
+                id ->
+                    new EntityChanges(
+                        key(id), ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 0)))))
+            .toList());
+    faulty = new FaultyStore(mysql);
+  }
+
+  @AfterEach
+  void close() {
+    opened.forEach(Tardis::close);
+    if (cache != null) {
+      cache.close();
+    }
+    mysql.close();
+  }
+
+  @Test
+  void anIncrementWhoseReplyWasLostIsNeitherBufferedNorAcknowledged() throws Exception {
+    Tardis tardis = tardis(cacheOf(64L << 20), Technique.TARDIS, builder -> builder);
+    tardis.read(key(1));
+    faulty.loseRepliesOfApplies.set(1);
+
+    assertThatThrownBy(() -> tardis.write(key(1), ChangeSequence.of(inc("score", 1))))
+        .isInstanceOf(TardisOutcomeUnknownException.class)
+        .hasMessageContaining("not acknowledged");
+    assertThat(tardis.mode()).isEqualTo(Mode.FAILED);
+    tardis.write(key(1), ChangeSequence.of(inc("score", 1))); // buffered, acknowledged
+
+    awaitRecovered(tardis);
+    assertThat(score(1)).as("the lost reply's increment once, the buffered one once").isEqualTo(2);
+    assertThat(tardis.read(key(1)).orElseThrow().fields()).containsEntry("score", 2);
+    assertThat(tardis.metrics().outcomeUnknown()).isEqualTo(1);
+  }
+
+  /** The control of the test above: buffering an increment the store may have applied applies it twice. */
+  @Test
+  void bufferingAnIncrementWhoseReplyWasLostAppliesItTwice() throws Exception {
+    Tardis tardis =
+        tardis(cacheOf(64L << 20), Technique.TARDIS, Tardis.Builder::bufferUnknownOutcomes);
+    faulty.loseRepliesOfApplies.set(1);
+
+    tardis.write(key(1), ChangeSequence.of(inc("score", 1)));
+    tardis.write(key(1), ChangeSequence.of(inc("score", 1)));
+
+    awaitRecovered(tardis);
+    assertThat(score(1)).as("two acknowledged increments, one applied twice").isEqualTo(3);
+  }
+
+  @Test
+  void aSetWhoseReplyWasLostIsBufferedAndAcknowledged() throws Exception {
+    Tardis tardis = tardis(cacheOf(64L << 20), Technique.TARDIS, builder -> builder);
+    faulty.loseRepliesOfApplies.set(1);
+
+    tardis.write(key(2), ChangeSequence.of(set("name", "kept")));
+
+    assertThat(tardis.mode()).isEqualTo(Mode.FAILED);
+    assertThat(tardis.metrics().failedWritesAbsorbed()).isEqualTo(1);
+    awaitRecovered(tardis);
+    assertThat(name(2)).isEqualTo("kept");
+  }
+
+  @Test
+  void duringAnOutageAHitIsServedWithTheBufferedWriteAndAMissIsUnavailable() throws Exception {
+    Tardis tardis = tardis(cacheOf(64L << 20), Technique.TARDIS, builder -> builder);
+    tardis.read(key(3)); // cached; key 4 is not
+    faulty.down.set(true);
+
+    tardis.write(key(3), ChangeSequence.of(set("name", "while down"), inc("score", 5)));
+
+    assertThat(tardis.read(key(3)).orElseThrow().fields())
+        .containsEntry("name", "while down")
+        .containsEntry("score", 5);
+    assertThatThrownBy(() -> tardis.read(key(4)))
+        .isInstanceOf(TardisUnavailableException.class)
+        .hasMessageContaining("failed mode");
+    assertThat(name(3)).as("nothing reached the database yet").isEqualTo("u3");
+
+    faulty.down.set(false);
+    awaitRecovered(tardis);
+    assertThat(name(3)).isEqualTo("while down");
+    assertThat(score(3)).isEqualTo(5);
+    assertThat(tardis.read(key(4)).orElseThrow().fields()).containsEntry("name", "u4");
+  }
+
+  /**
+   * Two instances, as two processes, with different views of the database: one buffers a write to a document that
+   * is not cached; the other, in normal mode, must not read or write past it (§4.4.1's races). TAR refuses the
+   * miss; TARDIS applies the buffered write first, for the miss and for a write.
+   */
+  @Test
+  void anInstanceInNormalModeMeetsADocumentAnotherBuffered() throws Exception {
+    EmbeddedIqServers servers = cacheOf(64L << 20);
+    Tardis tar =
+        Tardis.builder()
+            .cache(servers.anotherClient())
+            .store(mysql)
+            .technique(Technique.TAR)
+            .arWorkers(0)
+            .build();
+    opened.add(tar);
+    Tardis tardis =
+        Tardis.builder()
+            .cache(servers.anotherClient())
+            .store(mysql)
+            .technique(Technique.TARDIS)
+            .arWorkers(0)
+            .build();
+    opened.add(tardis);
+    Tardis failed = tardis(servers, Technique.TARDIS, builder -> builder.arWorkers(0));
+    faulty.down.set(true);
+    failed.write(key(5), ChangeSequence.of(set("name", "album"), inc("score", 1)));
+    failed.write(key(6), ChangeSequence.of(set("name", "profile")));
+    assertThat(failed.mode()).isEqualTo(Mode.FAILED);
+    assertThat(tar.mode()).isEqualTo(Mode.NORMAL);
+    assertThat(tardis.mode()).isEqualTo(Mode.NORMAL);
+
+    assertThatThrownBy(() -> tar.read(key(6))).isInstanceOf(TardisUnavailableException.class);
+    assertThat(tardis.read(key(6)).orElseThrow().fields()).containsEntry("name", "profile");
+    tardis.write(key(5), ChangeSequence.of(inc("score", 10)));
+
+    assertThat(score(5)).as("the buffered increment first, then the new one").isEqualTo(11);
+    assertThat(name(5)).isEqualTo("album");
+    assertThat(name(6)).isEqualTo("profile");
+    assertThat(tardis.mode()).as("a per-document matter: the mode stays").isEqualTo(Mode.NORMAL);
+  }
+
+  @Test
+  void writesPastThePinnedBudgetAreRefusedAndNothingAcknowledgedIsLost() throws Exception {
+    Tardis tardis =
+        tardis(cacheOf(64L << 20), Technique.TARDIS, builder -> builder.pinnedBudgetBytes(600));
+    faulty.down.set(true);
+    List<Integer> acknowledged = new ArrayList<>();
+    TeleportRefusedException refusal = null;
+    for (int id = 0; id < DOCUMENTS && refusal == null; id++) {
+      try {
+        tardis.write(key(id), ChangeSequence.of(set("name", "long outage " + id)));
+        acknowledged.add(id);
+      } catch (TeleportRefusedException refused) {
+        refusal = refused;
+      }
+    }
+
+    assertThat(refusal).as("a refusal within %d writes", DOCUMENTS).isNotNull();
+    assertThat(refusal.reason()).isEqualTo(TeleportRefusedException.Reason.PINNED_BUDGET);
+    assertThat(refusal).hasMessageContaining("pinned budget");
+    assertThat(acknowledged).isNotEmpty();
+    int refusedId = acknowledged.size();
+    faulty.down.set(false);
+    awaitRecovered(tardis);
+    for (int id : acknowledged) {
+      assertThat(name(id)).isEqualTo("long outage " + id);
+    }
+    assertThat(name(refusedId)).as("the refused write").isEqualTo("u" + refusedId);
+    assertThat(tardis.metrics().teleportsRefused()).isEqualTo(1);
+  }
+
+  @Test
+  void aCacheServerOutOfPinnedMemoryRefusesWithThatReason() throws Exception {
+    Tardis tardis = tardis(cacheOf(600), Technique.TARDIS, builder -> builder);
+    faulty.down.set(true);
+    TeleportRefusedException refusal = null;
+    List<Integer> acknowledged = new ArrayList<>();
+    String filler = "x".repeat(200);
+    for (int id = 0; id < DOCUMENTS && refusal == null; id++) {
+      try {
+        tardis.write(key(id), ChangeSequence.of(set("name", filler.substring(0, 60) + id)));
+        acknowledged.add(id);
+      } catch (TeleportRefusedException refused) {
+        refusal = refused;
+      }
+    }
+
+    assertThat(refusal).as("a refusal within %d writes", DOCUMENTS).isNotNull();
+    assertThat(refusal.reason()).isEqualTo(TeleportRefusedException.Reason.SERVER_PINNED_MEMORY);
+    faulty.down.set(false);
+    awaitRecovered(tardis);
+    for (int id : acknowledged) {
+      assertThat(name(id)).isEqualTo(filler.substring(0, 60) + id);
+    }
+  }
+
+  private EmbeddedIqServers cacheOf(long pinnedBytes) {
+    cache = EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(pinnedBytes).start();
+    return cache;
+  }
+
+  private Tardis tardis(
+      EmbeddedIqServers servers, Technique technique, UnaryOperator<Tardis.Builder> settings) {
+    Tardis tardis =
+        settings
+            .apply(
+                Tardis.builder()
+                    .cache(servers.client)
+                    .store(faulty)
+                    .technique(technique)
+                    .partitions(4)
+                    .arWorkers(1)
+                    .checkInterval(Duration.ofMillis(100)))
+            .build();
+    opened.add(tardis);
+    return tardis;
+  }
+
+  private static EntityKey key(int id) {
+    return new EntityKey("users", id);
+  }
+
+  private long score(int id) {
+    return ((Number) mysql.read(key(id)).map(Entity::fields).orElseThrow().get("score"))
+        .longValue();
+  }
+
+  private String name(int id) {
+    return (String) mysql.read(key(id)).map(Entity::fields).orElseThrow().get("name");
+  }
+
+  private static void awaitRecovered(Tardis tardis) throws InterruptedException {
+    awaitOrFail(
+        () -> tardis.mode() == Mode.NORMAL && tardis.metrics().bufferedDocuments() == 0,
+        "recovery to end");
+  }
+
+  private static void awaitOrFail(BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
+      Thread.sleep(20);
+    }
+  }
+}

@@ -1,0 +1,305 @@
+package io.dendrite.tardis;
+
+import static io.dendrite.writeback.change.Change.inc;
+import static io.dendrite.writeback.change.Change.insert;
+import static io.dendrite.writeback.change.Change.set;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dendrite.core.DataStoreUnavailableException;
+import io.dendrite.testsupport.MongoTestDatabase;
+import io.dendrite.testsupport.MySqlTestDatabase;
+import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import io.dendrite.testsupport.faults.CuttableProxy;
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.store.DataStore;
+import io.dendrite.writeback.store.Entity;
+import io.dendrite.writeback.store.MongoStore;
+import io.dendrite.writeback.store.MySqlStore;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The database goes away for 20 s under 8 threads that write ({@code $inc} and {@code $set}) and read through
+ * TARDIS, through a TCP proxy in front of the real server. Every acknowledged write must be in the database once
+ * recovery ends, none twice (each {@code $inc} counted by a model), and every read must see the reading thread's
+ * acknowledged writes. Writes during the outage are acknowledged; the database alone fails every one of them (the
+ * control, through the same proxy).
+ */
+@ExtendWith(RealServers.class)
+class TardisOutageIT {
+  private static final int DOCUMENTS = 160;
+  private static final int THREADS = 8;
+  private static final Duration STORE_TIMEOUT = Duration.ofSeconds(1);
+  private static final Duration OUTAGE = Duration.ofSeconds(20);
+
+  private enum Fault {
+    REFUSE,
+    BLACK_HOLE
+  }
+
+  @Test
+  void tarOnMariaDb(MySqlTestDatabase database) throws Exception {
+    outage(mySql(database), Technique.TAR, Fault.REFUSE);
+  }
+
+  @Test
+  void disOnMariaDb(MySqlTestDatabase database) throws Exception {
+    outage(mySql(database), Technique.DIS, Fault.REFUSE);
+  }
+
+  @Test
+  void tardOnMariaDb(MySqlTestDatabase database) throws Exception {
+    outage(mySql(database), Technique.TARD, Fault.REFUSE);
+  }
+
+  @Test
+  void tardisOnMariaDbBlackHoled(MySqlTestDatabase database) throws Exception {
+    outage(mySql(database), Technique.TARDIS, Fault.BLACK_HOLE);
+  }
+
+  @Test
+  void tardisOnFerretDb(MongoTestDatabase database) throws Exception {
+    outage(mongo(database), Technique.TARDIS, Fault.REFUSE);
+  }
+
+  /** How to reach one test database: its URL, and a store opened on a URL (the real one or the proxy's). */
+  private record Database(String url, Function<String, DataStore> storeAt, DataStore direct) {}
+
+  /**
+   * What one document should hold: only its own thread writes it, so the acknowledged writes are in order; writes
+   * whose outcome is unknown may or may not be in.
+   */
+  private static final class Expected {
+    long acknowledgedIncrements;
+    long unknownIncrements;
+    String acknowledgedName;
+    final List<String> namesMaybeAfter = new ArrayList<>();
+
+    synchronized String mismatch(Optional<Map<String, Object>> fields) {
+      if (fields.isEmpty()) {
+        return "missing";
+      }
+      long score = ((Number) fields.get().get("score")).longValue();
+      String name = (String) fields.get().get("name");
+      if (score < acknowledgedIncrements || score > acknowledgedIncrements + unknownIncrements) {
+        return "score "
+            + score
+            + ", expected "
+            + acknowledgedIncrements
+            + " acknowledged increments (+ up to "
+            + unknownIncrements
+            + " of unknown outcome)";
+      }
+      if (!name.equals(acknowledgedName) && !namesMaybeAfter.contains(name)) {
+        return "name " + name + ", expected " + acknowledgedName + " or one of " + namesMaybeAfter;
+      }
+      return null;
+    }
+  }
+
+  private void outage(Database database, Technique technique, Fault fault) throws Exception {
+    List<EntityKey> documents = new ArrayList<>();
+    List<Expected> expected = new ArrayList<>();
+    List<EntityChanges> seed = new ArrayList<>();
+    for (int id = 0; id < DOCUMENTS; id++) {
+      EntityKey key = new EntityKey("users", id);
+      documents.add(key);
+      seed.add(
+          new EntityChanges(key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 0)))));
+      Expected one = new Expected();
+      one.acknowledgedName = "u" + id;
+      expected.add(one);
+    }
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicBoolean down = new AtomicBoolean();
+    LongAdder acknowledgedWhileDown = new LongAdder();
+    LongAdder unavailableReads = new LongAdder();
+    LongAdder notAcknowledged = new LongAdder();
+    ConcurrentLinkedQueue<String> staleReads = new ConcurrentLinkedQueue<>();
+    ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+    try (DataStore direct = database.direct();
+        CuttableProxy proxy = CuttableProxy.inFrontOf(database.url());
+        DataStore viaProxy = database.storeAt().apply(proxy.routed(database.url()));
+        EmbeddedIqServers cache =
+            EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(64L << 20).start();
+        Tardis tardis =
+            Tardis.builder()
+                .cache(cache.client)
+                .store(viaProxy)
+                .technique(technique)
+                .replicas(2)
+                .partitions(16)
+                .arWorkers(4)
+                .checkInterval(Duration.ofMillis(200))
+                .build()) {
+      direct.apply(seed);
+      documents.forEach(tardis::read); // cached: hits are served in every mode
+
+      List<Future<?>> running = new ArrayList<>();
+      for (int thread = 0; thread < THREADS; thread++) {
+        int own = thread;
+        running.add(
+            threads.submit(
+                () -> {
+                  ThreadLocalRandom random = ThreadLocalRandom.current();
+                  for (int i = 0; !stop.get(); i++) {
+                    int id = own + THREADS * random.nextInt(DOCUMENTS / THREADS);
+                    EntityKey key = documents.get(id);
+                    Expected one = expected.get(id);
+                    int kind = random.nextInt(10);
+                    boolean wasDown = down.get();
+                    try {
+                      if (kind < 4) {
+                        tardis.write(key, ChangeSequence.of(inc("score", 1)));
+                        synchronized (one) {
+                          one.acknowledgedIncrements++;
+                        }
+                      } else if (kind < 7) {
+                        String name = "t" + own + "-" + i;
+                        tardis.write(key, ChangeSequence.of(set("name", name)));
+                        synchronized (one) {
+                          one.acknowledgedName = name;
+                          one.namesMaybeAfter.clear();
+                        }
+                      } else {
+                        Optional<Entity> read = tardis.read(key);
+                        String mismatch = one.mismatch(read.map(Entity::fields));
+                        if (mismatch != null) {
+                          staleReads.add(key + ": " + mismatch + " (mode " + tardis.mode() + ")");
+                        }
+                        continue;
+                      }
+                      if (wasDown && down.get()) {
+                        acknowledgedWhileDown.increment();
+                      }
+                    } catch (TardisUnavailableException unavailable) {
+                      unavailableReads.increment();
+                    } catch (RuntimeException failed) {
+                      // Not acknowledged: may or may not be applied.
+                      notAcknowledged.increment();
+                      synchronized (one) {
+                        if (kind < 4) {
+                          one.unknownIncrements++;
+                        } else {
+                          one.namesMaybeAfter.add("t" + own + "-" + i);
+                        }
+                      }
+                    }
+                  }
+                  return null;
+                }));
+      }
+
+      Thread.sleep(3_000);
+      if (fault == Fault.REFUSE) {
+        proxy.cut();
+      } else {
+        proxy.blackHole();
+      }
+      down.set(true);
+      awaitOrFail(() -> tardis.mode() == Mode.FAILED, "failed mode", Duration.ofSeconds(30));
+      assertThatThrownBy(
+              () ->
+                  viaProxy.apply(
+                      List.of(
+                          new EntityChanges(
+                              documents.get(0), ChangeSequence.of(set("name", "alone"))))))
+          .as("the database alone fails a write during the outage (the control)")
+          .isInstanceOf(DataStoreUnavailableException.class);
+      Thread.sleep(OUTAGE.toMillis());
+      TardisMetrics duringOutage = tardis.metrics();
+      assertThat(acknowledgedWhileDown.sum()).as("writes acknowledged while down").isPositive();
+      assertThat(duringOutage.failedWritesAbsorbed()).isPositive();
+      assertThat(duringOutage.bufferedDocuments()).isPositive();
+
+      proxy.restore();
+      down.set(false);
+      Thread.sleep(5_000);
+      stop.set(true);
+      for (Future<?> thread : running) {
+        thread.get(60, TimeUnit.SECONDS);
+      }
+      awaitOrFail(
+          () -> tardis.mode() == Mode.NORMAL && tardis.metrics().bufferedDocuments() == 0,
+          "recovery to end",
+          Duration.ofSeconds(120));
+
+      List<String> mismatches = new ArrayList<>();
+      for (int id = 0; id < DOCUMENTS; id++) {
+        String mismatch =
+            expected.get(id).mismatch(direct.read(documents.get(id)).map(Entity::fields));
+        if (mismatch != null) {
+          mismatches.add(id + ": " + mismatch);
+        }
+      }
+      TardisMetrics after = tardis.metrics();
+      System.out.printf(
+          "TardisOutageIT %s: absorbed %d, acknowledged while down %d, recovered %d (foreground %d),"
+              + " unavailable reads %d, not acknowledged %d (outcome unknown %d)%n",
+          technique,
+          after.failedWritesAbsorbed(),
+          acknowledgedWhileDown.sum(),
+          after.recovered(),
+          after.recoveredByForeground(),
+          unavailableReads.sum(),
+          notAcknowledged.sum(),
+          after.outcomeUnknown());
+      assertThat(mismatches).as("documents that differ from the acknowledged writes").isEmpty();
+      assertThat(staleReads).as("reads that missed the thread's acknowledged writes").isEmpty();
+    } finally {
+      stop.set(true);
+      threads.shutdownNow();
+    }
+  }
+
+  private static void awaitOrFail(BooleanSupplier condition, String what, Duration limit)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
+      Thread.sleep(50);
+    }
+  }
+
+  private static Database mySql(MySqlTestDatabase database) throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
+    }
+    String url = database.jdbcUrl();
+    return new Database(
+        url,
+        routed -> MySqlStore.open(routed, 8, STORE_TIMEOUT),
+        MySqlStore.open(url, 2, Duration.ofSeconds(10)));
+  }
+
+  private static Database mongo(MongoTestDatabase database) {
+    String url = database.connectionString();
+    return new Database(
+        url,
+        routed -> MongoStore.open(routed, database.name(), STORE_TIMEOUT),
+        MongoStore.open(url, database.name(), Duration.ofSeconds(10)));
+  }
+}
