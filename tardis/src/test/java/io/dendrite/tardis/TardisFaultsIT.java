@@ -38,6 +38,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class TardisFaultsIT {
   private static final int DOCUMENTS = 8;
 
+  /** Every instance over one cache tier must list in the same partitions. */
+  private static final int PARTITIONS = 4;
+
   private MySqlStore mysql;
   private FaultyStore faulty;
   private EmbeddedIqServers cache;
@@ -150,6 +153,7 @@ class TardisFaultsIT {
             .cache(servers.anotherClient())
             .store(mysql)
             .technique(Technique.TAR)
+            .partitions(PARTITIONS)
             .arWorkers(0)
             .build();
     opened.add(tar);
@@ -158,6 +162,7 @@ class TardisFaultsIT {
             .cache(servers.anotherClient())
             .store(mysql)
             .technique(Technique.TARDIS)
+            .partitions(PARTITIONS)
             .arWorkers(0)
             .build();
     opened.add(tardis);
@@ -177,6 +182,53 @@ class TardisFaultsIT {
     assertThat(name(5)).isEqualTo("album");
     assertThat(name(6)).isEqualTo("profile");
     assertThat(tardis.mode()).as("a per-document matter: the mode stays").isEqualTo(Mode.NORMAL);
+  }
+
+  /**
+   * A newer write by an instance in normal mode wins over an older buffered one: with Recon's check it applies the
+   * buffered write first; without it (the control) the buffered write is applied after it and undoes it.
+   */
+  @Test
+  void aNewerWriteInNormalModeIsNotUndoneByAnOlderBufferedOne() throws Exception {
+    assertThat(nameAfterANewerWriteInNormalMode(builder -> builder)).isEqualTo("photo");
+  }
+
+  @Test
+  void withoutReconsCheckAnOlderBufferedWriteUndoesANewerOne() throws Exception {
+    assertThat(nameAfterANewerWriteInNormalMode(Tardis.Builder::withoutLookingForBufferedWrites))
+        .isEqualTo("album");
+  }
+
+  private String nameAfterANewerWriteInNormalMode(UnaryOperator<Tardis.Builder> settings)
+      throws Exception {
+    EmbeddedIqServers servers = cacheOf(64L << 20);
+    Tardis normal =
+        settings
+            .apply(
+                Tardis.builder()
+                    .cache(servers.anotherClient())
+                    .store(mysql)
+                    .technique(Technique.TARDIS)
+                    .partitions(PARTITIONS)
+                    .arWorkers(0))
+            .build();
+    opened.add(normal);
+    Tardis failed = tardis(servers, Technique.TARDIS, builder -> builder.arWorkers(0));
+    faulty.down.set(true);
+    failed.write(key(7), ChangeSequence.of(set("name", "album")));
+
+    normal.write(key(7), ChangeSequence.of(set("name", "photo")));
+    faulty.down.set(false);
+    Tardis recovering =
+        Tardis.builder()
+            .cache(servers.anotherClient())
+            .store(mysql)
+            .partitions(PARTITIONS)
+            .arWorkers(1)
+            .build();
+    opened.add(recovering);
+    awaitOrFail(() -> recovering.metrics().bufferedDocuments() == 0, "recovery");
+    return name(7);
   }
 
   @Test
@@ -248,7 +300,7 @@ class TardisFaultsIT {
                     .cache(servers.client)
                     .store(faulty)
                     .technique(technique)
-                    .partitions(4)
+                    .partitions(PARTITIONS)
                     .arWorkers(1)
                     .checkInterval(Duration.ofMillis(100)))
             .build();

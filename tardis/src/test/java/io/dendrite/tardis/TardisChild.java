@@ -1,0 +1,124 @@
+package io.dendrite.tardis;
+
+import static io.dendrite.writeback.change.Change.inc;
+
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.store.Entity;
+import io.dendrite.writeback.store.MySqlStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * An application process of {@link TardisTwoProcessesIT}: 4 threads increment and read documents {@code first ..
+ * first + count - 1} through TARDIS for {@code seconds}, printing {@code intent <id>} before and {@code ack <id>}
+ * after every increment, {@code stale <id> <score> <at least>} for a read that misses one of this process's
+ * acknowledged increments, and its mode whenever it changes. Then it waits until nothing is buffered and prints
+ * {@code recovered}, or {@code backlog <n>} if that takes over 60 s.
+ *
+ * <p>Arguments: {@code <jdbc url> <cache servers> <first> <count> <seconds> <recovery workers>}.
+ */
+public final class TardisChild {
+  private static final int THREADS = 4;
+
+  private TardisChild() {}
+
+  public static void main(String[] args) throws Exception {
+    String url = args[0];
+    int first = Integer.parseInt(args[2]);
+    int count = Integer.parseInt(args[3]);
+    long seconds = Long.parseLong(args[4]);
+    int workers = Integer.parseInt(args[5]);
+    AtomicLongArray acknowledged = new AtomicLongArray(first + count);
+    IqClient cache =
+        IqClient.builder()
+            .servers(args[1].split(","))
+            .requestTimeout(Duration.ofSeconds(2))
+            .build();
+    ExecutorService threads = Executors.newFixedThreadPool(THREADS + 1);
+    try (MySqlStore store = MySqlStore.open(url, THREADS + workers + 2, Duration.ofSeconds(1));
+        Tardis tardis =
+            Tardis.builder()
+                .cache(cache)
+                .store(store)
+                .technique(Technique.TARDIS)
+                .replicas(2)
+                .partitions(8)
+                .arWorkers(workers)
+                .checkInterval(Duration.ofMillis(200))
+                .build()) {
+      System.out.println("started in " + tardis.mode());
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+      List<Future<?>> running = new ArrayList<>();
+      for (int thread = 0; thread < THREADS; thread++) {
+        running.add(
+            threads.submit(
+                () -> {
+                  ThreadLocalRandom random = ThreadLocalRandom.current();
+                  while (System.nanoTime() < until) {
+                    int id = first + random.nextInt(count);
+                    EntityKey key = new EntityKey("users", id);
+                    try {
+                      if (random.nextBoolean()) {
+                        System.out.println("intent " + id);
+                        tardis.write(key, ChangeSequence.of(inc("score", 1)));
+                        acknowledged.incrementAndGet(id);
+                        System.out.println("ack " + id);
+                      } else {
+                        long atLeast = acknowledged.get(id);
+                        long score =
+                            tardis
+                                .read(key)
+                                .map(Entity::fields)
+                                .map(fields -> ((Number) fields.get("score")).longValue())
+                                .orElse(-1L);
+                        if (score < atLeast) {
+                          System.out.println("stale " + id + " " + score + " " + atLeast);
+                        }
+                      }
+                    } catch (RuntimeException failed) {
+                      // unavailable reads; writes not acknowledged ("intent" without "ack")
+                    }
+                    Thread.sleep(2);
+                  }
+                  return null;
+                }));
+      }
+      running.add(
+          threads.submit(
+              () -> {
+                Mode seen = null;
+                while (System.nanoTime() < until) {
+                  Mode now = tardis.mode();
+                  if (now != seen) {
+                    System.out.println("mode " + now);
+                    seen = now;
+                  }
+                  Thread.sleep(20);
+                }
+                return null;
+              }));
+      for (Future<?> thread : running) {
+        thread.get();
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      int backlog = tardis.metrics().bufferedDocuments();
+      while (backlog > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+        backlog = tardis.metrics().bufferedDocuments();
+      }
+      System.out.println(backlog == 0 ? "recovered" : "backlog " + backlog);
+    } finally {
+      threads.shutdownNow();
+      cache.close();
+    }
+  }
+}

@@ -1,0 +1,141 @@
+package io.dendrite.tardis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dendrite.testsupport.MySqlTestDatabase;
+import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import io.dendrite.testsupport.faults.ChildJvm;
+import io.dendrite.testsupport.faults.CuttableProxy;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.store.Entity;
+import io.dendrite.writeback.store.MySqlStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Two application processes (child JVMs) increment and read overlapping documents through TARDIS on one cache tier
+ * and one MariaDB, with different views of the database: A reaches it through a proxy that is cut, so A is in failed
+ * mode and buffers its writes, while B, connected directly, stays in normal mode and meets A's buffered documents
+ * (it applies them first). Once the proxy relays again A enters recovery and is SIGKILLed there; B finishes what is
+ * buffered. Every increment either process acknowledged must be in the database once; none may be read missing by
+ * the process that made it.
+ */
+@ExtendWith(RealServers.class)
+class TardisTwoProcessesIT {
+  private static final int DOCUMENTS = 300;
+
+  @Test
+  void aProcessKilledDuringRecoveryLosesNothingAndTheOtherFinishes(MySqlTestDatabase database)
+      throws Exception {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
+      try (PreparedStatement insert =
+          connection.prepareStatement("INSERT INTO users VALUES (?, ?, 0)")) {
+        for (int id = 0; id < DOCUMENTS; id++) {
+          insert.setInt(1, id);
+          insert.setString(2, "u" + id);
+          insert.addBatch();
+        }
+        insert.executeBatch();
+      }
+    }
+    String url = database.jdbcUrl();
+    try (EmbeddedIqServers cache =
+            EmbeddedIqServers.builder()
+                .count(2)
+                .pinnedMemoryBytes(64L << 20)
+                .leaseLifetime(Duration.ofSeconds(2))
+                .start();
+        CuttableProxy proxy = CuttableProxy.inFrontOf(url);
+        // A: documents 0..199 through the proxy; B: 100..299 directly. Both overlap on 100..199.
+        ChildJvm a = child(proxy.routed(url), cache.addresses(), 0, 200, 40);
+        ChildJvm b = child(url, cache.addresses(), 100, 200, 30);
+        MySqlStore direct = MySqlStore.open(url, 2, Duration.ofSeconds(10))) {
+      a.awaitLine(line -> line.startsWith("started"), Duration.ofSeconds(60));
+      b.awaitLine(line -> line.startsWith("started"), Duration.ofSeconds(60));
+      Thread.sleep(3_000);
+
+      proxy.cut();
+      a.awaitLine("mode FAILED"::equals, Duration.ofSeconds(30));
+      Thread.sleep(8_000);
+      proxy.restore();
+      a.awaitLine("mode RECOVERY"::equals, Duration.ofSeconds(30));
+      a.kill();
+
+      String end =
+          b.awaitLine(
+              line -> line.equals("recovered") || line.startsWith("backlog"),
+              Duration.ofSeconds(180));
+      assertThat(end)
+          .as("the surviving process applied everything buffered")
+          .isEqualTo("recovered");
+
+      List<String> aLines = a.lines();
+      List<String> bLines = b.lines();
+      assertThat(bLines).as("B's view of the database").doesNotContain("mode FAILED");
+      int failedAt = aLines.indexOf("mode FAILED");
+      int recoveryAt = aLines.indexOf("mode RECOVERY");
+      long acknowledgedWhileFailed =
+          aLines.subList(failedAt, recoveryAt).stream().filter(l -> l.startsWith("ack ")).count();
+      assertThat(acknowledgedWhileFailed)
+          .as("A's writes acknowledged while it was failed")
+          .isPositive();
+
+      long[] acknowledged = new long[DOCUMENTS];
+      long[] unknown = new long[DOCUMENTS];
+      List<String> stale = new ArrayList<>();
+      for (List<String> lines : List.of(aLines, bLines)) {
+        for (String line : lines) {
+          String[] parts = line.split(" ");
+          if (parts[0].equals("intent")) {
+            unknown[Integer.parseInt(parts[1])]++;
+          } else if (parts[0].equals("ack")) {
+            int id = Integer.parseInt(parts[1]);
+            unknown[id]--;
+            acknowledged[id]++;
+          } else if (parts[0].equals("stale")) {
+            stale.add(line);
+          }
+        }
+      }
+      List<String> mismatches = new ArrayList<>();
+      for (int id = 0; id < DOCUMENTS; id++) {
+        long score =
+            ((Number)
+                    direct
+                        .read(new EntityKey("users", id))
+                        .map(Entity::fields)
+                        .orElseThrow()
+                        .get("score"))
+                .longValue();
+        if (score < acknowledged[id] || score > acknowledged[id] + unknown[id]) {
+          mismatches.add(
+              id + ": " + score + ", acknowledged " + acknowledged[id] + " (+" + unknown[id] + ")");
+        }
+      }
+      assertThat(mismatches).as("documents that lost or doubled an increment").isEmpty();
+      assertThat(stale).as("reads missing the process's own acknowledged increments").isEmpty();
+    }
+  }
+
+  private static ChildJvm child(String url, String cache, int first, int count, int seconds) {
+    return ChildJvm.start(
+        TardisChild.class.getName(),
+        List.of("-Xmx256m"),
+        List.of(
+            url,
+            cache,
+            String.valueOf(first),
+            String.valueOf(count),
+            String.valueOf(seconds),
+            "2"));
+  }
+}
