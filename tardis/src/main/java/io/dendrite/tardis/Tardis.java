@@ -61,6 +61,7 @@ public final class Tardis implements AutoCloseable {
   private final int alpha;
   private final boolean bufferUnknownOutcomes;
   private final boolean lookForBufferedWrites;
+  private final boolean queryRecoveryMisses;
   private final LongAdder absorbed = new LongAdder();
   private final LongAdder recoveredByForeground = new LongAdder();
   private final LongAdder unavailableMisses = new LongAdder();
@@ -75,6 +76,7 @@ public final class Tardis implements AutoCloseable {
     this.alpha = builder.arAlpha;
     this.bufferUnknownOutcomes = builder.bufferUnknownOutcomes;
     this.lookForBufferedWrites = builder.lookForBufferedWrites;
+    this.queryRecoveryMisses = builder.queryRecoveryMisses;
     this.mode = new ProcessMode(builder.recoverAfterSuccesses, builder.checkInterval);
     this.teleported =
         new TeleportedWrites(
@@ -244,6 +246,9 @@ public final class Tardis implements AutoCloseable {
   private Optional<Map<String, Object>> readMiss(EntityKey key) {
     Mode now = probedMode(key);
     Technique.MissAction action = technique.onMiss(now, buffered(now, key));
+    if (queryRecoveryMisses && now == Mode.RECOVERY && action == Technique.MissAction.UNAVAILABLE) {
+      action = Technique.MissAction.QUERY;
+    }
     if (action == Technique.MissAction.UNAVAILABLE) {
       unavailableMisses.increment();
       throw new TardisUnavailableException(
@@ -390,8 +395,18 @@ public final class Tardis implements AutoCloseable {
     private Duration replaceDownServerAfter = Duration.ofSeconds(30);
     private boolean bufferUnknownOutcomes;
     private boolean lookForBufferedWrites = true;
+    private boolean queryRecoveryMisses;
 
     private Builder() {}
+
+    /**
+     * Serves the misses TAR and DIS refuse in recovery mode from the data store, which may lack buffered writes. For
+     * the negative control of the tests only (it reads stale), so not public.
+     */
+    Builder queryingRecoveryMisses() {
+      this.queryRecoveryMisses = true;
+      return this;
+    }
 
     /**
      * Turns Recon's check off: in normal mode a miss or write goes to the data store without looking for the
