@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -59,33 +60,55 @@ class TardisOutageIT {
     BLACK_HOLE
   }
 
+  /** TAR, DIS and TARD side by side through one outage, each on a table of its own. */
   @Test
-  void tarOnMariaDb(MySqlTestDatabase database) throws Exception {
-    outage(mySql(database), Technique.TAR, Fault.REFUSE);
-  }
-
-  @Test
-  void disOnMariaDb(MySqlTestDatabase database) throws Exception {
-    outage(mySql(database), Technique.DIS, Fault.REFUSE);
-  }
-
-  @Test
-  void tardOnMariaDb(MySqlTestDatabase database) throws Exception {
-    outage(mySql(database), Technique.TARD, Fault.REFUSE);
+  void tarDisAndTardOnMariaDb(MySqlTestDatabase database) throws Exception {
+    outage(mySql(database), Fault.REFUSE, Technique.TAR, Technique.DIS, Technique.TARD);
   }
 
   @Test
   void tardisOnMariaDbBlackHoled(MySqlTestDatabase database) throws Exception {
-    outage(mySql(database), Technique.TARDIS, Fault.BLACK_HOLE);
+    outage(mySql(database), Fault.BLACK_HOLE, Technique.TARDIS);
   }
 
   @Test
   void tardisOnFerretDb(MongoTestDatabase database) throws Exception {
-    outage(mongo(database), Technique.TARDIS, Fault.REFUSE);
+    outage(mongo(database), Fault.REFUSE, Technique.TARDIS);
   }
 
-  /** How to reach one test database: its URL, and a store opened on a URL (the real one or the proxy's). */
-  private record Database(String url, Function<String, DataStore> storeAt, DataStore direct) {}
+  /**
+   * How to reach one test database: its URL, a store opened on a URL (the real one or the proxy's), and how to
+   * make a collection (a table) of documents.
+   */
+  private record Database(
+      String url,
+      Function<String, DataStore> storeAt,
+      DataStore direct,
+      Consumer<String> createCollection) {}
+
+  /** One technique's part of a run: its collection, instance, documents and model. */
+  private static final class Run {
+    final Technique technique;
+    final String collection;
+    final List<EntityKey> documents = new ArrayList<>();
+    final List<Expected> expected = new ArrayList<>();
+    final LongAdder acknowledgedWhileDown = new LongAdder();
+    final LongAdder unavailableReads = new LongAdder();
+    final LongAdder notAcknowledged = new LongAdder();
+    final ConcurrentLinkedQueue<String> staleReads = new ConcurrentLinkedQueue<>();
+    Tardis tardis;
+
+    Run(Technique technique) {
+      this.technique = technique;
+      this.collection = "users_" + technique.name().toLowerCase(java.util.Locale.ROOT);
+      for (int id = 0; id < DOCUMENTS; id++) {
+        documents.add(new EntityKey(collection, id));
+        Expected one = new Expected();
+        one.acknowledgedName = "u" + id;
+        expected.add(one);
+      }
+    }
+  }
 
   /**
    * What one document should hold: only its own thread writes it, so the acknowledged writes are in order; writes
@@ -119,97 +142,47 @@ class TardisOutageIT {
     }
   }
 
-  private void outage(Database database, Technique technique, Fault fault) throws Exception {
-    List<EntityKey> documents = new ArrayList<>();
-    List<Expected> expected = new ArrayList<>();
-    List<EntityChanges> seed = new ArrayList<>();
-    for (int id = 0; id < DOCUMENTS; id++) {
-      EntityKey key = new EntityKey("users", id);
-      documents.add(key);
-      seed.add(
-          new EntityChanges(key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 0)))));
-      Expected one = new Expected();
-      one.acknowledgedName = "u" + id;
-      expected.add(one);
+  private void outage(Database database, Fault fault, Technique... techniques) throws Exception {
+    List<Run> runs = new ArrayList<>();
+    for (Technique technique : techniques) {
+      runs.add(new Run(technique));
     }
     AtomicBoolean stop = new AtomicBoolean();
     AtomicBoolean down = new AtomicBoolean();
-    LongAdder acknowledgedWhileDown = new LongAdder();
-    LongAdder unavailableReads = new LongAdder();
-    LongAdder notAcknowledged = new LongAdder();
-    ConcurrentLinkedQueue<String> staleReads = new ConcurrentLinkedQueue<>();
-    ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+    ExecutorService threads = Executors.newFixedThreadPool(THREADS * runs.size());
+    List<Tardis> opened = new ArrayList<>();
     try (DataStore direct = database.direct();
         CuttableProxy proxy = CuttableProxy.inFrontOf(database.url());
         DataStore viaProxy = database.storeAt().apply(proxy.routed(database.url()));
         EmbeddedIqServers cache =
-            EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(64L << 20).start();
-        Tardis tardis =
+            EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(64L << 20).start()) {
+      List<Future<?>> running = new ArrayList<>();
+      for (Run run : runs) {
+        database.createCollection().accept(run.collection);
+        direct.apply(
+            run.documents.stream()
+                .map(
+                    key ->
+                        new EntityChanges(
+                            key,
+                            ChangeSequence.of(insert(Map.of("name", "u" + key.id(), "score", 0)))))
+                .toList());
+        run.tardis =
             Tardis.builder()
                 .cache(cache.client)
                 .store(viaProxy)
-                .technique(technique)
+                .technique(run.technique)
                 .replicas(2)
                 .partitions(16)
                 .arWorkers(4)
                 .checkInterval(Duration.ofMillis(200))
-                .build()) {
-      direct.apply(seed);
-      documents.forEach(tardis::read); // cached: hits are served in every mode
-
-      List<Future<?>> running = new ArrayList<>();
-      for (int thread = 0; thread < THREADS; thread++) {
-        int own = thread;
-        running.add(
-            threads.submit(
-                () -> {
-                  ThreadLocalRandom random = ThreadLocalRandom.current();
-                  for (int i = 0; !stop.get(); i++) {
-                    int id = own + THREADS * random.nextInt(DOCUMENTS / THREADS);
-                    EntityKey key = documents.get(id);
-                    Expected one = expected.get(id);
-                    int kind = random.nextInt(10);
-                    boolean wasDown = down.get();
-                    try {
-                      if (kind < 4) {
-                        tardis.write(key, ChangeSequence.of(inc("score", 1)));
-                        synchronized (one) {
-                          one.acknowledgedIncrements++;
-                        }
-                      } else if (kind < 7) {
-                        String name = "t" + own + "-" + i;
-                        tardis.write(key, ChangeSequence.of(set("name", name)));
-                        synchronized (one) {
-                          one.acknowledgedName = name;
-                          one.namesMaybeAfter.clear();
-                        }
-                      } else {
-                        Optional<Entity> read = tardis.read(key);
-                        String mismatch = one.mismatch(read.map(Entity::fields));
-                        if (mismatch != null) {
-                          staleReads.add(key + ": " + mismatch + " (mode " + tardis.mode() + ")");
-                        }
-                        continue;
-                      }
-                      if (wasDown && down.get()) {
-                        acknowledgedWhileDown.increment();
-                      }
-                    } catch (TardisUnavailableException unavailable) {
-                      unavailableReads.increment();
-                    } catch (RuntimeException failed) {
-                      // Not acknowledged: may or may not be applied.
-                      notAcknowledged.increment();
-                      synchronized (one) {
-                        if (kind < 4) {
-                          one.unknownIncrements++;
-                        } else {
-                          one.namesMaybeAfter.add("t" + own + "-" + i);
-                        }
-                      }
-                    }
-                  }
-                  return null;
-                }));
+                .build();
+        opened.add(run.tardis);
+        run.documents.forEach(run.tardis::read); // cached: hits are served in every mode
+        for (int thread = 0; thread < THREADS; thread++) {
+          int own = thread;
+          running.add(threads.submit(() -> writeAndRead(run, own, stop, down)));
+        }
       }
 
       Thread.sleep(3_000);
@@ -219,20 +192,30 @@ class TardisOutageIT {
         proxy.blackHole();
       }
       down.set(true);
-      awaitOrFail(() -> tardis.mode() == Mode.FAILED, "failed mode", Duration.ofSeconds(30));
+      for (Run run : runs) {
+        awaitOrFail(
+            () -> run.tardis.mode() == Mode.FAILED,
+            run.technique + " in failed mode",
+            Duration.ofSeconds(30));
+      }
       assertThatThrownBy(
               () ->
                   viaProxy.apply(
                       List.of(
                           new EntityChanges(
-                              documents.get(0), ChangeSequence.of(set("name", "alone"))))))
+                              runs.get(0).documents.get(0),
+                              ChangeSequence.of(set("name", "alone"))))))
           .as("the database alone fails a write during the outage (the control)")
           .isInstanceOf(DataStoreUnavailableException.class);
       Thread.sleep(OUTAGE.toMillis());
-      TardisMetrics duringOutage = tardis.metrics();
-      assertThat(acknowledgedWhileDown.sum()).as("writes acknowledged while down").isPositive();
-      assertThat(duringOutage.failedWritesAbsorbed()).isPositive();
-      assertThat(duringOutage.bufferedDocuments()).isPositive();
+      for (Run run : runs) {
+        TardisMetrics duringOutage = run.tardis.metrics();
+        assertThat(run.acknowledgedWhileDown.sum())
+            .as("%s's writes acknowledged while down", run.technique)
+            .isPositive();
+        assertThat(duringOutage.failedWritesAbsorbed()).isPositive();
+        assertThat(duringOutage.bufferedDocuments()).isPositive();
+      }
 
       proxy.restore();
       down.set(false);
@@ -241,37 +224,96 @@ class TardisOutageIT {
       for (Future<?> thread : running) {
         thread.get(60, TimeUnit.SECONDS);
       }
-      awaitOrFail(
-          () -> tardis.mode() == Mode.NORMAL && tardis.metrics().bufferedDocuments() == 0,
-          "recovery to end",
-          Duration.ofSeconds(120));
-
-      List<String> mismatches = new ArrayList<>();
-      for (int id = 0; id < DOCUMENTS; id++) {
-        String mismatch =
-            expected.get(id).mismatch(direct.read(documents.get(id)).map(Entity::fields));
-        if (mismatch != null) {
-          mismatches.add(id + ": " + mismatch);
+      for (Run run : runs) {
+        awaitOrFail(
+            () -> run.tardis.mode() == Mode.NORMAL && run.tardis.metrics().bufferedDocuments() == 0,
+            run.technique + "'s recovery to end",
+            Duration.ofSeconds(120));
+        List<String> mismatches = new ArrayList<>();
+        for (int id = 0; id < DOCUMENTS; id++) {
+          String mismatch =
+              run.expected.get(id).mismatch(direct.read(run.documents.get(id)).map(Entity::fields));
+          if (mismatch != null) {
+            mismatches.add(id + ": " + mismatch);
+          }
         }
+        TardisMetrics after = run.tardis.metrics();
+        System.out.printf(
+            "TardisOutageIT %s: absorbed %d, acknowledged while down %d, recovered %d (foreground %d),"
+                + " unavailable reads %d, not acknowledged %d (outcome unknown %d)%n",
+            run.technique,
+            after.failedWritesAbsorbed(),
+            run.acknowledgedWhileDown.sum(),
+            after.recovered(),
+            after.recoveredByForeground(),
+            run.unavailableReads.sum(),
+            run.notAcknowledged.sum(),
+            after.outcomeUnknown());
+        assertThat(mismatches)
+            .as("%s: documents that differ from the acknowledged writes", run.technique)
+            .isEmpty();
+        assertThat(run.staleReads)
+            .as("%s: reads that missed the thread's acknowledged writes", run.technique)
+            .isEmpty();
       }
-      TardisMetrics after = tardis.metrics();
-      System.out.printf(
-          "TardisOutageIT %s: absorbed %d, acknowledged while down %d, recovered %d (foreground %d),"
-              + " unavailable reads %d, not acknowledged %d (outcome unknown %d)%n",
-          technique,
-          after.failedWritesAbsorbed(),
-          acknowledgedWhileDown.sum(),
-          after.recovered(),
-          after.recoveredByForeground(),
-          unavailableReads.sum(),
-          notAcknowledged.sum(),
-          after.outcomeUnknown());
-      assertThat(mismatches).as("documents that differ from the acknowledged writes").isEmpty();
-      assertThat(staleReads).as("reads that missed the thread's acknowledged writes").isEmpty();
     } finally {
       stop.set(true);
       threads.shutdownNow();
+      opened.forEach(Tardis::close);
     }
+  }
+
+  /**
+   * One thread: {@code $inc} and {@code $set} of documents only it writes (those whose id is {@code own} modulo
+   * the thread count), and reads of them, each checked against its acknowledged writes.
+   */
+  private static Void writeAndRead(Run run, int own, AtomicBoolean stop, AtomicBoolean down) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    for (int i = 0; !stop.get(); i++) {
+      int id = own + THREADS * random.nextInt(DOCUMENTS / THREADS);
+      EntityKey key = run.documents.get(id);
+      Expected one = run.expected.get(id);
+      int kind = random.nextInt(10);
+      boolean wasDown = down.get();
+      try {
+        if (kind < 4) {
+          run.tardis.write(key, ChangeSequence.of(inc("score", 1)));
+          synchronized (one) {
+            one.acknowledgedIncrements++;
+          }
+        } else if (kind < 7) {
+          String name = "t" + own + "-" + i;
+          run.tardis.write(key, ChangeSequence.of(set("name", name)));
+          synchronized (one) {
+            one.acknowledgedName = name;
+            one.namesMaybeAfter.clear();
+          }
+        } else {
+          Optional<Entity> read = run.tardis.read(key);
+          String mismatch = one.mismatch(read.map(Entity::fields));
+          if (mismatch != null) {
+            run.staleReads.add(key + ": " + mismatch + " (mode " + run.tardis.mode() + ")");
+          }
+          continue;
+        }
+        if (wasDown && down.get()) {
+          run.acknowledgedWhileDown.increment();
+        }
+      } catch (TardisUnavailableException unavailable) {
+        run.unavailableReads.increment();
+      } catch (RuntimeException failed) {
+        // Not acknowledged: may or may not be applied.
+        run.notAcknowledged.increment();
+        synchronized (one) {
+          if (kind < 4) {
+            one.unknownIncrements++;
+          } else {
+            one.namesMaybeAfter.add("t" + own + "-" + i);
+          }
+        }
+      }
+    }
+    return null;
   }
 
   private static void awaitOrFail(BooleanSupplier condition, String what, Duration limit)
@@ -283,16 +325,21 @@ class TardisOutageIT {
     }
   }
 
-  private static Database mySql(MySqlTestDatabase database) throws SQLException {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
-    }
+  private static Database mySql(MySqlTestDatabase database) {
     String url = database.jdbcUrl();
     return new Database(
         url,
-        routed -> MySqlStore.open(routed, 8, STORE_TIMEOUT),
-        MySqlStore.open(url, 2, Duration.ofSeconds(10)));
+        routed -> MySqlStore.open(routed, 3 * THREADS, STORE_TIMEOUT),
+        MySqlStore.open(url, 2, Duration.ofSeconds(10)),
+        table -> {
+          try (Connection connection = database.connect();
+              Statement statement = connection.createStatement()) {
+            statement.execute(
+                "CREATE TABLE " + table + " (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
+          } catch (SQLException e) {
+            throw new IllegalStateException("could not create " + table, e);
+          }
+        });
   }
 
   private static Database mongo(MongoTestDatabase database) {
@@ -300,6 +347,7 @@ class TardisOutageIT {
     return new Database(
         url,
         routed -> MongoStore.open(routed, database.name(), STORE_TIMEOUT),
-        MongoStore.open(url, database.name(), Duration.ofSeconds(10)));
+        MongoStore.open(url, database.name(), Duration.ofSeconds(10)),
+        collection -> {});
   }
 }
