@@ -1,7 +1,7 @@
 package io.dendrite.writeback;
 
 import io.dendrite.writeback.document.WriteBack;
-import io.dendrite.writeback.internal.DrainRate;
+import io.dendrite.writeback.internal.SharedSnapshot;
 import io.dendrite.writeback.session.SessionWriteBack;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -15,8 +15,6 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Publishes a write-back engine's {@link WriteBackMetrics} as Micrometer meters, every one tagged {@code
@@ -47,18 +45,10 @@ import org.slf4j.LoggerFactory;
  * of this module: add {@code io.micrometer:micrometer-core} to use this class.
  */
 public final class WriteBackMeters implements MeterBinder {
-  private static final Logger log = LoggerFactory.getLogger(WriteBackMeters.class);
   private static final String PREFIX = "dendrite.writeback.";
 
-  private final Supplier<WriteBackMetrics> source;
+  private final SharedSnapshot<WriteBackMetrics> snapshots;
   private final Tags tags;
-  private final long maxSnapshotAgeNanos;
-  private final DrainRate drainRate = new DrainRate();
-  private WriteBackMetrics snapshot;
-  private boolean snapshotFailed;
-  private boolean taken;
-  private double rate;
-  private long snapshotNanos;
 
   /**
    * Meters over any source of snapshots.
@@ -81,9 +71,8 @@ public final class WriteBackMeters implements MeterBinder {
       throw new IllegalArgumentException(
           "engine, source, a non-negative maxSnapshotAge and tags are required");
     }
-    this.source = source;
+    this.snapshots = new SharedSnapshot<>(source, maxSnapshotAge, WriteBackMetrics::drained);
     this.tags = Tags.of(tags).and("engine", engine);
-    this.maxSnapshotAgeNanos = maxSnapshotAge.toNanos();
   }
 
   /** Meters for a document-level engine, tagged {@code engine=documents} and {@code tags}. */
@@ -185,36 +174,15 @@ public final class WriteBackMeters implements MeterBinder {
         .register(registry);
   }
 
-  private synchronized double gaugeValue(ToDoubleFunction<WriteBackMetrics> value) {
-    refresh();
-    return snapshotFailed ? Double.NaN : value.applyAsDouble(snapshot);
+  private double gaugeValue(ToDoubleFunction<WriteBackMetrics> value) {
+    return snapshots.gauge(value);
   }
 
-  private synchronized double counterValue(ToDoubleFunction<WriteBackMetrics> value) {
-    refresh();
-    return snapshot == null ? 0 : value.applyAsDouble(snapshot);
+  private double counterValue(ToDoubleFunction<WriteBackMetrics> value) {
+    return snapshots.counter(value);
   }
 
-  private synchronized double rate() {
-    refresh();
-    return snapshotFailed ? Double.NaN : rate;
-  }
-
-  /** Takes a new snapshot when the last one (or the last failed attempt) is older than allowed. */
-  private void refresh() {
-    long now = System.nanoTime();
-    if (taken && now - snapshotNanos < maxSnapshotAgeNanos) {
-      return;
-    }
-    try {
-      snapshot = source.get();
-      snapshotFailed = false;
-      rate = drainRate.observe(snapshot.drained());
-    } catch (RuntimeException failed) {
-      snapshotFailed = true;
-      log.debug("could not take a write-back metrics snapshot", failed);
-    }
-    taken = true;
-    snapshotNanos = now;
+  private double rate() {
+    return snapshots.rate();
   }
 }
