@@ -123,6 +123,19 @@ final class TeleportedWrites {
     return sample.size();
   }
 
+  /** A listed document, if any (a read of one random partition, then the next ones while they are empty). */
+  java.util.Optional<EntityKey> anyDocument() {
+    int first = ThreadLocalRandom.current().nextInt(partitions.size());
+    for (int i = 0; i < partitions.size(); i++) {
+      List<PendingWritesPartition.Entry> listed =
+          partitions.get((first + i) % partitions.size()).entries();
+      if (!listed.isEmpty()) {
+        return java.util.Optional.of(listed.get(0).key());
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
   /** When each listed document was first listed (one batched read of every partition). */
   List<Instant> listedSince() {
     return PendingWritesPartition.entries(replicas, partitions).stream()

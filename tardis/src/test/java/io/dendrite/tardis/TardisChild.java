@@ -24,7 +24,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * acknowledged increments, and its mode whenever it changes. Then it waits until nothing is buffered and prints
  * {@code recovered}, or {@code backlog <n>} if that takes over 60 s.
  *
- * <p>Arguments: {@code <jdbc url> <cache servers> <first> <count> <seconds> <recovery workers>}.
+ * <p>Arguments: {@code <jdbc url> <cache servers> <first> <count> <seconds> <recovery workers> <workers after
+ * seconds>}: the instance the threads use has no recovery workers; after {@code workers after seconds} the process
+ * opens a second instance over the same cache with that many, which applies whatever any process left buffered.
  */
 public final class TardisChild {
   private static final int THREADS = 4;
@@ -37,6 +39,7 @@ public final class TardisChild {
     int count = Integer.parseInt(args[3]);
     long seconds = Long.parseLong(args[4]);
     int workers = Integer.parseInt(args[5]);
+    long workersAfter = Long.parseLong(args[6]);
     AtomicLongArray acknowledged = new AtomicLongArray(first + count);
     IqClient cache =
         IqClient.builder()
@@ -52,9 +55,10 @@ public final class TardisChild {
                 .technique(Technique.TARDIS)
                 .replicas(2)
                 .partitions(8)
-                .arWorkers(workers)
+                .arWorkers(0)
                 .checkInterval(Duration.ofMillis(200))
-                .build()) {
+                .build();
+        LateRecovery recovery = new LateRecovery(cache, store, workers, workersAfter)) {
       System.out.println("started in " + tardis.mode());
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
       List<Future<?>> running = new ArrayList<>();
@@ -97,6 +101,7 @@ public final class TardisChild {
               () -> {
                 Mode seen = null;
                 while (System.nanoTime() < until) {
+                  recovery.startIfDue();
                   Mode now = tardis.mode();
                   if (now != seen) {
                     System.out.println("mode " + now);
@@ -110,6 +115,7 @@ public final class TardisChild {
         thread.get();
       }
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      recovery.start();
       int backlog = tardis.metrics().bufferedDocuments();
       while (backlog > 0 && System.nanoTime() < deadline) {
         Thread.sleep(100);
@@ -119,6 +125,51 @@ public final class TardisChild {
     } finally {
       threads.shutdownNow();
       cache.close();
+    }
+  }
+
+  /** The second instance, with recovery workers, opened once its time has come. */
+  private static final class LateRecovery implements AutoCloseable {
+    private final IqClient cache;
+    private final MySqlStore store;
+    private final int workers;
+    private final long dueAt;
+    private Tardis tardis;
+
+    LateRecovery(IqClient cache, MySqlStore store, int workers, long afterSeconds) {
+      this.cache = cache;
+      this.store = store;
+      this.workers = workers;
+      this.dueAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(afterSeconds);
+    }
+
+    void startIfDue() {
+      if (tardis == null && System.nanoTime() - dueAt >= 0) {
+        start();
+      }
+    }
+
+    void start() {
+      if (tardis == null) {
+        tardis =
+            Tardis.builder()
+                .cache(cache)
+                .store(store)
+                .technique(Technique.TARDIS)
+                .replicas(2)
+                .partitions(8)
+                .arWorkers(workers)
+                .checkInterval(Duration.ofMillis(200))
+                .build();
+        System.out.println("recovery workers started");
+      }
+    }
+
+    @Override
+    public void close() {
+      if (tardis != null) {
+        tardis.close();
+      }
     }
   }
 }

@@ -56,8 +56,11 @@ class TardisTwoProcessesIT {
                 .start();
         CuttableProxy proxy = CuttableProxy.inFrontOf(url);
         // A: documents 0..199 through the proxy; B: 100..299 directly. Both overlap on 100..199.
-        ChildJvm a = child(proxy.routed(url), cache.addresses(), 0, 200, 40);
-        ChildJvm b = child(url, cache.addresses(), 100, 200, 30);
+        // Neither has recovery workers at first, so that A's buffered writes outlast the outage; B
+        // starts some
+        // 20 s in, after A was killed, and applies what A left.
+        ChildJvm a = child(proxy.routed(url), cache.addresses(), 0, 200, 40, 1_000);
+        ChildJvm b = child(url, cache.addresses(), 100, 200, 30, 20);
         MySqlStore direct = MySqlStore.open(url, 2, Duration.ofSeconds(10))) {
       a.awaitLine(line -> line.startsWith("started"), Duration.ofSeconds(60));
       b.awaitLine(line -> line.startsWith("started"), Duration.ofSeconds(60));
@@ -126,7 +129,8 @@ class TardisTwoProcessesIT {
     }
   }
 
-  private static ChildJvm child(String url, String cache, int first, int count, int seconds) {
+  private static ChildJvm child(
+      String url, String cache, int first, int count, int seconds, int workersAfterSeconds) {
     return ChildJvm.start(
         TardisChild.class.getName(),
         List.of("-Xmx256m"),
@@ -136,6 +140,7 @@ class TardisTwoProcessesIT {
             String.valueOf(first),
             String.valueOf(count),
             String.valueOf(seconds),
-            "2"));
+            "2",
+            String.valueOf(workersAfterSeconds)));
   }
 }
