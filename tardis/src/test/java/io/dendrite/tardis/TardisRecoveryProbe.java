@@ -151,6 +151,9 @@ class TardisRecoveryProbe {
       // Write-only over 95 % of the documents (the thesis' outage phase).
       IntSupplier most = () -> documents.getAsInt() % Math.max(1, records * 95 / 100);
       Phase failed = phase(tardis, most, outageSeconds, 0, null);
+      if (failed.failures > 0) {
+        System.out.println("TardisRecoveryProbe first failed write: " + failed.firstFailure);
+      }
       int buffered = tardis.metrics().bufferedDocuments();
 
       proxy.restore();
@@ -186,7 +189,7 @@ class TardisRecoveryProbe {
     }
   }
 
-  private record Phase(double opsPerSecond, long failures) {}
+  private record Phase(double opsPerSecond, long failures, String firstFailure) {}
 
   /**
    * {@code threads} threads, each {@code readPercent} % reads and the rest updates of one field, for {@code
@@ -202,6 +205,8 @@ class TardisRecoveryProbe {
     AtomicBoolean stop = new AtomicBoolean();
     LongAdder ops = new LongAdder();
     LongAdder failures = new LongAdder();
+    java.util.concurrent.atomic.AtomicReference<String> firstFailure =
+        new java.util.concurrent.atomic.AtomicReference<>("");
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     long start = System.nanoTime();
     try {
@@ -224,6 +229,7 @@ class TardisRecoveryProbe {
                       // a refused miss: not an operation done, not a failed write
                     } catch (RuntimeException failed) {
                       failures.increment();
+                      firstFailure.compareAndSet("", failed.toString());
                     }
                   }
                   return null;
@@ -240,7 +246,8 @@ class TardisRecoveryProbe {
     } finally {
       pool.shutdownNow();
     }
-    return new Phase(ops.sum() / ((System.nanoTime() - start) / 1e9), failures.sum());
+    return new Phase(
+        ops.sum() / ((System.nanoTime() - start) / 1e9), failures.sum(), firstFailure.get());
   }
 
   private static void write(Path report, List<Result> results) throws IOException {
