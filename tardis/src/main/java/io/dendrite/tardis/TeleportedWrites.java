@@ -1,6 +1,8 @@
 package io.dendrite.tardis;
 
+import io.dendrite.iq.client.CacheValue;
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.WriteOptions;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.internal.BufferedWriteKey;
@@ -13,12 +15,15 @@ import io.dendrite.writeback.internal.PinnedReplicas;
 import io.dendrite.writeback.internal.RetryingStore;
 import io.dendrite.writeback.internal.UndecodableValues;
 import io.dendrite.writeback.store.DataStore;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
@@ -33,6 +38,8 @@ import java.util.stream.IntStream;
  * SnapshotRecovery).
  */
 final class TeleportedWrites {
+  private static final String PARTITION_COUNT_KEY = "PendingWrites:tardis:partitions";
+
   private final PinnedReplicas replicas;
   private final List<PendingWritesPartition> partitions;
   private final BufferedWrites buffered;
@@ -48,6 +55,7 @@ final class TeleportedWrites {
       long pinnedBudgetBytes,
       Duration lockTimeout,
       Duration applyRetryDeadline) {
+    claimPartitionCount(cache, partitionCount);
     this.replicas = new PinnedReplicas(cache, replicaCount);
     this.partitions =
         IntStream.range(0, partitionCount)
@@ -71,6 +79,29 @@ final class TeleportedWrites {
             new LongAdder(),
             BufferedWriteKey.TELEPORTED,
             BufferedWrites.WhenFull.REFUSE);
+  }
+
+  /**
+   * Records ω in the cache tier, or refuses an ω other than the one recorded: an instance listing in other partitions
+   * would never find, so never clear, the listings the others make, and recovery would never end. Kept on one server;
+   * if it loses the record, the next instance records its own again.
+   *
+   * @throws IllegalStateException when the cache tier records another partition count
+   */
+  private static void claimPartitionCount(IqClient cache, int partitionCount) {
+    byte[] mine = Integer.toString(partitionCount).getBytes(StandardCharsets.US_ASCII);
+    if (cache.add(PARTITION_COUNT_KEY, mine, WriteOptions.PINNED).isOk()) {
+      return;
+    }
+    Optional<CacheValue> recorded = cache.get(PARTITION_COUNT_KEY);
+    if (recorded.isPresent() && !Arrays.equals(recorded.get().data(), mine)) {
+      throw new IllegalStateException(
+          "this cache tier's TARDIS listings are kept in "
+              + new String(recorded.get().data(), StandardCharsets.US_ASCII)
+              + " partitions, and this instance was built with "
+              + partitionCount
+              + ": every process must use the same partitions");
+    }
   }
 
   /**

@@ -286,6 +286,23 @@ class TardisFaultsIT {
     }
   }
 
+  @Test
+  void anInstanceWithAnotherPartitionCountIsRefused() {
+    EmbeddedIqServers servers = cacheOf(64L << 20);
+    tardis(servers, Technique.TARDIS, builder -> builder);
+
+    assertThatThrownBy(
+            () ->
+                Tardis.builder()
+                    .cache(servers.anotherClient())
+                    .store(mysql)
+                    .partitions(PARTITIONS * 2)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("kept in " + PARTITIONS + " partitions")
+        .hasMessageContaining("built with " + PARTITIONS * 2);
+  }
+
   private EmbeddedIqServers cacheOf(long pinnedBytes) {
     cache = EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(pinnedBytes).start();
     return cache;
