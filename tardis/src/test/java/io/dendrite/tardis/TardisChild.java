@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * acknowledged increments, and its mode whenever it changes. Then it waits until nothing is buffered and prints
  * {@code recovered}, or {@code backlog <n>} if that takes over 60 s.
  *
- * <p>Arguments: {@code <jdbc url> <cache servers> <first> <count> <seconds> <recovery workers> <workers after
- * seconds>}: the instance the threads use has no recovery workers; after {@code workers after seconds} the process
+ * <p>Arguments: {@code <jdbc url> <store timeout ms> <cache servers> <first> <count> <seconds> <recovery workers>
+ * <workers after seconds>}: the instance the threads use has no recovery workers; after {@code workers after seconds} the process
  * opens a second instance over the same cache with that many, which applies whatever any process left buffered.
  */
 public final class TardisChild {
@@ -35,19 +35,21 @@ public final class TardisChild {
 
   public static void main(String[] args) throws Exception {
     String url = args[0];
-    int first = Integer.parseInt(args[2]);
-    int count = Integer.parseInt(args[3]);
-    long seconds = Long.parseLong(args[4]);
-    int workers = Integer.parseInt(args[5]);
-    long workersAfter = Long.parseLong(args[6]);
+    Duration storeTimeout = Duration.ofMillis(Long.parseLong(args[1]));
+    String servers = args[2];
+    int first = Integer.parseInt(args[3]);
+    int count = Integer.parseInt(args[4]);
+    long seconds = Long.parseLong(args[5]);
+    int workers = Integer.parseInt(args[6]);
+    long workersAfter = Long.parseLong(args[7]);
     AtomicLongArray acknowledged = new AtomicLongArray(first + count);
     IqClient cache =
         IqClient.builder()
-            .servers(args[1].split(","))
+            .servers(servers.split(","))
             .requestTimeout(Duration.ofSeconds(2))
             .build();
     ExecutorService threads = Executors.newFixedThreadPool(THREADS + 1);
-    try (MySqlStore store = MySqlStore.open(url, THREADS + workers + 2, Duration.ofSeconds(1));
+    try (MySqlStore store = MySqlStore.open(url, THREADS + workers + 2, storeTimeout);
         Tardis tardis =
             Tardis.builder()
                 .cache(cache)
@@ -121,6 +123,12 @@ public final class TardisChild {
         Thread.sleep(100);
         backlog = tardis.metrics().bufferedDocuments();
       }
+      TardisMetrics metrics = tardis.metrics();
+      System.out.println(
+          "absorbed "
+              + metrics.failedWritesAbsorbed()
+              + " appliedFirst "
+              + metrics.recoveredByForeground());
       System.out.println(backlog == 0 ? "recovered" : "backlog " + backlog);
     } finally {
       threads.shutdownNow();
