@@ -309,14 +309,16 @@ public final class Tardis implements AutoCloseable {
 
   /** Lazy recovery: applies the document's buffered write, if any, now. */
   private void applyBuffered(EntityKey key) {
-    long before = teleported.applied.sum();
+    boolean hadOne;
     try {
-      teleported.apply(key);
+      hadOne = teleported.apply(key);
     } catch (DataStoreUnavailableException down) {
       mode.failed(down);
       throw down;
     }
-    recoveredByForeground.add(teleported.applied.sum() - before > 0 ? 1 : 0);
+    if (hadOne) {
+      recoveredByForeground.increment();
+    }
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.dendrite.tardis;
 
 import io.dendrite.writeback.internal.SharedSnapshot;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -148,12 +147,7 @@ public final class TardisMeters implements MeterBinder {
       String description,
       String unit,
       ToDoubleFunction<TardisMetrics> value) {
-    Gauge.builder(PREFIX + name, snapshots, shared -> shared.gauge(value))
-        .description(description)
-        .baseUnit(unit)
-        .tags(tags)
-        .strongReference(true)
-        .register(registry);
+    snapshots.registerGauge(registry, PREFIX + name, description, unit, tags, value);
   }
 
   private void counter(
@@ -161,9 +155,6 @@ public final class TardisMeters implements MeterBinder {
       String name,
       String description,
       ToDoubleFunction<TardisMetrics> value) {
-    FunctionCounter.builder(PREFIX + name, snapshots, shared -> shared.counter(value))
-        .description(description)
-        .tags(tags)
-        .register(registry);
+    snapshots.registerCounter(registry, PREFIX + name, description, tags, value);
   }
 }

@@ -13,7 +13,8 @@ import java.util.Optional;
  * @param oldestBuffered when the oldest of them was listed
  * @param failedWritesAbsorbed writes this process buffered and acknowledged instead of failing them
  * @param recovered buffered writes this process applied to the data store (workers and foreground)
- * @param recoveredByForeground of those, the ones misses and writes applied (lazy recovery)
+ * @param recoveredByForeground buffered writes misses and writes of this process found and had applied before going
+ *     on (lazy recovery; one a worker applied while they waited for its lock counts here too)
  * @param unavailableMisses misses refused with {@link TardisUnavailableException}
  * @param outcomeUnknown writes refused with {@link TardisOutcomeUnknownException}
  * @param teleportsRefused writes refused with {@link TeleportRefusedException}

@@ -121,13 +121,16 @@ final class TeleportedWrites {
   /**
    * Applies the document's buffered write, if it has one, to the data store and deletes it (lazy recovery).
    *
+   * @return whether the document had one (applied now, or by another holder while this waited for its lock)
    * @throws io.dendrite.core.DataStoreUnavailableException when the data store failed the apply: the buffered
    *     write stays
    */
-  void apply(EntityKey key) {
-    if (has(key)) {
-      LeaseLostException.untilKept(() -> buffered.drainForRead(List.of(key)));
+  boolean apply(EntityKey key) {
+    if (!has(key)) {
+      return false;
     }
+    LeaseLostException.untilKept(() -> buffered.drainForRead(List.of(key)));
+    return true;
   }
 
   /**
@@ -138,11 +141,7 @@ final class TeleportedWrites {
    * @throws io.dendrite.core.DataStoreUnavailableException when the data store failed an apply
    */
   int recoverSome(int alpha) {
-    int first = ThreadLocalRandom.current().nextInt(partitions.size());
-    List<PendingWritesPartition.Entry> listed = List.of();
-    for (int i = 0; i < partitions.size() && listed.isEmpty(); i++) {
-      listed = partitions.get((first + i) % partitions.size()).entries();
-    }
+    List<PendingWritesPartition.Entry> listed = someListings();
     if (listed.isEmpty()) {
       return -1;
     }
@@ -154,17 +153,25 @@ final class TeleportedWrites {
     return sample.size();
   }
 
-  /** A listed document, if any (a read of one random partition, then the next ones while they are empty). */
-  java.util.Optional<EntityKey> anyDocument() {
+  /** A listed document, if any (see {@link #someListings}). */
+  Optional<EntityKey> anyDocument() {
+    return someListings().stream().findFirst().map(PendingWritesPartition.Entry::key);
+  }
+
+  /**
+   * The entries of a random partition, or of the next ones while they are empty (the thesis' "try T+1"); empty when
+   * no partition lists anything.
+   */
+  private List<PendingWritesPartition.Entry> someListings() {
     int first = ThreadLocalRandom.current().nextInt(partitions.size());
     for (int i = 0; i < partitions.size(); i++) {
       List<PendingWritesPartition.Entry> listed =
           partitions.get((first + i) % partitions.size()).entries();
       if (!listed.isEmpty()) {
-        return java.util.Optional.of(listed.get(0).key());
+        return listed;
       }
     }
-    return java.util.Optional.empty();
+    return List.of();
   }
 
   /** When each listed document was first listed (one batched read of every partition). */

@@ -50,16 +50,7 @@ public final class TardisChild {
             .build();
     ExecutorService threads = Executors.newFixedThreadPool(THREADS + 1);
     try (MySqlStore store = MySqlStore.open(url, THREADS + workers + 2, storeTimeout);
-        Tardis tardis =
-            Tardis.builder()
-                .cache(cache)
-                .store(store)
-                .technique(Technique.TARDIS)
-                .replicas(2)
-                .partitions(8)
-                .arWorkers(0)
-                .checkInterval(Duration.ofMillis(200))
-                .build();
+        Tardis tardis = instance(cache, store).arWorkers(0).build();
         LateRecovery recovery = new LateRecovery(cache, store, workers, workersAfter)) {
       System.out.println("started in " + tardis.mode());
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
@@ -136,6 +127,17 @@ public final class TardisChild {
     }
   }
 
+  /** Both instances' settings, shared with the other process. */
+  private static Tardis.Builder instance(IqClient cache, MySqlStore store) {
+    return Tardis.builder()
+        .cache(cache)
+        .store(store)
+        .technique(Technique.TARDIS)
+        .replicas(2)
+        .partitions(8)
+        .checkInterval(Duration.ofMillis(200));
+  }
+
   /** The second instance, with recovery workers, opened once its time has come. */
   private static final class LateRecovery implements AutoCloseable {
     private final IqClient cache;
@@ -159,16 +161,7 @@ public final class TardisChild {
 
     void start() {
       if (tardis == null) {
-        tardis =
-            Tardis.builder()
-                .cache(cache)
-                .store(store)
-                .technique(Technique.TARDIS)
-                .replicas(2)
-                .partitions(8)
-                .arWorkers(workers)
-                .checkInterval(Duration.ofMillis(200))
-                .build();
+        tardis = instance(cache, store).arWorkers(workers).build();
         System.out.println("recovery workers started");
       }
     }

@@ -3,7 +3,6 @@ package io.dendrite.writeback;
 import io.dendrite.writeback.document.WriteBack;
 import io.dendrite.writeback.internal.SharedSnapshot;
 import io.dendrite.writeback.session.SessionWriteBack;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -155,12 +154,7 @@ public final class WriteBackMeters implements MeterBinder {
       String description,
       String unit,
       ToDoubleFunction<WriteBackMetrics> value) {
-    Gauge.builder(PREFIX + name, this, meters -> meters.gaugeValue(value))
-        .description(description)
-        .baseUnit(unit)
-        .tags(tags)
-        .strongReference(true)
-        .register(registry);
+    snapshots.registerGauge(registry, PREFIX + name, description, unit, tags, value);
   }
 
   private void counter(
@@ -168,18 +162,11 @@ public final class WriteBackMeters implements MeterBinder {
       String name,
       String description,
       ToDoubleFunction<WriteBackMetrics> value) {
-    FunctionCounter.builder(PREFIX + name, this, meters -> meters.counterValue(value))
-        .description(description)
-        .tags(tags)
-        .register(registry);
+    snapshots.registerCounter(registry, PREFIX + name, description, tags, value);
   }
 
   private double gaugeValue(ToDoubleFunction<WriteBackMetrics> value) {
     return snapshots.gauge(value);
-  }
-
-  private double counterValue(ToDoubleFunction<WriteBackMetrics> value) {
-    return snapshots.counter(value);
   }
 
   private double rate() {

@@ -1,5 +1,9 @@
 package io.dendrite.writeback.internal;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import java.time.Duration;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
@@ -11,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * One snapshot of an engine's metrics shared by all of its meters for up to {@code maxAge}: taking one reads every
  * partition from the cache, so a registry scraping ten meters must not take ten. While a snapshot cannot be taken (a
  * cache server down), gauges read NaN and counters keep their last value. Also keeps the rate of one monotonic count
- * between snapshots.
+ * between snapshots. Only the meter binders use it, so Micrometer, optional for the module, is present then.
  *
  * @param <T> the snapshot type
  */
@@ -49,6 +53,38 @@ public final class SharedSnapshot<T> {
   public synchronized double counter(ToDoubleFunction<T> value) {
     refresh();
     return snapshot == null ? 0 : value.applyAsDouble(snapshot);
+  }
+
+  /**
+   * Registers a gauge of {@code value} from the shared snapshot. The gauge holds this strongly (Micrometer's default
+   * is a weak reference), so the registry keeps it, and the counters that read it, alive.
+   */
+  public void registerGauge(
+      MeterRegistry registry,
+      String name,
+      String description,
+      String unit,
+      Iterable<Tag> tags,
+      ToDoubleFunction<T> value) {
+    Gauge.builder(name, this, shared -> shared.gauge(value))
+        .description(description)
+        .baseUnit(unit)
+        .tags(tags)
+        .strongReference(true)
+        .register(registry);
+  }
+
+  /** Registers a function counter of {@code value} from the shared snapshot. */
+  public void registerCounter(
+      MeterRegistry registry,
+      String name,
+      String description,
+      Iterable<Tag> tags,
+      ToDoubleFunction<T> value) {
+    FunctionCounter.builder(name, this, shared -> shared.counter(value))
+        .description(description)
+        .tags(tags)
+        .register(registry);
   }
 
   /** The counted items per second between the last two snapshots; NaN while none can be taken. */
