@@ -1,6 +1,5 @@
 package io.dendrite.tardis;
 
-import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.LeaseHandle;
@@ -12,20 +11,13 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.internal.Arguments;
-import io.dendrite.writeback.internal.BufferRefusedException;
-import io.dendrite.writeback.internal.DrainThreads;
-import io.dendrite.writeback.internal.ReplicaRepair;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.function.IntSupplier;
-import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,60 +47,17 @@ import org.slf4j.LoggerFactory;
 public final class Tardis implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Tardis.class);
 
+  /** The partitions listing the documents this API buffered: {@code PendingWrites:tardis:<i>}. */
+  private static final String LISTINGS = "tardis";
+
+  private final TardisCore core;
   private final IqClient cache;
   private final DataStore store;
-  private final Technique technique;
-  private final ProcessMode mode;
-  private final TeleportedWrites teleported;
-  private final DrainThreads recoveryWorkers;
-  private final ReplicaRepair replicaRepair;
-  private final int alpha;
-  private final boolean bufferUnknownOutcomes;
-  private final boolean lookForBufferedWrites;
-  private final boolean queryRecoveryMisses;
-  private final LongAdder absorbed = new LongAdder();
-  private final LongAdder recoveredByForeground = new LongAdder();
-  private final LongAdder unavailableMisses = new LongAdder();
-  private final LongAdder outcomeUnknown = new LongAdder();
-  private final LongAdder refused = new LongAdder();
-  private boolean closed;
 
-  private Tardis(Builder builder) {
-    this.cache = builder.cache;
-    this.store = builder.store;
-    this.technique = builder.technique;
-    this.alpha = builder.arAlpha;
-    this.bufferUnknownOutcomes = builder.bufferUnknownOutcomes;
-    this.lookForBufferedWrites = builder.lookForBufferedWrites;
-    this.queryRecoveryMisses = builder.queryRecoveryMisses;
-    this.mode = new ProcessMode(builder.recoverAfterSuccesses, builder.checkInterval);
-    this.teleported =
-        new TeleportedWrites(
-            cache,
-            store,
-            builder.replicas,
-            builder.partitions,
-            builder.pinnedBudgetBytes,
-            builder.lockTimeout,
-            builder.applyRetryDeadline);
-    // A process that starts while writes are buffered (another process's, or its own earlier run's)
-    // treats them as recovery does until they are applied.
-    if (teleported.anyListed()) {
-      mode.somethingBuffered();
-    }
-    List<IntSupplier> passes =
-        IntStream.range(0, builder.arWorkers)
-            .<IntSupplier>mapToObj(worker -> this::recoveryPass)
-            .toList();
-    this.recoveryWorkers =
-        new DrainThreads("tardis-recovery", builder.arWorkers, passes, builder.idlePause, 1);
-    this.replicaRepair =
-        new ReplicaRepair(
-            cache,
-            builder.replicas > 1 ? builder.replicaCheckInterval : Duration.ZERO,
-            builder.replaceDownServerAfter,
-            "tardis-replica-repair");
-    replicaRepair.register(teleported::restoreReplicas);
+  private Tardis(TardisCore core) {
+    this.core = core;
+    this.cache = core.cache;
+    this.store = core.store;
   }
 
   /** Starts configuring; {@link Builder#cache} and {@link Builder#store} are required. */
@@ -139,7 +88,10 @@ public final class Tardis implements AutoCloseable {
         throw new IqException("another writer kept the lease on " + cacheKey);
       }
       RefreshLease lease = granted.lease();
-      writeThroughOrTeleport(key, changes);
+      core.write(
+          document(key),
+          List.of(new EntityChanges(key, changes)),
+          () -> core.teleported.buffer(key, changes));
       // Durable from here: the write is acknowledged whatever happens to the cached copy.
       try {
         if (lease.current().isPresent()) {
@@ -178,65 +130,6 @@ public final class Tardis implements AutoCloseable {
     }
   }
 
-  private void writeThroughOrTeleport(EntityKey key, ChangeSequence changes) {
-    Mode now = probedMode(key);
-    Technique.WriteAction action = technique.onWrite(now, buffered(now, key));
-    if (action == Technique.WriteAction.BUFFER) {
-      teleport(key, changes, null);
-      return;
-    }
-    if (action == Technique.WriteAction.APPLY_THEN_WRITE) {
-      try {
-        applyBuffered(key);
-      } catch (DataStoreUnavailableException down) {
-        teleport(key, changes, down); // this write was not sent: safe to buffer whatever it is
-        return;
-      }
-    }
-    try {
-      store.apply(List.of(new EntityChanges(key, changes)));
-      mode.succeeded();
-    } catch (DataStoreUnavailableException down) {
-      mode.failed(down);
-      if (!down.notSent() && !changes.isIdempotent() && !bufferUnknownOutcomes) {
-        outcomeUnknown.increment();
-        throw new TardisOutcomeUnknownException(
-            "the data store may have applied the write of "
-                + key
-                + " before it failed, and the write is not idempotent, so it was not buffered: not"
-                + " acknowledged",
-            down);
-      }
-      teleport(key, changes, down);
-    }
-  }
-
-  /** Buffers the write in the cache tier; {@code why} is the data store's failure, if one led here. */
-  private void teleport(EntityKey key, ChangeSequence changes, DataStoreUnavailableException why) {
-    try {
-      teleported.buffer(key, changes);
-    } catch (BufferRefusedException full) {
-      refused.increment();
-      TeleportRefusedException refusal =
-          new TeleportRefusedException(
-              "the data store "
-                  + (why == null ? "is recovering" : "failed the write of " + key)
-                  + ", and "
-                  + full.getMessage()
-                  + ": not acknowledged",
-              full.limit() == BufferRefusedException.Limit.PINNED_BUDGET
-                  ? TeleportRefusedException.Reason.PINNED_BUDGET
-                  : TeleportRefusedException.Reason.SERVER_PINNED_MEMORY,
-              full,
-              why == null || why.notSent());
-      if (why != null) {
-        refusal.addSuppressed(why);
-      }
-      throw refusal;
-    }
-    absorbed.increment();
-  }
-
   /**
    * Reads the document: from the cache, or on a miss from the data store (after applying its buffered write, where
    * the technique does), filling the cache.
@@ -258,7 +151,8 @@ public final class Tardis implements AutoCloseable {
     }
     LeaseHandle lease = result instanceof ReadResult.Leased leased ? leased.lease() : null;
     try {
-      Optional<Map<String, Object>> fields = readMiss(key);
+      Optional<Map<String, Object>> fields =
+          core.miss(document(key), () -> store.read(key).map(Entity::fields));
       if (lease != null) {
         lease.fill(CachedDocuments.encode(fields));
       }
@@ -270,136 +164,44 @@ public final class Tardis implements AutoCloseable {
     }
   }
 
-  private Optional<Map<String, Object>> readMiss(EntityKey key) {
-    Mode now = probedMode(key);
-    Technique.MissAction action = technique.onMiss(now, buffered(now, key));
-    if (queryRecoveryMisses && now == Mode.RECOVERY && action == Technique.MissAction.UNAVAILABLE) {
-      action = Technique.MissAction.QUERY;
-    }
-    if (action == Technique.MissAction.UNAVAILABLE) {
-      unavailableMisses.increment();
-      throw new TardisUnavailableException(
-          now == Mode.FAILED
-              ? "the data store is down (this process is in failed mode): " + key + " is not cached"
-              : key
-                  + " is not cached, and with "
-                  + technique
-                  + " a miss waits until its buffered writes are applied by recovery",
-          null);
-    }
-    try {
-      if (action == Technique.MissAction.APPLY_THEN_QUERY) {
-        applyBuffered(key);
+  /** A write or miss of one document: its own buffered write is all it depends on. */
+  private TardisCore.Subject document(EntityKey key) {
+    return new TardisCore.Subject() {
+      @Override
+      public String describe() {
+        return key.toString();
       }
-      Optional<Map<String, Object>> fields = store.read(key).map(Entity::fields);
-      mode.succeeded();
-      return fields;
-    } catch (DataStoreUnavailableException down) {
-      mode.failed(down);
-      unavailableMisses.increment();
-      throw new TardisUnavailableException(
-          "the data store failed the read of " + key + ", which is not cached", down);
-    }
-  }
 
-  /** Whether the document has a buffered write, where the mode's action depends on it (Recon's check). */
-  private boolean buffered(Mode now, EntityKey key) {
-    return lookForBufferedWrites && technique.needsToKnowBuffered(now) && teleported.has(key);
-  }
+      @Override
+      public boolean hasBuffered() {
+        return core.teleported.has(key);
+      }
 
-  /** Lazy recovery: applies the document's buffered write, if any, now. */
-  private void applyBuffered(EntityKey key) {
-    boolean hadOne;
-    try {
-      hadOne = teleported.apply(key);
-    } catch (DataStoreUnavailableException down) {
-      mode.failed(down);
-      throw down;
-    }
-    if (hadOne) {
-      recoveredByForeground.increment();
-    }
-  }
+      @Override
+      public boolean applyBuffered() {
+        return core.teleported.apply(key);
+      }
 
-  /**
-   * The mode, moved on first when a check is due and no recovery worker might: a probe read of the data store in
-   * failed mode (of the requested document: a read that harms nothing), a look for listings in recovery.
-   */
-  private Mode probedMode(EntityKey key) {
-    Mode now = mode.current();
-    if (now != Mode.NORMAL && mode.checkDue()) {
-      checkWayOut(now, key);
-      now = mode.current();
-    }
-    return now;
-  }
-
-  private void checkWayOut(Mode now, EntityKey key) {
-    try {
-      if (now == Mode.FAILED) {
+      @Override
+      public void probe() {
         store.read(key);
-        mode.succeeded();
-      } else if (!teleported.anyListed()) {
-        mode.nothingBuffered();
       }
-    } catch (DataStoreUnavailableException down) {
-      mode.failed(down);
-    }
-  }
-
-  /**
-   * One iteration of an active recovery worker; see {@link TeleportedWrites#recoverSome}. In failed mode it takes no
-   * lock: it only probes the data store (one worker per check interval), because an apply that meets the data store
-   * down holds its document's lock for the store's timeout, and writers of hot documents queued behind such
-   * attempts until their leases gave up (a zipfian outage with 20 workers: 64 writes/s and 17 failed).
-   */
-  private int recoveryPass() {
-    if (mode.current() == Mode.FAILED) {
-      if (mode.checkDue()) {
-        teleported.anyDocument().ifPresent(key -> checkWayOut(Mode.FAILED, key));
-      }
-      return 0;
-    }
-    try {
-      int found = teleported.recoverSome(alpha);
-      if (found < 0) {
-        mode.nothingBuffered();
-        return 0;
-      }
-      mode.succeeded();
-      return found;
-    } catch (DataStoreUnavailableException down) {
-      mode.failed(down);
-      throw down;
-    }
+    };
   }
 
   /** This process's mode now. */
   public Mode mode() {
-    return mode.current();
+    return core.mode();
   }
 
   /** The technique this instance runs. */
   public Technique technique() {
-    return technique;
+    return core.technique;
   }
 
   /** The state now; reads every partition (one batched read). */
   public TardisMetrics metrics() {
-    List<Instant> since = teleported.listedSince();
-    return new TardisMetrics(
-        technique,
-        mode.current(),
-        mode.transitions.sum(),
-        since.size(),
-        since.stream().min(Instant::compareTo),
-        absorbed.sum(),
-        teleported.applied.sum(),
-        recoveredByForeground.sum(),
-        unavailableMisses.sum(),
-        outcomeUnknown.sum(),
-        refused.sum(),
-        teleported.pinnedBytes());
+    return core.metrics();
   }
 
   /**
@@ -407,35 +209,30 @@ public final class Tardis implements AutoCloseable {
    * where any {@code Tardis} over the same servers applies it. The cache client and the store stay the caller's.
    */
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    replicaRepair.close();
-    recoveryWorkers.close();
+  public void close() {
+    core.close();
   }
 
   /** Configures a {@link Tardis}; each setter refuses a bad value at once. */
   public static final class Builder {
-    private IqClient cache;
-    private DataStore store;
-    private Technique technique = Technique.TARDIS;
-    private int replicas = 1;
-    private int partitions = 64;
-    private int arWorkers = 4;
-    private int arAlpha = 10;
-    private int recoverAfterSuccesses = 1;
-    private long pinnedBudgetBytes = Long.MAX_VALUE;
-    private Duration lockTimeout = Duration.ofSeconds(10);
-    private Duration applyRetryDeadline = Duration.ZERO;
-    private Duration checkInterval = Duration.ofSeconds(1);
-    private Duration idlePause = Duration.ofMillis(50);
-    private Duration replicaCheckInterval = Duration.ofSeconds(1);
-    private Duration replaceDownServerAfter = Duration.ofSeconds(30);
-    private boolean bufferUnknownOutcomes;
-    private boolean lookForBufferedWrites = true;
-    private boolean queryRecoveryMisses;
+    IqClient cache;
+    DataStore store;
+    Technique technique = Technique.TARDIS;
+    int replicas = 1;
+    int partitions = 64;
+    int arWorkers = 4;
+    int arAlpha = 10;
+    int recoverAfterSuccesses = 1;
+    long pinnedBudgetBytes = Long.MAX_VALUE;
+    Duration lockTimeout = Duration.ofSeconds(10);
+    Duration applyRetryDeadline = Duration.ZERO;
+    Duration checkInterval = Duration.ofSeconds(1);
+    Duration idlePause = Duration.ofMillis(50);
+    Duration replicaCheckInterval = Duration.ofSeconds(1);
+    Duration replaceDownServerAfter = Duration.ofSeconds(30);
+    boolean bufferUnknownOutcomes;
+    boolean lookForBufferedWrites = true;
+    boolean queryRecoveryMisses;
 
     private Builder() {}
 
@@ -578,6 +375,14 @@ public final class Tardis implements AutoCloseable {
      * @throws IllegalStateException when the cache or store is missing, or R exceeds the cache's servers
      */
     public Tardis build() {
+      return new Tardis(buildCore(LISTINGS));
+    }
+
+    /**
+     * The core for a front end whose buffered writes are listed in the partitions {@code listings}, after the checks
+     * of {@link #build}.
+     */
+    TardisCore buildCore(String listings) {
       if (cache == null || store == null) {
         throw new IllegalStateException("cache and store are required");
       }
@@ -586,7 +391,7 @@ public final class Tardis implements AutoCloseable {
         throw new IllegalStateException(
             "replicas (" + replicas + ") must not exceed the cache's " + servers + " servers");
       }
-      return new Tardis(this);
+      return new TardisCore(this, listings);
     }
   }
 }

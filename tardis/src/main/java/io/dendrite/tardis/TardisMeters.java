@@ -60,6 +60,13 @@ public final class TardisMeters implements MeterBinder {
         tardis.technique(), tardis::metrics, Duration.ofSeconds(1), Tags.of(tags));
   }
 
+  /** Meters for {@code ranges}, tagged {@code technique} and {@code tags}. */
+  public static TardisMeters of(TardisDendrite<?, ?> ranges, Tag... tags) {
+    Objects.requireNonNull(ranges, "ranges");
+    return new TardisMeters(
+        ranges.technique(), ranges::metrics, Duration.ofSeconds(1), Tags.of(tags));
+  }
+
   /** Registers the meters; the gauges hold this binder strongly, so the registry keeps it alive. */
   @Override
   public void bindTo(MeterRegistry registry) {

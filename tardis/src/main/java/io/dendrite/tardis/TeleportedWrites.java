@@ -1,6 +1,8 @@
 package io.dendrite.tardis;
 
+import io.dendrite.core.OwnedRange;
 import io.dendrite.iq.client.CacheValue;
+import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.WriteOptions;
 import io.dendrite.writeback.change.ChangeSequence;
@@ -8,10 +10,12 @@ import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.internal.BufferedWriteKey;
 import io.dendrite.writeback.internal.BufferedWriteLocks;
 import io.dendrite.writeback.internal.BufferedWrites;
+import io.dendrite.writeback.internal.DocumentEngine;
 import io.dendrite.writeback.internal.LeaseLostException;
 import io.dendrite.writeback.internal.PendingWritesPartition;
 import io.dendrite.writeback.internal.PinnedBudget;
 import io.dendrite.writeback.internal.PinnedReplicas;
+import io.dendrite.writeback.internal.ReplicaRepair;
 import io.dendrite.writeback.internal.RetryingStore;
 import io.dendrite.writeback.internal.UndecodableValues;
 import io.dendrite.writeback.store.DataStore;
@@ -21,9 +25,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
@@ -38,8 +45,8 @@ import java.util.stream.IntStream;
  * SnapshotRecovery).
  */
 final class TeleportedWrites {
-  private static final String PARTITION_COUNT_KEY = "PendingWrites:tardis:partitions";
-
+  private final IqClient cache;
+  private final int replicaCount;
   private final PinnedReplicas replicas;
   private final List<PendingWritesPartition> partitions;
   private final BufferedWrites buffered;
@@ -50,16 +57,19 @@ final class TeleportedWrites {
   TeleportedWrites(
       IqClient cache,
       DataStore store,
+      String listings,
       int replicaCount,
       int partitionCount,
       long pinnedBudgetBytes,
       Duration lockTimeout,
       Duration applyRetryDeadline) {
-    claimPartitionCount(cache, partitionCount);
+    claimPartitionCount(cache, listings, partitionCount);
+    this.cache = cache;
+    this.replicaCount = replicaCount;
     this.replicas = new PinnedReplicas(cache, replicaCount);
     this.partitions =
         IntStream.range(0, partitionCount)
-            .mapToObj(index -> new PendingWritesPartition(replicas, "tardis:" + index))
+            .mapToObj(index -> new PendingWritesPartition(replicas, listings + ":" + index))
             .toList();
     this.budget = new PinnedBudget(pinnedBudgetBytes);
     this.buffered =
@@ -88,12 +98,13 @@ final class TeleportedWrites {
    *
    * @throws IllegalStateException when the cache tier records another partition count
    */
-  private static void claimPartitionCount(IqClient cache, int partitionCount) {
+  private static void claimPartitionCount(IqClient cache, String listings, int partitionCount) {
+    String countKey = "PendingWrites:" + listings + ":partitions";
     byte[] mine = Integer.toString(partitionCount).getBytes(StandardCharsets.US_ASCII);
-    if (cache.add(PARTITION_COUNT_KEY, mine, WriteOptions.PINNED).isOk()) {
+    if (cache.add(countKey, mine, WriteOptions.PINNED).isOk()) {
       return;
     }
-    Optional<CacheValue> recorded = cache.get(PARTITION_COUNT_KEY);
+    Optional<CacheValue> recorded = cache.get(countKey);
     if (recorded.isPresent() && !Arrays.equals(recorded.get().data(), mine)) {
       throw new IllegalStateException(
           "this cache tier's TARDIS listings are kept in "
@@ -189,6 +200,67 @@ final class TeleportedWrites {
   /** Pinned bytes this process buffered, every replica counted. */
   long pinnedBytes() {
     return budget.used();
+  }
+
+  /**
+   * These buffered writes as the engine a {@code RangeWriteBack} is built on, which indexes each range write's
+   * interval with its documents; {@code repair} restores the range's log too.
+   */
+  DocumentEngine asEngine(ReplicaRepair repair) {
+    return new DocumentEngine() {
+      @Override
+      public IqClient cache() {
+        return cache;
+      }
+
+      @Override
+      public int replicas() {
+        return replicaCount;
+      }
+
+      @Override
+      public List<EntityKey> listedDocuments() {
+        return PendingWritesPartition.entries(replicas, partitions).stream()
+            .map(PendingWritesPartition.Entry::key)
+            .distinct()
+            .toList();
+      }
+
+      @Override
+      public Optional<OwnedRange> ownedRange() {
+        return Optional.empty(); // documents are locked by their replicas' leases, across processes
+      }
+
+      @Override
+      public FenceScope fenced() {
+        return null;
+      }
+
+      @Override
+      public void close() {
+        // the TARDIS front end closes its core, which owns these
+      }
+
+      @Override
+      public ReplicaRepair replicaRepair() {
+        return repair;
+      }
+
+      @Override
+      public BufferedWrites.StartedWrite startWrite(Map<EntityKey, ChangeSequence> changes) {
+        return buffered.startWrite(changes);
+      }
+
+      @Override
+      public void drainAll(Collection<EntityKey> keys) {
+        LeaseLostException.untilKept(() -> buffered.drainForRead(List.copyOf(keys)));
+      }
+
+      @Override
+      public Set<EntityKey> bufferedAmong(Collection<EntityKey> keys) {
+        return buffered.bufferedAmong(keys);
+      }
+    };
   }
 
   /**

@@ -121,7 +121,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
 
   private RangeWriteBack(Builder<K> builder) {
     this.type = builder.type;
-    this.engine = DocumentEngine.of(builder.writeBack);
+    this.engine = builder.engine;
     this.collection = builder.collection;
     this.compactAfterRecords = builder.compactAfterRecords;
     this.applyOnMiss = builder.applyOnMiss;
@@ -183,6 +183,17 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
   /** Starts configuring range write-back for an attribute of type {@code type}. */
   public static <K extends Comparable<? super K>> Builder<K> builder(DomainType<K> type) {
     return new Builder<>(type);
+  }
+
+  /**
+   * Starts configuring range write-back over an engine other than a {@link WriteBack}: for the modules the engine's
+   * package is exported to (TARDIS indexes the range writes it buffers while the data store is down).
+   */
+  public static <K extends Comparable<? super K>> Builder<K> over(
+      DomainType<K> type, DocumentEngine engine) {
+    Builder<K> builder = new Builder<>(type);
+    builder.engine = Objects.requireNonNull(engine, "engine");
+    return builder;
   }
 
   /**
@@ -326,8 +337,13 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
       private void settle() {
         if (write == null) {
           // Unindexed, a buffered write would be invisible to range misses: it must not outlive the
-          // Exclusive lease.
-          engine.drainAll(documents);
+          // Exclusive lease. If the store fails the drain, every miss applies the documents first.
+          try {
+            engine.drainAll(documents);
+          } catch (RuntimeException notDrained) {
+            unindexed.addAll(documents);
+            throw notDrained;
+          }
         } else {
           // Also when buffering failed: the entry stays until its documents have nothing buffered.
           write.settled = true;
@@ -362,6 +378,22 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
         remove(overlapping.get(i));
       }
     }
+  }
+
+  /**
+   * Whether a buffered write overlaps {@code interval} now: a document of an overlapping entry, or one no entry
+   * names, still has a buffered write (one batched, lock-free read). Under the interval's Shared or Exclusive lease
+   * the answer can only turn from true to false meanwhile, as buffered writes are applied.
+   */
+  public boolean buffersOverlapping(Interval<K> interval) {
+    List<EntityKey> documents =
+        Stream.concat(
+                unindexed.stream(),
+                index.overlapping(interval).stream()
+                    .flatMap(entry -> entry.write().documents.stream()))
+            .distinct()
+            .toList();
+    return !documents.isEmpty() && !engine.bufferedAmong(documents).isEmpty();
   }
 
   /** The number of entries in BuWrInT: writes whose buffered changes may not have reached the data store yet. */
@@ -477,7 +509,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
    */
   public static final class Builder<K extends Comparable<? super K>> {
     private final DomainType<K> type;
-    private WriteBack writeBack;
+    private DocumentEngine engine;
     private String collection;
     private String domain;
     private int logPartitions = 16;
@@ -496,7 +528,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
      * R is also the log's. Required.
      */
     public Builder<K> writeBack(WriteBack writeBack) {
-      this.writeBack = Objects.requireNonNull(writeBack, "writeBack");
+      this.engine = DocumentEngine.of(writeBack);
       return this;
     }
 
@@ -576,10 +608,10 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
      * @throws IllegalStateException when a required setting is missing
      */
     public RangeWriteBack<K> build() {
-      if (writeBack == null || collection == null || domain == null) {
+      if (engine == null || collection == null || domain == null) {
         throw new IllegalStateException("writeBack, collection and domain are required");
       }
-      var owned = DocumentEngine.of(writeBack).ownedRange();
+      var owned = engine.ownedRange();
       if (owned.isPresent() != (documentAttribute != null)) {
         throw new IllegalStateException(
             owned.isPresent()
@@ -604,7 +636,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
       } catch (RuntimeException failed) {
         if (owned.isPresent()) {
           // It serves this range alone: nobody else would close it.
-          DocumentEngine.of(writeBack).close();
+          engine.close();
         }
         throw failed;
       }

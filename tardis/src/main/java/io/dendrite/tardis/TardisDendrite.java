@@ -1,0 +1,314 @@
+package io.dendrite.tardis;
+
+import io.dendrite.core.CacheUpdate;
+import io.dendrite.core.Dendrite;
+import io.dendrite.core.DendriteMetrics;
+import io.dendrite.core.DomainType;
+import io.dendrite.core.Interval;
+import io.dendrite.core.RangeNames;
+import io.dendrite.core.RowCodec;
+import io.dendrite.core.WritePolicy;
+import io.dendrite.writeback.change.DocumentChanges;
+import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.internal.LeaseLostException;
+import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.store.Entity;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/**
+ * TARDIS for cached range results: a write-through (or write-around) {@link Dendrite} over one collection and range
+ * attribute, whose writes go to the data store while it answers and are teleported into the cache tier while it does
+ * not. A teleported write is buffered per document (as {@link Tardis} buffers one) and its interval is indexed with
+ * its documents (the CPR paper's BuWrInT, kept by a {@link RangeWriteBack} over the buffered writes): that index is
+ * the thesis' mapping from cached entries to the buffered writes they depend on (Table 4.2), so that a range get that
+ * misses in recovery applies every buffered write overlapping its interval before it queries (TARD, TARDIS).
+ *
+ * <p>The Dendrite's own leases make it safe: a write's applier, which writes the data store or teleports, runs under
+ * the Exclusive lease of its interval and the Q leases of the cached results it refreshes, so a teleported write
+ * refreshes them as a written-through one does; a get's query runs only on a miss, under the entry's I lease and the
+ * interval's Shared lease, so no overlapping write is buffered while it applies and reads. The technique decides per
+ * {@link Mode} as for documents; in normal mode a miss or write whose interval overlaps a buffered write takes the
+ * technique's recovery row (Recon, with the index as the check).
+ *
+ * <p>One TardisDendrite per collection and range attribute at a time (the Dendrite's coordinator enforces it); its
+ * writes and the per-document {@link Tardis} API must not change the same documents. Thread-safe.
+ *
+ * @param <K> the range attribute's type
+ * @param <R> the row type
+ */
+public final class TardisDendrite<K extends Comparable<? super K>, R> implements AutoCloseable {
+  private final TardisCore core;
+  private final RangeWriteBack<K> buffered;
+  private final Dendrite<K, R> dendrite;
+  private final String collection;
+  private final String domain;
+  private final Function<Entity, R> rowOf;
+  private final Function<DocumentChanges, CacheUpdate<K, R>> cacheUpdates;
+  private final boolean useTheIndex;
+
+  private TardisDendrite(Builder<K, R> builder, TardisCore core) {
+    this.core = core;
+    this.collection = builder.collection;
+    this.domain = builder.domain;
+    this.rowOf = builder.rowOf;
+    this.cacheUpdates = builder.cacheUpdates;
+    this.useTheIndex = builder.useTheIndex;
+    RangeWriteBack<K> index = null;
+    try {
+      index =
+          RangeWriteBack.over(builder.type, core.teleported.asEngine(core.replicaRepair))
+              .collection(collection)
+              .domain(domain)
+              .build();
+      this.buffered = index;
+      this.dendrite =
+          builder
+              .dendriteSettings
+              .apply(
+                  Dendrite.builder(builder.type, builder.rows)
+                      .collection(collection)
+                      .domain(domain)
+                      .range(builder.min, builder.max)
+                      .cache(core.cache)
+                      .writePolicy(WritePolicy.WRITE_THROUGH))
+              .build();
+    } catch (RuntimeException failed) {
+      if (index != null) {
+        index.close();
+      }
+      core.close();
+      throw failed;
+    }
+  }
+
+  /**
+   * Starts configuring a TardisDendrite over a range attribute of type {@code type}, whose rows {@code rows}
+   * encodes in the cache.
+   */
+  public static <K extends Comparable<? super K>, R> Builder<K, R> builder(
+      DomainType<K> type, RowCodec<K, R> rows) {
+    return new Builder<>(type, rows);
+  }
+
+  /**
+   * Returns the rows whose range attribute lies in [{@code lowerBound}, {@code upperBound}]: from the cache if it
+   * holds them, otherwise from the data store (after applying the overlapping buffered writes, where the technique
+   * does), caching the result.
+   *
+   * @throws TardisUnavailableException when the technique cannot serve the miss now (the data store is down, or may
+   *     lack buffered writes): nothing was read or cached
+   * @throws IllegalArgumentException for bad bounds, as {@link Dendrite#get}
+   */
+  public List<R> get(K lowerBound, K upperBound) {
+    return dendrite.get(
+        lowerBound,
+        upperBound,
+        (lo, hi) ->
+            core.miss(
+                range(lo, hi),
+                () ->
+                    core.store.readRange(collection, domain, lo, hi).stream().map(rowOf).toList()));
+  }
+
+  /**
+   * Writes {@code changes}, which touch the rows of [{@code lowerBound}, {@code upperBound}] (before and after the
+   * write): to the data store, or, when it fails them or the technique says so, buffered in the cache tier with
+   * the interval indexed. Either way the cached results overlapping the interval are refreshed (write-through) or
+   * dropped (write-around). Returns once the write is durable in one or the other.
+   *
+   * @throws TardisOutcomeUnknownException when the data store may have applied non-idempotent changes: not
+   *     acknowledged, and nothing buffered
+   * @throws TeleportRefusedException when pinned memory refused to buffer the write: not acknowledged; of a write to
+   *     several documents, those buffered before the refusal stay buffered (as range write-back leaves them)
+   * @throws IllegalArgumentException for bad bounds, or a change to a document of another collection; nothing
+   *     changed
+   */
+  public void write(K lowerBound, K upperBound, DocumentChanges changes) {
+    Objects.requireNonNull(changes, "changes");
+    List<EntityChanges> each = changes.each();
+    for (EntityChanges one : each) {
+      if (!one.key().collection().equals(collection)) {
+        throw new IllegalArgumentException(
+            "a TardisDendrite of collection " + collection + " cannot write " + one.key());
+      }
+    }
+    dendrite.write(
+        lowerBound,
+        upperBound,
+        changes,
+        change -> {
+          // Called under the interval's Exclusive lease, after the Dendrite checked the bounds.
+          Interval<K> interval = Interval.of(lowerBound, upperBound);
+          core.write(
+              range(lowerBound, upperBound),
+              each,
+              () -> LeaseLostException.untilKept(() -> buffered.buffer(interval, change)));
+        },
+        cacheUpdates == null ? null : cacheUpdates.apply(changes));
+  }
+
+  /** A get's or write's interval: it depends on the buffered writes whose intervals overlap it. */
+  private TardisCore.Subject range(K lowerBound, K upperBound) {
+    Interval<K> interval = Interval.of(lowerBound, upperBound);
+    return new TardisCore.Subject() {
+      @Override
+      public String describe() {
+        return collection + "." + domain + " " + interval;
+      }
+
+      @Override
+      public boolean hasBuffered() {
+        return useTheIndex && buffered.buffersOverlapping(interval);
+      }
+
+      @Override
+      public boolean applyBuffered() {
+        if (!hasBuffered()) {
+          return false;
+        }
+        buffered.applyOverlapping(interval);
+        return true;
+      }
+
+      @Override
+      public void probe() {
+        core.store.readRange(collection, domain, lowerBound, lowerBound);
+      }
+    };
+  }
+
+  /** This process's mode now. */
+  public Mode mode() {
+    return core.mode();
+  }
+
+  /** The technique this instance runs. */
+  public Technique technique() {
+    return core.technique;
+  }
+
+  /** The state now; reads every partition (one batched read). */
+  public TardisMetrics metrics() {
+    return core.metrics();
+  }
+
+  /** The underlying Dendrite's counts (hits, misses, writes). */
+  public DendriteMetrics dendriteMetrics() {
+    return dendrite.metrics();
+  }
+
+  /**
+   * Gives the range up and stops the recovery workers; what is still buffered stays pinned, listed and indexed in
+   * the cache tier, where the range's next owner finds it. The cache client and the store stay the caller's.
+   */
+  @Override
+  public void close() {
+    try (TardisCore recovery = core;
+        RangeWriteBack<K> index = buffered;
+        Dendrite<K, R> cached = dendrite) {
+      // closed in reverse order: the Dendrite, then the index, then the recovery workers
+    }
+  }
+
+  /**
+   * Configures a {@link TardisDendrite}.
+   *
+   * @param <K> the range attribute's type
+   * @param <R> the row type
+   */
+  public static final class Builder<K extends Comparable<? super K>, R> {
+    private final DomainType<K> type;
+    private final RowCodec<K, R> rows;
+    private Tardis.Builder tardis;
+    private String collection;
+    private String domain;
+    private K min;
+    private K max;
+    private Function<Entity, R> rowOf;
+    private Function<DocumentChanges, CacheUpdate<K, R>> cacheUpdates;
+    private UnaryOperator<Dendrite.Builder<K, R>> dendriteSettings = UnaryOperator.identity();
+    private boolean useTheIndex = true;
+
+    private Builder(DomainType<K> type, RowCodec<K, R> rows) {
+      this.type = Objects.requireNonNull(type, "type");
+      this.rows = Objects.requireNonNull(rows, "rows");
+    }
+
+    /**
+     * The cache, the data store, the technique and the recovery settings, as for {@link Tardis} (required). Its
+     * buffered writes are listed in partitions of their own, {@code PendingWrites:tardis.<collection>.<domain>:<i>}.
+     */
+    public Builder<K, R> tardis(Tardis.Builder settings) {
+      this.tardis = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /** The collection (table) the rows are documents of (required). */
+    public Builder<K, R> collection(String name) {
+      this.collection = RangeNames.check("collection", name);
+      return this;
+    }
+
+    /** The range attribute: a field of every document, queried with {@code readRange} (required). */
+    public Builder<K, R> domain(String name) {
+      this.domain = RangeNames.check("domain", name);
+      return this;
+    }
+
+    /** The attribute's domain, [min, max] (required). */
+    public Builder<K, R> range(K min, K max) {
+      this.min = Objects.requireNonNull(min, "min");
+      this.max = Objects.requireNonNull(max, "max");
+      return this;
+    }
+
+    /** How a document the data store returns becomes a row (required). */
+    public Builder<K, R> rowOf(Function<Entity, R> rowOf) {
+      this.rowOf = Objects.requireNonNull(rowOf, "rowOf");
+      return this;
+    }
+
+    /**
+     * How a write changes a cached result set (required for write-through, unless the Dendrite keeps writes as
+     * change records: {@link Dendrite.Builder#changeRecords}).
+     */
+    public Builder<K, R> cacheUpdates(Function<DocumentChanges, CacheUpdate<K, R>> updates) {
+      this.cacheUpdates = Objects.requireNonNull(updates, "updates");
+      return this;
+    }
+
+    /**
+     * Further settings of the Dendrite (β, change records, coordinator, interval leases, {@link
+     * WritePolicy#WRITE_AROUND}); it is write-through unless they say otherwise, and never write-back.
+     */
+    public Builder<K, R> dendrite(UnaryOperator<Dendrite.Builder<K, R>> settings) {
+      this.dendriteSettings = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /**
+     * Misses and writes never find buffered writes overlapping their intervals: recovery-mode misses query a data
+     * store that may lack them. For the negative control of the tests only (it reads stale), so not public.
+     */
+    Builder<K, R> ignoringTheIndex() {
+      this.useTheIndex = false;
+      return this;
+    }
+
+    /**
+     * Rebuilds the index of buffered range writes from the cache tier, builds the Dendrite (claiming the range) and
+     * starts the recovery workers.
+     *
+     * @throws IllegalStateException when a required setting is missing, or as {@link Tardis.Builder#build}
+     */
+    public TardisDendrite<K, R> build() {
+      if (tardis == null || collection == null || domain == null || min == null || rowOf == null) {
+        throw new IllegalStateException("tardis, collection, domain, range and rowOf are required");
+      }
+      return new TardisDendrite<>(this, tardis.buildCore("tardis." + collection + "." + domain));
+    }
+  }
+}
