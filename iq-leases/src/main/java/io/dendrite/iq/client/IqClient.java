@@ -313,6 +313,35 @@ public final class IqClient implements AutoCloseable {
   }
 
   /**
+   * Sets the key's pending marker ({@code pmark}, Dendrite's server): from now on every lease on the key says {@link
+   * LeaseHandle#pending() pending}, until a holder clears it ({@link LeaseHandle#fill}, {@link
+   * Transaction#commit(boolean) commit(false)}). TARDIS marks a key this way before it buffers a write of it, and
+   * takes the key's Q lease first ({@link Transaction#readForUpdate}), so that no reader told "not pending" before
+   * the mark fills the key, nor another writer clears the mark meanwhile. Needs a login that may pin items where the
+   * server restricts pinning ({@code --pin-users}).
+   *
+   * @return {@link Outcome#OK}, or {@link Outcome#PINNED_MEMORY_FULL} when the marker does not fit the server's
+   *     pinned memory (nothing is marked)
+   * @throws IqException when the server refuses (not a pin user; a server without {@code pmark})
+   */
+  public Outcome pmark(String key) {
+    return Outcome.of(connectionFor(key).call(OutgoingRequest.pmark(key)));
+  }
+
+  /**
+   * Tells {@code server} that its pending markers are complete ({@code pready}, Dendrite's server): a restart lost
+   * them, and until this call its leases all say {@link LeaseHandle#pending() pending}. Send it once every key known
+   * to have a buffered write is marked again ({@link #pmark}); sending it earlier makes the server answer "not
+   * pending" for keys whose markers are still missing. Needs a login that may pin items where the server restricts
+   * pinning ({@code --pin-users}).
+   *
+   * @throws IqException when the server refuses (not a pin user; a server without {@code pready})
+   */
+  public void pready(ServerAddress server) {
+    Outcome.of(connection(server).call(OutgoingRequest.pready()));
+  }
+
+  /**
    * Adds to a decimal counter ({@code incr}).
    *
    * @return the new value, or empty if the key is absent
@@ -631,7 +660,8 @@ public final class IqClient implements AutoCloseable {
             if (entry instanceof Reply.Lease lease) {
               return lease.refused()
                   ? new ReadResult.Busy(Duration.ZERO)
-                  : new ReadResult.Leased(new LeaseHandle(server, key, lease.token(), epoch));
+                  : new ReadResult.Leased(
+                      new LeaseHandle(server, key, lease.token(), epoch, lease.pending()));
             }
           }
           return new ReadResult.NoValue();

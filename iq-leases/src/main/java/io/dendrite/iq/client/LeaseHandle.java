@@ -22,13 +22,15 @@ public final class LeaseHandle implements AutoCloseable {
   private final String key;
   private final long token;
   private final long epoch;
+  private final boolean pending;
   private final AtomicBoolean used = new AtomicBoolean();
 
-  LeaseHandle(ServerConnection server, String key, long token, long epoch) {
+  LeaseHandle(ServerConnection server, String key, long token, long epoch, boolean pending) {
     this.server = server;
     this.key = key;
     this.token = token;
     this.epoch = epoch;
+    this.pending = pending;
   }
 
   /** The key this lease is on. */
@@ -44,6 +46,16 @@ public final class LeaseHandle implements AutoCloseable {
   /** The lease token the server granted. */
   public long token() {
     return token;
+  }
+
+  /**
+   * Whether the server said {@code <p>} = 1 when it granted this lease: a pending marker is set on the key ({@link
+   * IqClient#pmark}), so a buffered write of it may exist that the data store lacks; or the server has not been told
+   * {@link IqClient#pready pready} since it started, so it cannot know. Then apply that write before reading the
+   * data store for the fill; the fill clears the marker. IQ-Twemcached reports its own {@code pd:} markers here.
+   */
+  public boolean pending() {
+    return pending;
   }
 
   /** Fills the key with {@code value} and releases the lease; see {@link #fill(byte[], WriteOptions)}. */
@@ -83,6 +95,13 @@ public final class LeaseHandle implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "LeaseHandle[" + key + "@" + server.address() + ", token=" + token + "]";
+    return "LeaseHandle["
+        + key
+        + "@"
+        + server.address()
+        + ", token="
+        + token
+        + (pending ? ", pending" : "")
+        + "]";
   }
 }

@@ -195,6 +195,14 @@ final class OutgoingRequest {
     return of(ReplyFormat.LINE, "unpin " + checkKey(key));
   }
 
+  static OutgoingRequest pmark(String key) {
+    return of(ReplyFormat.LINE, "pmark " + checkKey(key));
+  }
+
+  static OutgoingRequest pready() {
+    return of(ReplyFormat.LINE, "pready");
+  }
+
   /** @throws IllegalArgumentException when {@code values} is empty: {@code mappend} needs at least one block */
   static OutgoingRequest mappend(String key, boolean pinned, List<byte[]> values) {
     if (values.isEmpty()) {

@@ -14,13 +14,21 @@ public final class RefreshLease {
   private final String key;
   private final long token;
   private final long epoch;
+  private final boolean pending;
   private final CacheValue current;
 
-  RefreshLease(ServerConnection server, String key, long token, long epoch, CacheValue current) {
+  RefreshLease(
+      ServerConnection server,
+      String key,
+      long token,
+      long epoch,
+      boolean pending,
+      CacheValue current) {
     this.server = server;
     this.key = key;
     this.token = token;
     this.epoch = epoch;
+    this.pending = pending;
     this.current = current;
   }
 
@@ -37,6 +45,16 @@ public final class RefreshLease {
   /** The lease token the server granted. */
   public long token() {
     return token;
+  }
+
+  /**
+   * Whether the server said {@code <p>} = 1 when it granted this lease: a pending marker is set on the key ({@link
+   * IqClient#pmark}), so a buffered write of it may exist that the data store lacks; or the server has not been told
+   * {@link IqClient#pready pready} since it started, so it cannot know. {@link Transaction#commit(boolean)
+   * commit(false)} clears the marker while this lease is held; {@code commit(true)} keeps it.
+   */
+  public boolean pending() {
+    return pending;
   }
 
   /** The value cached when the lease was granted, if any. */
@@ -77,6 +95,13 @@ public final class RefreshLease {
 
   @Override
   public String toString() {
-    return "RefreshLease[" + key + "@" + server.address() + ", token=" + token + "]";
+    return "RefreshLease["
+        + key
+        + "@"
+        + server.address()
+        + ", token="
+        + token
+        + (pending ? ", pending" : "")
+        + "]";
   }
 }

@@ -150,7 +150,8 @@ public final class Session implements AutoCloseable {
         return new ReadResult.Hit(IqClient.cacheValue(key, value));
       }
       if (entry instanceof Reply.Lease lease) {
-        return new ReadResult.Leased(new LeaseHandle(server, key, lease.token(), epoch));
+        return new ReadResult.Leased(
+            new LeaseHandle(server, key, lease.token(), epoch, lease.pending()));
       }
     }
     return new ReadResult.NoValue();

@@ -112,6 +112,7 @@ public final class Transaction implements AutoCloseable {
         .thenApply(
             reply -> {
               long token = -1;
+              boolean pending = false;
               CacheValue current = null;
               for (Reply.Entry entry : IqClient.entries(reply)) {
                 if (entry instanceof Reply.Lease granted) {
@@ -119,6 +120,7 @@ public final class Transaction implements AutoCloseable {
                     return new ReadResult.Busy(Duration.ZERO);
                   }
                   token = granted.token();
+                  pending = granted.pending();
                 } else if (entry instanceof Reply.Value value) {
                   current = IqClient.cacheValue(key, value);
                 }
@@ -127,7 +129,7 @@ public final class Transaction implements AutoCloseable {
                 throw new IqException("qaread of " + key + " returned no lease");
               }
               return new RefreshResult.Granted(
-                  new RefreshLease(server, key, token, epoch, current));
+                  new RefreshLease(server, key, token, epoch, pending, current));
             });
   }
 

@@ -70,6 +70,7 @@ public final class IqServer implements AutoCloseable {
     new StandardCommands(state).registerAll(commands);
     new LeaseCommands(state).registerAll(commands);
     new SessionCommands(state).registerAll(commands);
+    new MarkerCommands(state).registerAll(commands);
     ConnectionLimit connectionLimit = new ConnectionLimit(state.stats, config.maxConnections());
     try {
       Channel channel =

@@ -31,6 +31,10 @@ import javax.net.ssl.SSLContext;
  *     left lapses (default 256 MiB); with no login, for all connections together
  * @param pinUsers the users who may pin items and write, lease, touch, unpin or remove pinned ones (write-back's
  *     buffered writes); empty (the default) lets every user. Only with {@code credentials}
+ * @param preadyGate whether every lease reply says {@code <p>} = 1 ("a buffered write may exist") until a client
+ *     sends {@code pready} (the default): a restart loses the pending markers, and a server that answered 0 for a
+ *     key whose marker it lost would let a reader fill it from a data store that lacks the buffered write. {@code
+ *     false} reports only the markers the server holds from the start, as IQ-Twemcached does
  */
 public record IqServerConfig(
     int port,
@@ -47,7 +51,8 @@ public record IqServerConfig(
     SSLContext tls,
     long maxHeldPerConnection,
     long maxHeldPerUser,
-    Set<String> pinUsers) {
+    Set<String> pinUsers,
+    boolean preadyGate) {
 
   public IqServerConfig {
     checkPort(port);
@@ -141,8 +146,15 @@ public record IqServerConfig(
     private long maxHeldPerConnection = 64L << 20;
     private long maxHeldPerUser = 256L << 20;
     private Set<String> pinUsers = Set.of();
+    private boolean preadyGate = true;
 
     private Builder() {}
+
+    /** See {@link IqServerConfig#preadyGate()} (default true). */
+    public Builder preadyGate(boolean gate) {
+      this.preadyGate = gate;
+      return this;
+    }
 
     /** See {@link IqServerConfig#maxHeldPerConnection()}. */
     public Builder maxHeldPerConnection(long bytes) {
@@ -257,7 +269,8 @@ public record IqServerConfig(
           tls,
           maxHeldPerConnection,
           maxHeldPerUser,
-          pinUsers);
+          pinUsers,
+          preadyGate);
     }
   }
 }

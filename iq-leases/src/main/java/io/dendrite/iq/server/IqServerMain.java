@@ -40,6 +40,9 @@ public final class IqServerMain {
               --pinned-memory <size>   memory for pinned items (default 64m)
               --lease-ms <n>           lease, transaction and session lifetime in ms (default 10000)
               --transport <t>          epoll (default; NIO where it does not load) or nio
+              --pready-gate <on|off>   on (default): every lease reply says <p> = 1 (a buffered write may
+                                       exist) until a client sends pready, since a restart lost the pending
+                                       markers; off: report only the markers held, as IQ-Twemcached does
               --handover-ms <n>        on SIGTERM with pinned items: keep serving this long, announced as
                                        leaving, so that clients copy them to other servers (default 10000;
                                        0 stops at once)
@@ -105,6 +108,14 @@ public final class IqServerMain {
     };
   }
 
+  private static boolean onOff(String option, String value) {
+    return switch (value) {
+      case "on" -> true;
+      case "off" -> false;
+      default -> throw new IllegalArgumentException(option + " must be on or off, got " + value);
+    };
+  }
+
   private static long handoverMillis(String value) {
     long millis = integer("--handover-ms", value);
     if (millis < 0) {
@@ -130,6 +141,7 @@ public final class IqServerMain {
       switch (option) {
         case "--handover-ms" -> handoverMillis(value);
         case "--transport" -> builder.epoll(transport(value));
+        case "--pready-gate" -> builder.preadyGate(onOff(option, value));
         case "--listen" -> builder.listenAddress(value);
         case "--port" -> builder.port(integer(option, value));
         case "--threads" -> builder.threads(integer(option, value));

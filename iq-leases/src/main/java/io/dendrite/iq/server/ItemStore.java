@@ -14,7 +14,8 @@ import java.util.function.LongSupplier;
 /**
  * The user key space. Unpinned items live in a size-bounded Caffeine cache (weigher = key + value
  * + overhead) which does the evicting; pinned items live in a plain map charged against the pinned
- * quota, so eviction cannot reach them. A key is in at most one of the two.
+ * quota ({@link PinnedQuota}, shared with the pending markers), so eviction cannot reach them. A key is in at most
+ * one of the two.
  *
  * <p>Callers hold the key's stripe from {@link KeyLocks} for every read-modify-write; the store
  * itself only guarantees that each single call is atomic.
@@ -32,13 +33,16 @@ final class ItemStore {
 
   private final Cache<String, Item> unpinned;
   private final Map<String, Item> pinned = new ConcurrentHashMap<>();
+
+  /** What the pinned items take of {@link #pinnedQuota}, which the pending markers share. */
   private final AtomicLong pinnedBytes = new AtomicLong();
-  private final long pinnedQuota;
+
+  private final PinnedQuota pinnedQuota;
   private final AtomicLong casCounter = new AtomicLong();
   private final LongAdder evictions = new LongAdder();
   private final LongSupplier clock;
 
-  ItemStore(long memoryBytes, long pinnedQuota, LongSupplier clock) {
+  ItemStore(long memoryBytes, PinnedQuota pinnedQuota, LongSupplier clock) {
     this.pinnedQuota = pinnedQuota;
     this.clock = clock;
     this.unpinned =
@@ -86,8 +90,7 @@ final class ItemStore {
             item.flags(),
             item.expiresAtMillis(),
             casCounter.incrementAndGet(),
-            item.pinned(),
-            item.pending());
+            item.pinned());
     if (stamped.pinned()) {
       // The previous item is stable: the caller holds the key's stripe.
       if (!reservePinned(pinnedDelta(key, stamped))) {
@@ -102,25 +105,18 @@ final class ItemStore {
     return StoreResult.STORED;
   }
 
-  /**
-   * Charges {@code delta} bytes to the pinned quota if they fit, in one step: writers of different keys hold
-   * different stripes, and a check followed by a separate charge let two of them both pass and overfill the quota.
-   */
+  /** Charges {@code delta} bytes to the pinned quota if they fit, in one step (see {@link PinnedQuota}). */
   private boolean reservePinned(long delta) {
-    while (true) {
-      long used = pinnedBytes.get();
-      if (delta > 0 && used + delta > pinnedQuota) {
-        return false;
-      }
-      if (pinnedBytes.compareAndSet(used, used + delta)) {
-        return true;
-      }
+    if (!pinnedQuota.tryCharge(delta)) {
+      return false;
     }
+    pinnedBytes.addAndGet(delta);
+    return true;
   }
 
   /** Whether {@code item} would fit the pinned quota if stored under {@code key} now. */
   boolean fitsPinnedQuota(String key, Item item) {
-    return pinnedBytes.get() + pinnedDelta(key, item) <= pinnedQuota;
+    return pinnedQuota.fits(pinnedDelta(key, item));
   }
 
   /** What storing {@code item} pinned under {@code key} would add to the pinned bytes (less, if it shrinks). */
@@ -140,7 +136,9 @@ final class ItemStore {
   private Item removePinned(String key) {
     Item previous = pinned.remove(key);
     if (previous != null) {
-      pinnedBytes.addAndGet(-weight(key, previous));
+      int weight = weight(key, previous);
+      pinnedBytes.addAndGet(-weight);
+      pinnedQuota.release(weight);
     }
     return previous;
   }

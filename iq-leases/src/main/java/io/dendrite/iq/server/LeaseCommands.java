@@ -1,6 +1,7 @@
 package io.dendrite.iq.server;
 
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -59,7 +60,7 @@ final class LeaseCommands {
             && lease.kind == KeyLease.Kind.Q_INC
             && lease.heldByTid(tid)
             && lease.staged != null) {
-          writeValue(out, "nv:" + key, lease.staged);
+          writeValue(out, "nv:" + key, key, lease.staged);
         } else {
           noValue(out);
         }
@@ -72,12 +73,12 @@ final class LeaseCommands {
         if (ownsQuarantine) {
           noValue(out);
         } else {
-          writeValue(out, key, item);
+          writeValue(out, key, key, item);
         }
         return;
       }
       state.stats.getMisses.increment();
-      int pending = state.pendingMarkers.contains(key) ? 1 : 0;
+      int pending = state.pendingMarkers.pendingBit(key);
       if (lease != null && lease.tokenMatches(token)) {
         noValue(out);
       } else if (lease == null || (lease.kind == KeyLease.Kind.NONE && lease.owner == null)) {
@@ -92,7 +93,12 @@ final class LeaseCommands {
     }
   }
 
-  /** {@code iqset <key> <flags> <exptime> <bytes> <token> [noreply]}: the I-lease holder's fill. */
+  /**
+   * {@code iqset <key> <flags> <exptime> <bytes> <token> [noreply]}: the I-lease holder's fill. A fill clears the
+   * key's pending marker: the holder was told {@code <p>} and applied the buffered write before it read what it
+   * fills with, and any later teleport of a write takes a Q lease first, which voids this I lease. Only a client
+   * that may set markers (a pin user) clears one, here and in {@code commit <tid> 0}; another's fill leaves it.
+   */
   private void iqset(Arguments args, ReplyWriter out) {
     StorageRequest request = StorageRequest.parse(args, StorageRequest.Shape.TOKEN, state);
     String key = request.key();
@@ -109,8 +115,10 @@ final class LeaseCommands {
         out.line("NOT_STORED");
         return;
       }
-      boolean pending = state.pendingMarkers.remove(key);
-      out.line(state.store(key, request.toItem().withPending(pending)));
+      if (args.client().mayChangePinned()) {
+        state.pendingMarkers.remove(key);
+      }
+      out.line(state.store(key, request.toItem()));
     }
   }
 
@@ -285,27 +293,39 @@ final class LeaseCommands {
         out.line("STORED");
         return;
       }
-      Item current = state.items.get(key);
-      boolean pending = state.pendingMarkers.remove(key) || (current != null && current.pending());
-      out.line(state.store(key, replacementFor(request, current).withPending(pending)));
+      out.line(state.store(key, replacementFor(request, state.items.get(key))));
     }
   }
 
-  /** {@code commit <tid> <pending 0|1> [noreply]}: apply staged values, release Q leases. */
+  /**
+   * {@code commit <tid> <pending 0|1> [noreply]}: apply staged values, release Q leases. {@code 1} marks every key
+   * of the tid pending (a buffered write of it exists), all or none: when the new markers do not fit the pinned
+   * quota nothing is applied and the transaction stays as it was, for a later commit or release. {@code 0} clears
+   * the markers of the keys whose Q lease the tid still holds: it recovered their buffered writes. A key whose
+   * lease lapsed or was voided keeps its marker, since another writer may have marked it since.
+   */
   private void commit(Arguments args, ReplyWriter out) {
     args.requireCount(2, 2);
     String tid = args.tid(0);
     boolean pending = args.bit(1, "pending");
+    Client client = args.client();
     boolean[] refused = {false};
-    boolean found =
-        forEachKeyOfTransaction(
+    TransactionEnd end =
+        endTransaction(
             tid,
+            keys -> {
+              if (!pending) {
+                return true;
+              }
+              state.requireMayPin(client); // markers take pinned memory
+              return state.pendingMarkers.addAll(keys);
+            },
             (key, lease) -> {
               if (lease != null) {
                 state.voidInhibit(lease);
               }
               // A pinned item its user may not change stays as it is, whatever the lease.
-              boolean mayChange = state.mayChange(args.client(), key);
+              boolean mayChange = state.mayChange(client, key);
               boolean held = lease != null && lease.heldByTid(tid);
               if (mayChange
                   && held
@@ -315,8 +335,7 @@ final class LeaseCommands {
                 // A pinned value that no longer fits keeps its previous version and the commit says
                 // so: removing it would drop data the cache tier is the only holder of
                 // (write-back's buffered writes).
-                Item staged = lease.staged.withPending(pending);
-                if (state.items.put(key, staged) != ItemStore.StoreResult.STORED) {
+                if (state.items.put(key, lease.staged) != ItemStore.StoreResult.STORED) {
                   refused[0] = true;
                 }
               } else if (mayChange && (held || !isPinned(key))) {
@@ -331,13 +350,16 @@ final class LeaseCommands {
               if (lease != null) {
                 releaseTid(lease, tid);
               }
-              if (state.items.get(key) != null || !pending) {
+              if (!pending && held && client.mayChangePinned()) {
                 state.pendingMarkers.remove(key);
-              } else {
-                state.pendingMarkers.add(key);
               }
             });
-    out.line(!found ? "NOT_FOUND" : refused[0] ? ServerState.OUT_OF_PINNED_MEMORY : "OK");
+    out.line(
+        switch (end) {
+          case NOT_FOUND -> "NOT_FOUND";
+          case REFUSED -> ServerState.OUT_OF_PINNED_MEMORY;
+          case ENDED -> refused[0] ? ServerState.OUT_OF_PINNED_MEMORY : "OK";
+        });
   }
 
   private boolean isPinned(String key) {
@@ -419,7 +441,7 @@ final class LeaseCommands {
       if (changed != null) {
         lease.stage(changed);
       }
-      int pending = base != null && base.pending() ? 1 : 0;
+      int pending = state.pendingMarkers.pendingBit(key);
       out.line((changed != null ? "OK " : "OK_NOVALUE ") + pending + " " + lease.token);
     }
   }
@@ -463,8 +485,7 @@ final class LeaseCommands {
         request.expiresAtMillis() != 0 || replaced == null
             ? request.expiresAtMillis()
             : replaced.expiresAtMillis();
-    boolean pending = replaced != null && replaced.pending();
-    return new Item(request.data(), request.flags(), expiry, 0, request.pin(), pending);
+    return new Item(request.data(), request.flags(), expiry, 0, request.pin());
   }
 
   /** What to do with one key of a transaction, under its stripe; {@code lease} may be null. */
@@ -473,17 +494,39 @@ final class LeaseCommands {
     void apply(String key, KeyLease lease);
   }
 
+  /** How {@link #endTransaction} went. */
+  private enum TransactionEnd {
+    /** No live record of the tid. */
+    NOT_FOUND,
+    /** The check refused: nothing changed, the record stays. */
+    REFUSED,
+    /** Every key had its action; the record is gone. */
+    ENDED
+  }
+
   /**
    * Runs {@code action} on every key of {@code tid}'s record with all their stripes held, then
    * forgets the record. Returns false when there is no live record.
    */
   private boolean forEachKeyOfTransaction(String tid, KeyAction action) {
+    return endTransaction(tid, keys -> true, action) != TransactionEnd.NOT_FOUND;
+  }
+
+  /**
+   * Like {@link #forEachKeyOfTransaction}, but first asks {@code admit}, with the stripes already held, whether the
+   * transaction may end now; if not, nothing changes and the record stays.
+   */
+  private TransactionEnd endTransaction(
+      String tid, Predicate<List<String>> admit, KeyAction action) {
     TransactionTable.Transaction tx = state.transactions.find(tid, state.now());
     if (tx == null) {
-      return false;
+      return TransactionEnd.NOT_FOUND;
     }
     List<String> keys = List.copyOf(tx.keys);
     try (KeyLocks.Held held = state.locks.lockAll(keys)) {
+      if (!admit.test(keys)) {
+        return TransactionEnd.REFUSED;
+      }
       state.transactions.remove(tid, tx);
       long now = state.now();
       for (String key : keys) {
@@ -492,18 +535,18 @@ final class LeaseCommands {
         state.leases.removeIfEmpty(key, lease);
       }
     }
-    return true;
+    return TransactionEnd.ENDED;
   }
 
-  /** {@code VALUE <label> <flags> <p> <bytes>} + data + {@code END}. */
-  private static void writeValue(ReplyWriter out, String label, Item item) {
+  /** {@code VALUE <label> <flags> <p> <bytes>} + data + {@code END}, {@code <p>} being {@code key}'s. */
+  private void writeValue(ReplyWriter out, String label, String key, Item item) {
     out.line(
         "VALUE "
             + label
             + " "
             + item.flags()
             + " "
-            + item.pendingBit()
+            + state.pendingMarkers.pendingBit(key)
             + " "
             + item.value().length);
     out.data(item.value());
@@ -528,14 +571,15 @@ final class LeaseCommands {
               + " "
               + item.flags()
               + " "
-              + item.pendingBit()
+              + state.pendingMarkers.pendingBit(key)
               + " "
               + token
               + " "
               + item.value().length);
       out.data(item.value());
     } else {
-      int pending = token != HOT_MISS && state.pendingMarkers.contains(key) ? 1 : 0;
+      // A refusal prints 0, as IQ-Twemcached's does: it grants nothing to take a recovery path for.
+      int pending = token == HOT_MISS ? 0 : state.pendingMarkers.pendingBit(key);
       out.line("LVALUE " + key + " 0 " + pending + " " + token);
       out.line("");
     }

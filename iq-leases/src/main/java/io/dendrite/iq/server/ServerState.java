@@ -19,6 +19,10 @@ final class ServerState {
   final ServerStats stats = new ServerStats();
   final KeyLocks locks = new KeyLocks();
   final TokenSource tokens = new TokenSource();
+
+  /** {@code --pinned-memory}, shared by pinned items and pending markers. */
+  final PinnedQuota pinnedQuota;
+
   final ItemStore items;
   final SessionTable sessions;
   final LeaseTable leases;
@@ -27,10 +31,10 @@ final class ServerState {
   final Fences fences = new Fences();
 
   /**
-   * Keys with TARDIS's pending marker ({@code pd:} in IQ-Twemcached): set by {@code commit <tid> 1}
-   * when no value remains, carried into the value by the next {@code iqset}.
+   * Keys with TARDIS's pending marker ({@code pd:} in IQ-Twemcached): set by {@code pmark} and {@code commit <tid>
+   * 1}, cleared by {@code commit <tid> 0} and {@code iqset}, reported as {@code <p>}.
    */
-  final PendingMarkers pendingMarkers = new PendingMarkers();
+  final PendingMarkers pendingMarkers;
 
   final long startedAtMillis;
 
@@ -53,7 +57,9 @@ final class ServerState {
     this.config = config;
     this.clock = clock;
     this.scheduler = scheduler;
-    this.items = new ItemStore(config.memoryBytes(), config.pinnedMemoryBytes(), clock);
+    this.pinnedQuota = new PinnedQuota(config.pinnedMemoryBytes());
+    this.items = new ItemStore(config.memoryBytes(), pinnedQuota, clock);
+    this.pendingMarkers = new PendingMarkers(pinnedQuota, !config.preadyGate());
     this.sessions = new SessionTable(clock, config.leaseLifetime().toMillis(), stats);
     this.leases = new LeaseTable(sessions::isLive, stats);
     this.clients = new Clients(config);
@@ -182,11 +188,23 @@ final class ServerState {
       return;
     }
     if (pinning) {
-      throw new NotPermittedException("user " + client.user() + " may not pin items");
+      requireMayPin(client);
     }
     if (!mayChange(client, key)) {
       throw new NotPermittedException(
           "user " + client.user() + " may not change pinned item " + key);
+    }
+  }
+
+  /**
+   * Refuses what would take pinned memory, a pinned item or a pending marker, to a client that may not pin ({@code
+   * --pin-users}).
+   *
+   * @throws NotPermittedException when the client may not
+   */
+  void requireMayPin(Client client) {
+    if (!client.mayChangePinned()) {
+      throw new NotPermittedException("user " + client.user() + " may not pin items");
     }
   }
 

@@ -487,8 +487,7 @@ final class SessionCommands {
             request.flags(),
             expiry,
             0,
-            request.pin() || (current != null && current.pinned()),
-            current != null && current.pending());
+            request.pin() || (current != null && current.pinned()));
     state.requireMayChange(session.client(), key, request.pin());
     if (staged.pinned() && !state.items.fitsPinnedQuota(key, staged)) {
       return ServerState.OUT_OF_PINNED_MEMORY;

@@ -237,7 +237,7 @@ final class StandardCommands {
       Item current = state.items.get(key);
       Item next =
           current == null
-              ? new Item(appended, 0, 0, 0, pin, false)
+              ? new Item(appended, 0, 0, 0, pin)
               : current
                   .withValue(Bytes.concat(current.value(), appended))
                   .withPinned(current.pinned() || pin);

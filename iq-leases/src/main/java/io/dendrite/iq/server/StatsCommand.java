@@ -61,7 +61,8 @@ final class StatsCommand implements CommandHandler {
     values.put("curr_transactions", state.transactions.size());
     values.put("curr_sessions", state.sessions.size());
     values.put("pending_markers", state.pendingMarkers.size());
-    values.put("pending_markers_dropped", state.pendingMarkers.dropped());
+    values.put("pending_marker_bytes", state.pendingMarkers.bytes());
+    values.put("pending_markers_ready", state.pendingMarkers.isReady() ? 1 : 0);
     values.put("threads", state.config.threads());
     stats.commandCounts().forEach((command, count) -> values.put("cmd_" + command, count));
     return values;
@@ -79,6 +80,7 @@ final class StatsCommand implements CommandHandler {
     values.put("item_size_max", config.maxItemSize());
     values.put("lease_ms", config.leaseLifetime().toMillis());
     values.put("idle_timeout_ms", config.idleTimeout().toMillis());
+    values.put("pready_gate", config.preadyGate() ? "on" : "off");
     values.put("evictions", "on");
     values.put("cas_enabled", "yes");
     return values;

@@ -55,6 +55,6 @@ record StorageRequest(
 
   /** A new unpinned-or-pinned item from this request; the store assigns the CAS unique. */
   Item toItem() {
-    return new Item(data, flags, expiresAtMillis, 0, pin, false);
+    return new Item(data, flags, expiresAtMillis, 0, pin);
   }
 }

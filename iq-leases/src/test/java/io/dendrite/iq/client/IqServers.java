@@ -68,19 +68,43 @@ final class IqServers implements AutoCloseable {
 
   /** The {@code stats} of one server, read over a plain socket so that the client under test is not involved. */
   static Map<String, String> stats(ServerAddress address) throws IOException {
+    return stats(address, "stats");
+  }
+
+  /** {@code stats settings} of one server, as {@link #stats(ServerAddress)}. */
+  static Map<String, String> settings(ServerAddress address) throws IOException {
+    return stats(address, "stats settings");
+  }
+
+  private static Map<String, String> stats(ServerAddress address, String command)
+      throws IOException {
+    Map<String, String> stats = new HashMap<>();
+    for (String line : lines(address, command + "\r\n", "END")) {
+      String[] words = line.split(" ", 3);
+      stats.put(words[1], words.length > 2 ? words[2] : "");
+    }
+    return stats;
+  }
+
+  /**
+   * Sends {@code requests} (raw bytes, lines ending in CRLF) over a plain socket and returns the reply lines up to
+   * the line {@code last}, which is left out: for what the client under test would never send.
+   */
+  static List<String> lines(ServerAddress address, String requests, String last)
+      throws IOException {
     try (Socket socket = new Socket(address.host(), address.port())) {
+      socket.setSoTimeout(5_000);
       OutputStream out = socket.getOutputStream();
-      out.write("stats\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.write(requests.getBytes(StandardCharsets.US_ASCII));
       out.flush();
       BufferedReader in =
           new BufferedReader(
               new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
-      Map<String, String> stats = new HashMap<>();
-      for (String line = in.readLine(); line != null && !line.equals("END"); line = in.readLine()) {
-        String[] words = line.split(" ", 3);
-        stats.put(words[1], words.length > 2 ? words[2] : "");
+      List<String> lines = new ArrayList<>();
+      for (String line = in.readLine(); line != null && !line.equals(last); line = in.readLine()) {
+        lines.add(line);
       }
-      return stats;
+      return lines;
     }
   }
 

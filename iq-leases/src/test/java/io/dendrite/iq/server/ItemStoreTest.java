@@ -19,7 +19,7 @@ class ItemStoreTest {
    */
   @Test
   void concurrentPinnedStoresOfDifferentKeysNeverOverfillTheQuota() throws Exception {
-    ItemStore store = new ItemStore(1 << 20, QUOTA, () -> 0L);
+    ItemStore store = new ItemStore(1 << 20, new PinnedQuota(QUOTA), () -> 0L);
     int threads = 4;
     CountDownLatch start = new CountDownLatch(1);
     AtomicLong highest = new AtomicLong();
@@ -32,7 +32,7 @@ class ItemStoreTest {
                 awaitQuietly(start);
                 for (int round = 0; round < 20_000; round++) {
                   String key = "k" + thread + "_" + (round % 8);
-                  Item item = new Item(new byte[VALUE_BYTES], 0, 0, 0, true, false);
+                  Item item = new Item(new byte[VALUE_BYTES], 0, 0, 0, true);
                   store.put(key, item);
                   highest.accumulateAndGet(store.pinnedBytes(), Math::max);
                   if (round % 3 == 0) {

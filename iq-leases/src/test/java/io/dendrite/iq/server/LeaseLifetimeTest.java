@@ -18,6 +18,7 @@ class LeaseLifetimeTest {
                 IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(200)).build());
         TestConnection reader = new TestConnection(server.port());
         TestConnection holder = new TestConnection(server.port())) {
+      TestConnection.markersReady(server.port());
       long token = TestConnection.token(holder.call("iqget k 0"));
       assertThat(reader.call("iqget k 0")).isEqualTo("LVALUE ls:k 0 0 3\nEND\n");
       Thread.sleep(400);
@@ -58,6 +59,7 @@ class LeaseLifetimeTest {
             IqServer.start(
                 IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(10_000)).build());
         TestConnection c = new TestConnection(server.port())) {
+      TestConnection.markersReady(server.port());
       c.call("set k 0 0 1\nv");
       assertThat(c.call("release T")).isEqualTo("NOT_FOUND\n");
 

@@ -41,6 +41,7 @@ class LeaseMatrixTest {
   @BeforeAll
   static void startServer() {
     server = IqServer.start(IqServerConfig.builder().port(0).threads(2).build());
+    TestConnection.markersReady(server.port());
   }
 
   @AfterAll

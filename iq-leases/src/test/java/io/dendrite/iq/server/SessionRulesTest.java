@@ -24,6 +24,7 @@ class SessionRulesTest {
   @BeforeAll
   static void startServer() {
     server = IqServer.start(IqServerConfig.builder().port(0).build());
+    TestConnection.markersReady(server.port());
   }
 
   @AfterAll
