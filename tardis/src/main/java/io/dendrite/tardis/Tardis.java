@@ -3,14 +3,17 @@ package io.dendrite.tardis;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.LeaseHandle;
+import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.ReadResult;
 import io.dendrite.iq.client.RefreshLease;
 import io.dendrite.iq.client.RefreshResult;
+import io.dendrite.iq.client.ServerAddress;
 import io.dendrite.iq.client.Transaction;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.internal.Arguments;
+import io.dendrite.writeback.internal.BufferRefusedException;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;
@@ -53,11 +56,26 @@ public final class Tardis implements AutoCloseable {
   private final TardisCore core;
   private final IqClient cache;
   private final DataStore store;
+  private final boolean contextual;
+  private final boolean markBeforeBuffering;
+  private final boolean restoreMarkers;
 
-  private Tardis(TardisCore core) {
+  private Tardis(Builder builder, TardisCore core) {
     this.core = core;
     this.cache = core.cache;
     this.store = core.store;
+    this.contextual = builder.solution == Solution.CONTEXTUAL;
+    this.markBeforeBuffering = builder.markBeforeBuffering;
+    this.restoreMarkers = builder.restoreMarkers;
+    if (contextual && restoreMarkers) {
+      core.replicaRepair.register(this::restoreMarkers);
+      try {
+        restoreMarkers();
+      } catch (RuntimeException notYet) {
+        // Until it succeeds, a server without pready says "maybe" for every key: safe, only slower.
+        log.warn("pending markers not restored yet; the replica repair tries again", notYet);
+      }
+    }
   }
 
   /** Starts configuring; {@link Builder#cache} and {@link Builder#store} are required. */
@@ -88,10 +106,14 @@ public final class Tardis implements AutoCloseable {
         throw new IqException("another writer kept the lease on " + cacheKey);
       }
       RefreshLease lease = granted.lease();
+      boolean[] buffered = {false};
       core.write(
-          document(key),
+          document(key, contextual ? lease.pending() : null),
           List.of(new EntityChanges(key, changes)),
-          () -> core.teleported.buffer(key, changes));
+          () -> {
+            buffer(cacheKey, key, changes);
+            buffered[0] = true;
+          });
       // Durable from here: the write is acknowledged whatever happens to the cached copy.
       try {
         if (lease.current().isPresent()) {
@@ -99,7 +121,9 @@ public final class Tardis implements AutoCloseable {
               changes.applyTo(CachedDocuments.decode(lease.current().get()));
           lease.swap(CachedDocuments.encode(after));
         }
-        transaction.commit();
+        // Contextual: a buffered write keeps the document's marker; a write the data store took
+        // (after applying any buffered write first) clears it.
+        transaction.commit(contextual && markBeforeBuffering && buffered[0]);
       } catch (RuntimeException notRefreshed) {
         dropCachedCopy(transaction, cacheKey, notRefreshed);
       }
@@ -110,6 +134,40 @@ public final class Tardis implements AutoCloseable {
       transaction.release();
       throw failed;
     }
+  }
+
+  /**
+   * Buffers the write; under {@link Solution#CONTEXTUAL}, marks the document first (under its Q lease), so that no
+   * lease granted after the buffered write exists says "not pending".
+   */
+  private void buffer(String cacheKey, EntityKey key, ChangeSequence changes) {
+    if (contextual && markBeforeBuffering && cache.pmark(cacheKey) == Outcome.PINNED_MEMORY_FULL) {
+      throw new BufferRefusedException(key, BufferRefusedException.Limit.SERVER_PINNED_MEMORY);
+    }
+    core.teleported.buffer(key, changes);
+  }
+
+  /**
+   * Marks every listed document again and tells every server its markers are complete ({@code pready}): at build,
+   * and after a server restarted (which lost its markers, so says "maybe" until then). A document that could not be
+   * marked keeps every server's gate as it is, and the next pass tries again.
+   *
+   * @return 0: markers are not copies the replica repair counts
+   * @throws IllegalStateException when a server's pinned memory refused a marker
+   */
+  private int restoreMarkers() {
+    for (EntityKey key : core.teleported.listedDocuments()) {
+      if (cache.pmark(CachedDocuments.keyOf(key)) == Outcome.PINNED_MEMORY_FULL) {
+        throw new IllegalStateException(
+            "a cache server's pinned memory refused the pending marker of "
+                + key
+                + ": its gate stays closed (every lease says \"maybe\")");
+      }
+    }
+    for (ServerAddress server : cache.config().servers()) {
+      cache.pready(server);
+    }
+    return 0;
   }
 
   /**
@@ -151,8 +209,9 @@ public final class Tardis implements AutoCloseable {
     }
     LeaseHandle lease = result instanceof ReadResult.Leased leased ? leased.lease() : null;
     try {
+      Boolean pending = contextual && lease != null ? lease.pending() : null;
       Optional<Map<String, Object>> fields =
-          core.miss(document(key), () -> store.read(key).map(Entity::fields));
+          core.miss(document(key, pending), () -> store.read(key).map(Entity::fields));
       if (lease != null) {
         lease.fill(CachedDocuments.encode(fields));
       }
@@ -164,8 +223,11 @@ public final class Tardis implements AutoCloseable {
     }
   }
 
-  /** A write or miss of one document: its own buffered write is all it depends on. */
-  private TardisCore.Subject document(EntityKey key) {
+  /**
+   * A write or miss of one document: its own buffered write is all it depends on. {@code pending} is what its lease
+   * grant said under {@link Solution#CONTEXTUAL}; null looks the buffered write up (Recon).
+   */
+  private TardisCore.Subject document(EntityKey key, Boolean pending) {
     return new TardisCore.Subject() {
       @Override
       public String describe() {
@@ -174,7 +236,7 @@ public final class Tardis implements AutoCloseable {
 
       @Override
       public boolean hasBuffered() {
-        return core.teleported.has(key);
+        return pending != null ? pending : core.teleported.has(key);
       }
 
       @Override
@@ -233,6 +295,9 @@ public final class Tardis implements AutoCloseable {
     boolean bufferUnknownOutcomes;
     boolean lookForBufferedWrites = true;
     boolean queryRecoveryMisses;
+    Solution solution = Solution.RECON;
+    boolean markBeforeBuffering = true;
+    boolean restoreMarkers = true;
 
     private Builder() {}
 
@@ -264,6 +329,24 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Buffers without marking the document first under {@link Solution#CONTEXTUAL}: other processes' grants then say
+     * "not pending" for it. For the negative control of the tests only (they read and write past it), so not public.
+     */
+    Builder withoutMarking() {
+      this.markBeforeBuffering = false;
+      return this;
+    }
+
+    /**
+     * Never marks listed documents again nor sends {@code pready} (at build, after a server restart). For the tests
+     * only: to take a server's gate into their own hands, so not public.
+     */
+    Builder withoutRestoringMarkers() {
+      this.restoreMarkers = false;
+      return this;
+    }
+
     /** The cache tier: our IQ servers (required). */
     public Builder cache(IqClient cache) {
       this.cache = Objects.requireNonNull(cache, "cache");
@@ -282,6 +365,15 @@ public final class Tardis implements AutoCloseable {
     /** How misses and writes are served until recovery ends (default {@link Technique#TARDIS}). */
     public Builder technique(Technique technique) {
       this.technique = Objects.requireNonNull(technique, "technique");
+      return this;
+    }
+
+    /**
+     * How a process learns that a document may have a buffered write (default {@link Solution#RECON}). Every process
+     * over one cache tier must use the same: a Recon process neither marks nor clears markers.
+     */
+    public Builder solution(Solution solution) {
+      this.solution = Objects.requireNonNull(solution, "solution");
       return this;
     }
 
@@ -375,7 +467,7 @@ public final class Tardis implements AutoCloseable {
      * @throws IllegalStateException when the cache or store is missing, or R exceeds the cache's servers
      */
     public Tardis build() {
-      return new Tardis(buildCore(LISTINGS));
+      return new Tardis(this, buildCore(LISTINGS));
     }
 
     /**

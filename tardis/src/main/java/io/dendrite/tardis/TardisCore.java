@@ -99,7 +99,10 @@ final class TardisCore implements AutoCloseable {
     this.replicaRepair =
         new ReplicaRepair(
             cache,
-            settings.replicas > 1 ? settings.replicaCheckInterval : Duration.ZERO,
+            // Contextual restores a restarted server's markers, whatever R.
+            settings.replicas > 1 || settings.solution == Solution.CONTEXTUAL
+                ? settings.replicaCheckInterval
+                : Duration.ZERO,
             settings.replaceDownServerAfter,
             "tardis-replica-repair");
     replicaRepair.register(teleported::restoreReplicas);

@@ -308,6 +308,12 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
       if (tardis == null || collection == null || domain == null || min == null || rowOf == null) {
         throw new IllegalStateException("tardis, collection, domain, range and rowOf are required");
       }
+      if (tardis.solution != Solution.RECON) {
+        throw new IllegalStateException(
+            "a TardisDendrite finds buffered writes through its index of their intervals: Solution "
+                + tardis.solution
+                + " is for the per-document Tardis");
+      }
       return new TardisDendrite<>(this, tardis.buildCore("tardis." + collection + "." + domain));
     }
   }

@@ -192,6 +192,14 @@ final class TeleportedWrites {
         .toList();
   }
 
+  /** Every listed document, once each (one batched read of every partition). */
+  List<EntityKey> listedDocuments() {
+    return PendingWritesPartition.entries(replicas, partitions).stream()
+        .map(PendingWritesPartition.Entry::key)
+        .distinct()
+        .toList();
+  }
+
   /** Whether any partition lists a document (one batched read of every partition). */
   boolean anyListed() {
     return !PendingWritesPartition.listings(replicas, partitions).isEmpty();
@@ -220,10 +228,7 @@ final class TeleportedWrites {
 
       @Override
       public List<EntityKey> listedDocuments() {
-        return PendingWritesPartition.entries(replicas, partitions).stream()
-            .map(PendingWritesPartition.Entry::key)
-            .distinct()
-            .toList();
+        return TeleportedWrites.this.listedDocuments();
       }
 
       @Override

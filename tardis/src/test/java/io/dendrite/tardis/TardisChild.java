@@ -42,6 +42,7 @@ public final class TardisChild {
     long seconds = Long.parseLong(args[5]);
     int workers = Integer.parseInt(args[6]);
     long workersAfter = Long.parseLong(args[7]);
+    Solution solution = Solution.valueOf(args[8]);
     AtomicLongArray acknowledged = new AtomicLongArray(first + count);
     IqClient cache =
         IqClient.builder()
@@ -50,8 +51,8 @@ public final class TardisChild {
             .build();
     ExecutorService threads = Executors.newFixedThreadPool(THREADS + 1);
     try (MySqlStore store = MySqlStore.open(url, THREADS + workers + 2, storeTimeout);
-        Tardis tardis = instance(cache, store).arWorkers(0).build();
-        LateRecovery recovery = new LateRecovery(cache, store, workers, workersAfter)) {
+        Tardis tardis = instance(cache, store, solution).arWorkers(0).build();
+        LateRecovery recovery = new LateRecovery(cache, store, solution, workers, workersAfter)) {
       System.out.println("started in " + tardis.mode());
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
       List<Future<?>> running = new ArrayList<>();
@@ -128,8 +129,9 @@ public final class TardisChild {
   }
 
   /** Both instances' settings, shared with the other process. */
-  private static Tardis.Builder instance(IqClient cache, MySqlStore store) {
+  private static Tardis.Builder instance(IqClient cache, MySqlStore store, Solution solution) {
     return Tardis.builder()
+        .solution(solution)
         .cache(cache)
         .store(store)
         .technique(Technique.TARDIS)
@@ -142,13 +144,16 @@ public final class TardisChild {
   private static final class LateRecovery implements AutoCloseable {
     private final IqClient cache;
     private final MySqlStore store;
+    private final Solution solution;
     private final int workers;
     private final long dueAt;
     private Tardis tardis;
 
-    LateRecovery(IqClient cache, MySqlStore store, int workers, long afterSeconds) {
+    LateRecovery(
+        IqClient cache, MySqlStore store, Solution solution, int workers, long afterSeconds) {
       this.cache = cache;
       this.store = store;
+      this.solution = solution;
       this.workers = workers;
       this.dueAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(afterSeconds);
     }
@@ -161,7 +166,7 @@ public final class TardisChild {
 
     void start() {
       if (tardis == null) {
-        tardis = instance(cache, store).arWorkers(workers).build();
+        tardis = instance(cache, store, solution).arWorkers(workers).build();
         System.out.println("recovery workers started");
       }
     }

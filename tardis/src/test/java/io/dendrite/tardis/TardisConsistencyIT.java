@@ -51,7 +51,8 @@ class TardisConsistencyIT {
   private static final int THREADS = 8;
 
   /**
-   * DIS, TARD and TARDIS side by side through one outage, each on a table of its own, and the control: TAR serving
+   * DIS, TARD and TARDIS (and TARDIS with {@link Solution#CONTEXTUAL}) side by side through one outage, each on a
+   * table of its own, and the control: TAR serving
    * its recovery misses from the database, which reads what buffered writes changed since.
    */
   @Test
@@ -60,6 +61,8 @@ class TardisConsistencyIT {
     runs.put("dis", new Run(Technique.DIS, builder -> builder));
     runs.put("tard", new Run(Technique.TARD, builder -> builder));
     runs.put("tardis", new Run(Technique.TARDIS, builder -> builder));
+    runs.put(
+        "contextual", new Run(Technique.TARDIS, builder -> builder.solution(Solution.CONTEXTUAL)));
     runs.put("control", new Run(Technique.TAR, Tardis.Builder::queryingRecoveryMisses));
 
     Map<String, StaleReadChecker.Report> reports = staleReads(database, runs);
@@ -67,6 +70,7 @@ class TardisConsistencyIT {
     assertThat(reports.get("dis").count()).as("DIS").isZero();
     assertThat(reports.get("tard").count()).as("TARD").isZero();
     assertThat(reports.get("tardis").count()).as("TARDIS").isZero();
+    assertThat(reports.get("contextual").count()).as("TARDIS, Contextual").isZero();
     assertThat(reports.get("control").count()).as("the control").isPositive();
   }
 

@@ -1,7 +1,6 @@
 package io.dendrite.tardis;
 
 import static io.dendrite.writeback.change.Change.inc;
-import static io.dendrite.writeback.change.Change.insert;
 import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,20 +9,14 @@ import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
-import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.store.Entity;
 import io.dendrite.writeback.store.MySqlStore;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,18 +41,7 @@ class TardisFaultsIT {
 
   @BeforeEach
   void seed(MySqlTestDatabase database) throws Exception {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
-    }
-    mysql = MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10));
-    mysql.apply(
-        IntStream.range(0, DOCUMENTS)
-            .mapToObj(
-                id ->
-                    new EntityChanges(
-                        key(id), ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 0)))))
-            .toList());
+    mysql = UsersTable.seed(database, DOCUMENTS);
     faulty = new FaultyStore(mysql);
   }
 
@@ -326,16 +308,15 @@ class TardisFaultsIT {
   }
 
   private static EntityKey key(int id) {
-    return new EntityKey("users", id);
+    return UsersTable.key(id);
   }
 
   private long score(int id) {
-    return ((Number) mysql.read(key(id)).map(Entity::fields).orElseThrow().get("score"))
-        .longValue();
+    return UsersTable.score(mysql, key(id));
   }
 
   private String name(int id) {
-    return (String) mysql.read(key(id)).map(Entity::fields).orElseThrow().get("name");
+    return UsersTable.name(mysql, key(id));
   }
 
   private static void awaitRecovered(Tardis tardis) throws InterruptedException {

@@ -16,8 +16,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Two application processes (child JVMs) increment and read overlapping documents through TARDIS on one cache tier
@@ -31,9 +32,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class TardisTwoProcessesIT {
   private static final int DOCUMENTS = 300;
 
-  @Test
-  void aProcessKilledDuringRecoveryLosesNothingAndTheOtherFinishes(MySqlTestDatabase database)
-      throws Exception {
+  @ParameterizedTest
+  @EnumSource(Solution.class)
+  void aProcessKilledDuringRecoveryLosesNothingAndTheOtherFinishes(
+      Solution solution, MySqlTestDatabase database) throws Exception {
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement()) {
       statement.execute("CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT)");
@@ -62,8 +64,9 @@ class TardisTwoProcessesIT {
         // A's short store timeout finds the outage at once; B's database is never cut, and its
         // longer one keeps a
         // busy machine's slow pool from looking like an outage to B.
-        ChildJvm a = child(proxy.routed(url), 1_000, cache.addresses(), 0, 200, 40, 1_000);
-        ChildJvm b = child(url, 5_000, cache.addresses(), 100, 200, 30, 20);
+        ChildJvm a =
+            child(proxy.routed(url), 1_000, cache.addresses(), 0, 200, 40, 1_000, solution);
+        ChildJvm b = child(url, 5_000, cache.addresses(), 100, 200, 30, 20, solution);
         MySqlStore direct = MySqlStore.open(url, 2, Duration.ofSeconds(10))) {
       a.awaitLine(line -> line.startsWith("started"), Duration.ofSeconds(60));
       b.awaitLine(line -> line.startsWith("started"), Duration.ofSeconds(60));
@@ -143,7 +146,8 @@ class TardisTwoProcessesIT {
       int first,
       int count,
       int seconds,
-      int workersAfterSeconds) {
+      int workersAfterSeconds,
+      Solution solution) {
     return ChildJvm.start(
         TardisChild.class.getName(),
         List.of("-Xmx256m"),
@@ -155,6 +159,7 @@ class TardisTwoProcessesIT {
             String.valueOf(count),
             String.valueOf(seconds),
             "2",
-            String.valueOf(workersAfterSeconds)));
+            String.valueOf(workersAfterSeconds),
+            solution.name()));
   }
 }
