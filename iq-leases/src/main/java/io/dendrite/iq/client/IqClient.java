@@ -338,7 +338,11 @@ public final class IqClient implements AutoCloseable {
    * @throws IqException when the server refuses (not a pin user; a server without {@code pready})
    */
   public void pready(ServerAddress server) {
-    Outcome.of(connection(server).call(OutgoingRequest.pready()));
+    Reply reply = connection(server).call(OutgoingRequest.pready());
+    if (!(reply instanceof Reply.Status status && status.line().equals("OK"))) {
+      String line = reply instanceof Reply.Status status ? status.line() : String.valueOf(reply);
+      throw new IqException(server + " did not take pready: " + line);
+    }
   }
 
   /**
