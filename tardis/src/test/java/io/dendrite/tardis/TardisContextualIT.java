@@ -31,7 +31,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(RealServers.class)
 class TardisContextualIT {
-  private static final int DOCUMENTS = 8;
+  /** Enough that each of the two servers holds several documents whatever ports the ring hashes. */
+  private static final int DOCUMENTS = 64;
   private static final int PARTITIONS = 4;
   private static final long PINNED = 64L << 20;
 
