@@ -2,11 +2,6 @@ package io.dendrite.tardis;
 
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqException;
-import io.dendrite.iq.client.LeaseHandle;
-import io.dendrite.iq.client.ReadResult;
-import io.dendrite.iq.client.RefreshLease;
-import io.dendrite.iq.client.RefreshResult;
-import io.dendrite.iq.client.Transaction;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -15,11 +10,8 @@ import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Documents cached in front of MySQL or MongoDB, write-through, that keep accepting writes while the data store is
@@ -45,18 +37,16 @@ import org.slf4j.LoggerFactory;
  * replica and partition counts. Thread-safe.
  */
 public final class Tardis implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(Tardis.class);
-
   /** The partitions listing the documents this API buffered: {@code PendingWrites:tardis:<i>}. */
   private static final String LISTINGS = "tardis";
 
   private final TardisCore core;
-  private final IqClient cache;
+  private final DocumentCopies copies;
   private final DataStore store;
 
-  private Tardis(TardisCore core) {
+  private Tardis(TardisCore core, Duration lockTimeout) {
     this.core = core;
-    this.cache = core.cache;
+    this.copies = core.tier.documentCopies(lockTimeout);
     this.store = core.store;
   }
 
@@ -81,53 +71,14 @@ public final class Tardis implements AutoCloseable {
   public void write(EntityKey key, ChangeSequence changes) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(changes, "changes");
-    String cacheKey = CachedDocuments.keyOf(key);
-    Transaction transaction = cache.beginTransaction();
-    try {
-      if (!(transaction.readForUpdate(cacheKey) instanceof RefreshResult.Granted granted)) {
-        throw new IqException("another writer kept the lease on " + cacheKey);
-      }
-      RefreshLease lease = granted.lease();
-      core.write(
-          document(key),
-          List.of(new EntityChanges(key, changes)),
-          () -> core.teleported.buffer(key, changes));
-      // Durable from here: the write is acknowledged whatever happens to the cached copy.
-      try {
-        if (lease.current().isPresent()) {
-          Optional<Map<String, Object>> after =
-              changes.applyTo(CachedDocuments.decode(lease.current().get()));
-          lease.swap(CachedDocuments.encode(after));
-        }
-        transaction.commit();
-      } catch (RuntimeException notRefreshed) {
-        dropCachedCopy(transaction, cacheKey, notRefreshed);
-      }
-    } catch (TardisOutcomeUnknownException unknown) {
-      transaction.deleteAndRelease();
-      throw unknown;
-    } catch (RuntimeException failed) {
-      transaction.release();
-      throw failed;
-    }
-  }
-
-  /**
-   * Deletes the cached copy a durable write could not refresh (its in-memory application failed, or the commit did),
-   * so that no read finds the old value; if even that fails, the old value stays until its lease lapses and it is
-   * evicted, which is logged.
-   */
-  private static void dropCachedCopy(
-      Transaction transaction, String cacheKey, RuntimeException notRefreshed) {
-    try {
-      transaction.deleteAndRelease();
-    } catch (RuntimeException notDropped) {
-      notDropped.addSuppressed(notRefreshed);
-      log.warn(
-          "a write was applied but the cached copy {} could not be refreshed or dropped",
-          cacheKey,
-          notDropped);
-    }
+    copies.write(
+        CachedDocuments.keyOf(key),
+        changes,
+        () ->
+            core.write(
+                document(key),
+                List.of(new EntityChanges(key, changes)),
+                () -> core.teleported.buffer(key, changes)));
   }
 
   /**
@@ -140,28 +91,11 @@ public final class Tardis implements AutoCloseable {
    */
   public Optional<Entity> read(EntityKey key) {
     Objects.requireNonNull(key, "key");
-    String cacheKey = CachedDocuments.keyOf(key);
-    ReadResult result = cache.read(cacheKey);
-    if (result instanceof ReadResult.Hit hit) {
-      return CachedDocuments.entity(key, CachedDocuments.decode(hit.value()));
-    }
-    if (result instanceof ReadResult.Busy busy) {
-      throw new IqException(
-          "another process kept the lease on " + cacheKey + " for " + busy.waited());
-    }
-    LeaseHandle lease = result instanceof ReadResult.Leased leased ? leased.lease() : null;
-    try {
-      Optional<Map<String, Object>> fields =
-          core.miss(document(key), () -> store.read(key).map(Entity::fields));
-      if (lease != null) {
-        lease.fill(CachedDocuments.encode(fields));
-      }
-      return CachedDocuments.entity(key, fields);
-    } finally {
-      if (lease != null) {
-        lease.close();
-      }
-    }
+    return CachedDocuments.entity(
+        key,
+        copies.read(
+            CachedDocuments.keyOf(key),
+            () -> core.miss(document(key), () -> store.read(key).map(Entity::fields))));
   }
 
   /** A write or miss of one document: its own buffered write is all it depends on. */
@@ -230,9 +164,11 @@ public final class Tardis implements AutoCloseable {
     Duration idlePause = Duration.ofMillis(50);
     Duration replicaCheckInterval = Duration.ofSeconds(1);
     Duration replaceDownServerAfter = Duration.ofSeconds(30);
+    Duration lockTtl;
     boolean bufferUnknownOutcomes;
     boolean lookForBufferedWrites = true;
     boolean queryRecoveryMisses;
+    boolean changeCachedValuesConditionally = true;
 
     private Builder() {}
 
@@ -256,6 +192,16 @@ public final class Tardis implements AutoCloseable {
     }
 
     /**
+     * On stock memcached, changes values under a lock with plain {@code set}s and {@code delete}s instead of {@code
+     * cas} on what was read under it. For the negative control of the tests only (a holder paused past its lock's
+     * lifetime then overwrites a newer value), so not public.
+     */
+    Builder changingCachedValuesUnconditionally() {
+      this.changeCachedValuesConditionally = false;
+      return this;
+    }
+
+    /**
      * Turns the outcome check off: a non-idempotent write the data store may have applied is buffered anyway. For the
      * negative control of the tests only (it applies such writes twice), so not public.
      */
@@ -264,9 +210,29 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
-    /** The cache tier: our IQ servers (required). */
+    /** The cache tier: our IQ servers, or stock memcached with {@link #stockMemcached} (required). */
     public Builder cache(IqClient cache) {
       this.cache = Objects.requireNonNull(cache, "cache");
+      return this;
+    }
+
+    /**
+     * The cache servers are unmodified memcached (1.6 or later), not our IQ servers. Start each with {@code -M}, so
+     * that a full server refuses a store ({@link TeleportRefusedException.Reason#SERVER_MEMORY}) instead of evicting
+     * a buffered write. Without I/Q leases, a document's writes and misses, and its buffered write, are locked with
+     * keys that lapse after {@code lockTtl} (memcached counts whole seconds: a lock lives between {@code lockTtl} - 1
+     * s and {@code lockTtl}). Keep it above the longest a lock is held: the store's timeout plus {@link
+     * #applyRetryDeadline}, and a cache round trip or two. What is weaker than on IQ servers: docs/tardis.md.
+     *
+     * @throws IllegalArgumentException when {@code lockTtl} is under 2 s
+     */
+    public Builder stockMemcached(Duration lockTtl) {
+      Objects.requireNonNull(lockTtl, "lockTtl");
+      if (lockTtl.compareTo(Duration.ofSeconds(2)) < 0) {
+        throw new IllegalArgumentException(
+            "lockTtl must be at least 2 s (memcached counts whole seconds), got " + lockTtl);
+      }
+      this.lockTtl = lockTtl;
       return this;
     }
 
@@ -375,7 +341,7 @@ public final class Tardis implements AutoCloseable {
      * @throws IllegalStateException when the cache or store is missing, or R exceeds the cache's servers
      */
     public Tardis build() {
-      return new Tardis(buildCore(LISTINGS));
+      return new Tardis(buildCore(LISTINGS), lockTimeout);
     }
 
     /**

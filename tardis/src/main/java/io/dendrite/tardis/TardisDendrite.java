@@ -302,11 +302,17 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
      * Rebuilds the index of buffered range writes from the cache tier, builds the Dendrite (claiming the range) and
      * starts the recovery workers.
      *
-     * @throws IllegalStateException when a required setting is missing, or as {@link Tardis.Builder#build}
+     * @throws IllegalStateException when a required setting is missing, when the settings are for stock memcached,
+     *     or as {@link Tardis.Builder#build}
      */
     public TardisDendrite<K, R> build() {
       if (tardis == null || collection == null || domain == null || min == null || rowOf == null) {
         throw new IllegalStateException("tardis, collection, domain, range and rowOf are required");
+      }
+      if (tardis.lockTtl != null) {
+        throw new IllegalStateException(
+            "a TardisDendrite needs I/Q leases, which stock memcached lacks: use our IQ servers (not"
+                + " Tardis.Builder.stockMemcached)");
       }
       return new TardisDendrite<>(this, tardis.buildCore("tardis." + collection + "." + domain));
     }

@@ -553,7 +553,12 @@ public final class IqClient implements AutoCloseable {
 
   /** Reads a key from one given server, with its CAS unique (for {@link #casOn}). */
   public Optional<CacheValue> getOn(ServerAddress server, String key) {
-    return ServerConnection.await(getFrom(connection(server), OutgoingRequest.checkKey(key)));
+    return ServerConnection.await(getOnAsync(server, key));
+  }
+
+  /** Async {@link #getOn}. */
+  public CompletableFuture<Optional<CacheValue>> getOnAsync(ServerAddress server, String key) {
+    return getFrom(connection(server), OutgoingRequest.checkKey(key));
   }
 
   /**

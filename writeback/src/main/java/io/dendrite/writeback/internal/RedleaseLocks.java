@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -82,10 +83,11 @@ public final class RedleaseLocks implements BufferedWriteLocks {
 
   /**
    * The same locks, but a holder's changes are plain {@code set}s and {@code delete}s, not conditional on what it
-   * read. For the negative control of the tests only (a holder paused past its lock's lifetime then overwrites a
-   * newer value), so not public.
+   * read. For the negative controls of tests only (a holder paused past its lock's lifetime then overwrites a newer
+   * value): public only because TARDIS's tests, in another module, need it too.
    */
-  static RedleaseLocks unconditional(PinnedReplicas replicas, Duration ttl, Duration timeout) {
+  public static RedleaseLocks unconditional(
+      PinnedReplicas replicas, Duration ttl, Duration timeout) {
     return new RedleaseLocks(replicas, ttl, timeout, false);
   }
 
@@ -179,14 +181,23 @@ public final class RedleaseLocks implements BufferedWriteLocks {
     return readUnderLocks(keys, taken, token);
   }
 
-  /** Reads the values and the lock keys back: a lock that lost its token lapsed before it could be read. */
+  /**
+   * Reads the values and the lock keys back, all in flight together: a lock that lost its token lapsed before it
+   * could be read. A lock key is read on the server it was added to, which is its locked key's replica server, not
+   * the lock key's own.
+   */
   private Attempt readUnderLocks(List<String> keys, List<Claim> taken, byte[] token) {
-    List<String> toRead = new ArrayList<>(keys);
-    keys.forEach(key -> toRead.add(PREFIX + key));
-    Map<String, Map<ServerAddress, CacheValue>> read = replicas.getAllOnEach(toRead);
+    Map<Claim, CompletableFuture<Optional<CacheValue>>> lockReads = new LinkedHashMap<>();
+    taken.forEach(claim -> lockReads.put(claim, cache.getOnAsync(claim.server(), claim.lockKey())));
+    Map<String, Map<ServerAddress, CacheValue>> read = replicas.getAllOnEach(keys);
     Map<Claim, Long> lockUniques = new LinkedHashMap<>();
     for (Claim claim : taken) {
-      CacheValue lock = read.getOrDefault(claim.lockKey(), Map.of()).get(claim.server());
+      CacheValue lock;
+      try {
+        lock = join(lockReads.get(claim)).orElse(null);
+      } catch (IqConnectionException unreachable) {
+        lock = null;
+      }
       if (lock != null && Arrays.equals(lock.data(), token)) {
         lockUniques.put(claim, lock.cas());
       } else if (!cache.isDown(claim.server())) {

@@ -57,6 +57,23 @@ class RedleaseLocksIT {
     locks.lock(List.of(key)).close();
   }
 
+  /**
+   * With one replica of two servers a key's lock lives on the key's server, which is often not where the lock key
+   * itself would be placed: taking and reading it back must ask that server.
+   */
+  @Test
+  void withOneReplicaEachLockLivesOnItsKeysServer() {
+    PinnedReplicas single = PinnedReplicas.unpinned(memcached.client, 1);
+    RedleaseLocks locks = new RedleaseLocks(single, TTL, Duration.ofSeconds(10));
+    for (int i = 0; i < 20; i++) {
+      String key = key("single-" + i);
+      BufferedWriteLocks.Locked lock = locks.lock(List.of(key));
+      lock.stage(key, bytes("v" + i));
+      assertThat(lock.commit()).isEqualTo(Outcome.OK);
+      assertThat(single.get(key).map(String::new)).contains("v" + i);
+    }
+  }
+
   @Test
   void aHolderChangesAndDeletesTheValueOnEveryReplica() {
     RedleaseLocks locks = new RedleaseLocks(replicas, TTL, Duration.ofSeconds(10));
@@ -159,12 +176,10 @@ class RedleaseLocksIT {
         .toList();
   }
 
+  /** The servers holding {@code key}'s lock: its replica servers (not the lock key's own placement). */
   private static List<ServerAddress> lockCopies(String key) {
-    return replicas
-        .getAllOnEach(List.of(RedleaseLocks.PREFIX + key))
-        .getOrDefault(RedleaseLocks.PREFIX + key, Map.of())
-        .keySet()
-        .stream()
+    return replicas.serversFor(key).stream()
+        .filter(server -> memcached.client.getOn(server, RedleaseLocks.PREFIX + key).isPresent())
         .toList();
   }
 
