@@ -35,6 +35,10 @@ import java.util.Optional;
  * returns the latest acknowledged write or fails with {@link TardisUnavailableException}, never an older value. Every
  * process that writes these documents must go through a {@code Tardis} over the same cache servers with the same
  * replica and partition counts. Thread-safe.
+ *
+ * <p>On unmodified memcached ({@link Builder#stockMemcached}) the same API runs without leases: a document's misses
+ * and writes, and its buffered write, take lock keys that lapse, and cached values change by {@code cas} on what was
+ * read under the lock. What that leaves weaker (a holder paused past its lock's lifetime) is in docs/tardis.md.
  */
 public final class Tardis implements AutoCloseable {
   /** The partitions listing the documents this API buffered: {@code PendingWrites:tardis:<i>}. */

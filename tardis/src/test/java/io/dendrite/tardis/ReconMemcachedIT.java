@@ -1,22 +1,24 @@
 package io.dendrite.tardis;
 
+import static io.dendrite.tardis.UsersTable.awaitOrFail;
+import static io.dendrite.tardis.UsersTable.awaitRecovered;
+import static io.dendrite.tardis.UsersTable.key;
+import static io.dendrite.tardis.UsersTable.name;
+import static io.dendrite.tardis.UsersTable.score;
 import static io.dendrite.writeback.change.Change.inc;
 import static io.dendrite.writeback.change.Change.insert;
 import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.ServerAddress;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.StockMemcached;
 import io.dendrite.writeback.change.ChangeSequence;
-import io.dendrite.writeback.change.EntityChanges;
-import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import io.dendrite.writeback.store.MySqlStore;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,7 +29,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -58,19 +59,7 @@ class ReconMemcachedIT {
 
   @BeforeEach
   void seed(MySqlTestDatabase database) throws Exception {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute(
-          "CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(64), score INT, bio MEDIUMTEXT)");
-    }
-    mysql = MySqlStore.open(database.jdbcUrl(), 8, Duration.ofSeconds(10));
-    mysql.apply(
-        IntStream.range(0, DOCUMENTS)
-            .mapToObj(
-                id ->
-                    new EntityChanges(
-                        key(id), ChangeSequence.of(insert(Map.of("name", "u" + id, "score", 0)))))
-            .toList());
+    mysql = UsersTable.seed(database, DOCUMENTS, ", bio MEDIUMTEXT");
     faulty = new FaultyStore(mysql);
   }
 
@@ -161,8 +150,8 @@ class ReconMemcachedIT {
     assertThat(failures).isEmpty();
     assertThat(checkedReads.get()).isPositive();
     for (int id = 0; id < DOCUMENTS; id++) {
-      assertThat(score(id)).as("increments of %d, each once", id).isEqualTo(scores[id]);
-      assertThat(name(id)).as("last name of %d", id).isEqualTo(names[id]);
+      assertThat(score(mysql, id)).as("increments of %d, each once", id).isEqualTo(scores[id]);
+      assertThat(name(mysql, id)).as("last name of %d", id).isEqualTo(names[id]);
     }
   }
 
@@ -213,7 +202,7 @@ class ReconMemcachedIT {
     faulty.down.set(false);
     Tardis recovering = build(memcached.anotherClient(), mysql, builder -> builder.arWorkers(1));
     awaitOrFail(() -> recovering.metrics().bufferedDocuments() == 0, "recovery");
-    return new ReconRun(profileRead, name(5), score(5));
+    return new ReconRun(profileRead, name(mysql, 5), score(mysql, 5));
   }
 
   /**
@@ -255,6 +244,58 @@ class ReconMemcachedIT {
     }
     assertThat(mysql.read(key(refusedId))).as("the refused write").isEmpty();
     assertThat(tardis.metrics().teleportsRefused()).isEqualTo(1);
+  }
+
+  /**
+   * (e) Replica repair on memcached: buffered writes kept on both of two servers survive a rolling restart, one
+   * server after the other, because the repair tells a restarted memcached by its {@code stats} (pid and start time)
+   * and gives it its copies back (buffered writes under their locks, listings by {@code add}/{@code append}).
+   */
+  @Test
+  void bufferedWritesSurviveARollingRestartOfTheMemcachedServers() throws Exception {
+    memcached = StockMemcached.start(2, 64);
+    Tardis tardis =
+        build(
+            memcached.client,
+            faulty,
+            builder ->
+                builder.replicas(2).arWorkers(1).replicaCheckInterval(Duration.ofMillis(200)));
+    faulty.down.set(true);
+    for (int id = 0; id < 4; id++) {
+      tardis.write(key(id), ChangeSequence.of(set("name", "kept " + id), inc("score", id)));
+    }
+
+    for (int server = 0; server < 2; server++) {
+      memcached.restart(server);
+      int restarted = server;
+      awaitOrFail(() -> holdsEveryBufferedWrite(restarted), "copies back on server " + server);
+    }
+
+    faulty.down.set(false);
+    awaitRecovered(tardis);
+    for (int id = 0; id < 4; id++) {
+      assertThat(name(mysql, id)).isEqualTo("kept " + id);
+      assertThat(score(mysql, id)).isEqualTo(id);
+    }
+  }
+
+  /** Whether server {@code index} holds a copy of the 4 documents' buffered writes, and lists them. */
+  private boolean holdsEveryBufferedWrite(int index) {
+    IqClient client = memcached.client;
+    ServerAddress server = memcached.addresses().get(index);
+    try {
+      boolean writes =
+          IntStream.range(0, 4).allMatch(id -> client.getOn(server, "TW:users:i" + id).isPresent());
+      long listed =
+          IntStream.range(0, PARTITIONS)
+              .mapToObj(i -> client.getOn(server, "PendingWrites:tardis:" + i))
+              .flatMap(Optional::stream)
+              .mapToLong(log -> log.text().lines().filter(line -> line.startsWith("+")).count())
+              .sum();
+      return writes && listed >= 4;
+    } catch (RuntimeException notYet) {
+      return false;
+    }
   }
 
   /** 20 KiB, different per document. */
@@ -343,37 +384,5 @@ class ReconMemcachedIT {
             .build();
     opened.add(tardis);
     return tardis;
-  }
-
-  private static EntityKey key(int id) {
-    return new EntityKey("users", id);
-  }
-
-  private long score(int id) {
-    return ((Number) row(id).get("score")).longValue();
-  }
-
-  private String name(int id) {
-    return (String) row(id).get("name");
-  }
-
-  private Map<String, Object> row(int id) {
-    Optional<Entity> found = mysql.read(key(id));
-    return found.map(Entity::fields).orElseThrow();
-  }
-
-  private static void awaitRecovered(Tardis tardis) throws InterruptedException {
-    awaitOrFail(
-        () -> tardis.mode() == Mode.NORMAL && tardis.metrics().bufferedDocuments() == 0,
-        "recovery to end");
-  }
-
-  private static void awaitOrFail(BooleanSupplier condition, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
-      Thread.sleep(20);
-    }
   }
 }
