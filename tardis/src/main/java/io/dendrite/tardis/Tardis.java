@@ -297,7 +297,10 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
-    /** How long a write or recovery waits for a buffered write's lock (default 10 s). */
+    /**
+     * How long a write or recovery waits for a buffered write's lock (default 10 s); on stock memcached, also how
+     * long a miss or write waits for its document's lock.
+     */
     public Builder lockTimeout(Duration timeout) {
       this.lockTimeout = Arguments.notNegative("lockTimeout", timeout);
       return this;
