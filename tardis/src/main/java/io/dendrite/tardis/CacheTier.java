@@ -26,8 +26,12 @@ final class CacheTier {
     this.conditional = conditional;
   }
 
-  static CacheTier iqServers(IqClient cache) {
-    return new CacheTier(cache, null, true);
+  /**
+   * {@code conditional}: false only for the negative control of the tests (a copy whose write's commit failed is
+   * kept).
+   */
+  static CacheTier iqServers(IqClient cache, boolean conditional) {
+    return new CacheTier(cache, null, conditional);
   }
 
   /** {@code conditional}: false only for the negative control of the tests ({@link RedleaseLocks#unconditional}). */
@@ -57,7 +61,7 @@ final class CacheTier {
   /** How documents' cached copies are read, filled and refreshed. */
   DocumentCopies documentCopies(Duration lockTimeout) {
     if (hasLeases()) {
-      return new LeasedCopies(cache);
+      return new LeasedCopies(cache, conditional);
     }
     PinnedReplicas copies = replicas(1);
     return new LockedCopies(copies, locks(copies, lockTimeout));

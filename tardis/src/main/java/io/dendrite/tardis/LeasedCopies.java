@@ -3,6 +3,7 @@ package io.dendrite.tardis;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.LeaseHandle;
+import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.ReadResult;
 import io.dendrite.iq.client.RefreshLease;
 import io.dendrite.iq.client.RefreshResult;
@@ -22,9 +23,12 @@ final class LeasedCopies implements DocumentCopies {
   private static final Logger log = LoggerFactory.getLogger(LeasedCopies.class);
 
   private final IqClient cache;
+  private final boolean dropWhenNotCommitted;
 
-  LeasedCopies(IqClient cache) {
+  /** {@code dropWhenNotCommitted}: false only for the negative control of the tests. */
+  LeasedCopies(IqClient cache, boolean dropWhenNotCommitted) {
     this.cache = cache;
+    this.dropWhenNotCommitted = dropWhenNotCommitted;
   }
 
   @Override
@@ -68,7 +72,13 @@ final class LeasedCopies implements DocumentCopies {
               changes.applyTo(CachedDocuments.decode(lease.current().get().data()));
           lease.swap(CachedDocuments.encode(after));
         }
-        transaction.commit(keepMarker);
+        Outcome committed = transaction.commit(keepMarker);
+        if (committed != Outcome.OK && dropWhenNotCommitted) {
+          // The lease lapsed while the write was made durable (a data store timeout, then a wait
+          // for the buffered write's lock): the server dropped the refreshed copy and kept the old
+          // one, which lacks this acknowledged write, and a later writer may have refreshed that.
+          dropStaleCopy(cacheKey, committed);
+        }
       } catch (RuntimeException notRefreshed) {
         dropCachedCopy(transaction, cacheKey, notRefreshed);
       }
@@ -78,6 +88,23 @@ final class LeasedCopies implements DocumentCopies {
     } catch (RuntimeException failed) {
       transaction.release();
       throw failed;
+    }
+  }
+
+  /**
+   * Deletes the copy a write's commit did not refresh. A plain delete: it voids the leases of readers filling it
+   * and of writers refreshing it, so none of them stores a value without this write either. If it fails, the old
+   * copy stays until it is evicted, which is logged.
+   */
+  private void dropStaleCopy(String cacheKey, Outcome committed) {
+    try {
+      cache.delete(cacheKey);
+    } catch (RuntimeException notDropped) {
+      log.warn(
+          "a write was applied but its commit ended {} and the old copy {} could not be deleted",
+          committed,
+          cacheKey,
+          notDropped);
     }
   }
 

@@ -273,8 +273,8 @@ public final class Tardis implements AutoCloseable {
 
     /**
      * On stock memcached, changes values under a lock with plain {@code set}s and {@code delete}s instead of {@code
-     * cas} on what was read under it. For the negative control of the tests only (a holder paused past its lock's
-     * lifetime then overwrites a newer value), so not public.
+     * cas} on what was read under it; on IQ servers, keeps a cached copy whose write's commit failed (the lease lapsed)
+     * instead of deleting it. For the negative controls of the tests only (a stale copy stays), so not public.
      */
     Builder changingCachedValuesUnconditionally() {
       this.changeCachedValuesConditionally = false;

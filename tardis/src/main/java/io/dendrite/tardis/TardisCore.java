@@ -71,7 +71,7 @@ final class TardisCore implements AutoCloseable {
     this.cache = settings.cache;
     this.tier =
         settings.lockTtl == null
-            ? CacheTier.iqServers(cache)
+            ? CacheTier.iqServers(cache, settings.changeCachedValuesConditionally)
             : CacheTier.stockMemcached(
                 cache, settings.lockTtl, settings.changeCachedValuesConditionally);
     this.store = settings.store;

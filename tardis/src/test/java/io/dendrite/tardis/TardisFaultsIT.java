@@ -217,6 +217,42 @@ class TardisFaultsIT {
     return name(mysql, 7);
   }
 
+  /**
+   * A write slower than its document's Q lease (the database took longer than the lease lifetime): the server drops
+   * the refreshed copy with the lapsed lease and keeps the old one, which lacks the acknowledged write, so the write
+   * deletes it. Its control keeps it: the next read is a stale hit. TardisOutageIT found this under a busy machine.
+   */
+  @Test
+  void aWriteThatOutlivesItsLeaseLeavesNoStaleCopy() throws Exception {
+    assertThat(scoreReadAfterAWriteOutlivingItsLease(settings -> settings)).isEqualTo(1);
+  }
+
+  @Test
+  void keepingTheCopyOfAWriteThatOutlivedItsLeaseReadsStale() throws Exception {
+    assertThat(
+            scoreReadAfterAWriteOutlivingItsLease(
+                Tardis.Builder::changingCachedValuesUnconditionally))
+        .isEqualTo(0);
+  }
+
+  private Object scoreReadAfterAWriteOutlivingItsLease(UnaryOperator<Tardis.Builder> settings)
+      throws Exception {
+    cache =
+        EmbeddedIqServers.builder()
+            .count(1)
+            .pinnedMemoryBytes(64L << 20)
+            .leaseLifetime(Duration.ofSeconds(1))
+            .start();
+    Tardis tardis = tardis(cache, Technique.TARDIS, settings);
+    tardis.read(key(2)); // cached, score 0
+    faulty.pauseNextApply.set(2_500);
+
+    tardis.write(key(2), ChangeSequence.of(inc("score", 1)));
+
+    assertThat(score(mysql, 2)).as("the database").isEqualTo(1);
+    return tardis.read(key(2)).orElseThrow().fields().get("score");
+  }
+
   @Test
   void writesPastThePinnedBudgetAreRefusedAndNothingAcknowledgedIsLost() throws Exception {
     Tardis tardis =
