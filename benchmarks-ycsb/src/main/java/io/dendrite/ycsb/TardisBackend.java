@@ -2,6 +2,7 @@ package io.dendrite.ycsb;
 
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.tardis.Mode;
+import io.dendrite.tardis.Solution;
 import io.dendrite.tardis.Tardis;
 import io.dendrite.tardis.TardisMetrics;
 import io.dendrite.tardis.Technique;
@@ -18,9 +19,8 @@ import java.util.function.Supplier;
 /**
  * Records as documents through a {@link Tardis} (write-through, and writes keep being acknowledged while the
  * database is down: chapter 4 of the write-back and TARDIS thesis). A read is {@link Tardis#read} of the record's
- * document; a scan reads each record of the range that way, one after the other, since TARDIS caches documents, not
- * range results (TARDIS under a range-caching Dendrite is not built); a write is {@link Tardis#write} of the row
- * change. A miss TARDIS cannot serve (the database down, or, with TAR and DIS, a document still buffered) fails with
+ * document; a scan reads each record of the range that way, one after the other (cached range results through
+ * {@code TardisDendrite} would be another binding); a write is {@link Tardis#write} of the row change. A miss TARDIS cannot serve (the database down, or, with TAR and DIS, a document still buffered) fails with
  * {@code TardisUnavailableException}, which the binding reports as YCSB's {@code SERVICE_UNAVAILABLE}.
  *
  * <p>The database is opened with a short timeout ({@value RecordStore#TIMEOUT_MS}, default 1 000 ms here): a write
@@ -43,6 +43,12 @@ final class TardisBackend implements RecordBackend {
 
   /** {@code tardis.replicas}: servers each buffered write is pinned on (default 1). */
   static final String REPLICAS = "tardis.replicas";
+
+  /**
+   * {@code tardis.solution}: how a process learns that a document has a buffered write, RECON (default) or
+   * CONTEXTUAL (the thesis measured Contextual).
+   */
+  static final String SOLUTION = "tardis.solution";
 
   private final RecordStore store;
   private final CountingDataStore database;
@@ -83,6 +89,13 @@ final class TardisBackend implements RecordBackend {
           TECHNIQUE + " must be TAR, DIS, TARD or TARDIS, got " + properties.string(TECHNIQUE, ""),
           e);
     }
+    Solution solution;
+    try {
+      solution = Solution.valueOf(properties.string(SOLUTION, "RECON").toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          SOLUTION + " must be RECON or CONTEXTUAL, got " + properties.string(SOLUTION, ""), e);
+    }
     int workers = properties.integer(AR_WORKERS, 4, 0);
     RecordStore store =
         RecordStore.open(
@@ -102,6 +115,7 @@ final class TardisBackend implements RecordBackend {
               .cache(cache)
               .store(database)
               .technique(technique)
+              .solution(solution)
               .arWorkers(workers)
               .arAlpha(properties.integer(ALPHA, 10, 1))
               .partitions(properties.integer(PARTITIONS, 64, 1))

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>Settings (system properties, defaults in brackets): {@code tardis.bench.records} [20000], {@code
  * .threads} [8], {@code .outageSeconds} [10], {@code .normalSeconds} [5], {@code .capSeconds} [60], {@code
  * .workers} [0,20], {@code .alpha} [10], {@code .techniques} [TAR,DIS,TARD,TARDIS], {@code .distributions}
- * [uniform,zipfian], {@code .report} [target/tardis-recovery.md]. Workers and α are lists: every combination runs
+ * [uniform,zipfian], {@code .solution} [RECON], {@code .report} [target/tardis-recovery.md]. Workers and α are lists: every combination runs
  * (α once for 0 workers, where it means nothing), and with more than one worker count the recovery duration and the
  * recovery-phase throughput against the workers, a series per technique, distribution and α (the thesis' Figure
  * 4.7), are drawn as SVG next to the report ({@code tardis-recovery-vs-workers.svg}, {@code
@@ -61,6 +61,8 @@ class TardisRecoveryProbe {
   private final int outageSeconds = Integer.getInteger("tardis.bench.outageSeconds", 10);
   private final int normalSeconds = Integer.getInteger("tardis.bench.normalSeconds", 5);
   private final int capSeconds = Integer.getInteger("tardis.bench.capSeconds", 60);
+  private final Solution solution =
+      Solution.valueOf(System.getProperty("tardis.bench.solution", "RECON"));
 
   record Result(
       Technique technique,
@@ -142,6 +144,7 @@ class TardisRecoveryProbe {
                 .cache(cache.client)
                 .store(viaProxy)
                 .technique(technique)
+                .solution(solution)
                 .partitions(PARTITIONS)
                 .arWorkers(workers)
                 .arAlpha(alpha)
