@@ -104,6 +104,9 @@ public final class BenchMain {
       if (appProcesses < 0 || appProcesses > 8) {
         throw new IllegalArgumentException("--app-processes must be 1 to 8, got " + appProcesses);
       }
+      if (appProcesses > 0 && plan != null && plan.outage().isPresent()) {
+        throw new IllegalArgumentException("--app-processes runs no outage: leave out --outage-at");
+      }
     } catch (IllegalArgumentException e) {
       System.err.println("dev/bench: " + e.getMessage());
       System.err.printf(USAGE, String.join(", ", names(known)));
