@@ -13,9 +13,10 @@ import java.util.StringJoiner;
  * Tardis#metrics()}, a read of every partition) every {@value #BACKLOG_MILLIS} ms.
  *
  * <p>Stats entries (times in milliseconds since the epoch, absent when it never happened): {@code
- * tardis.failedAtMs} (first failed mode), {@code tardis.recoveringAtMs} (first recovery mode after it), {@code
- * tardis.normalAtMs} (the last return to normal mode after a failure), {@code tardis.peakBuffered}, and {@code
- * tardis.backlog}: {@code time:documents} samples separated by commas.
+ * tardis.failedAtMs} (first failed mode), {@code tardis.normalAtMs} (the last return to normal mode after a
+ * failure; the mode may go to recovery and back to failed more than once while the database is cut, as a request in
+ * flight at the cut succeeds), {@code tardis.peakBuffered}, and {@code tardis.backlog}: {@code time:documents}
+ * samples separated by commas.
  */
 final class RecoveryTimeline {
   private static final long MODE_MILLIS = 100;
@@ -26,7 +27,6 @@ final class RecoveryTimeline {
   private final StringJoiner backlog = new StringJoiner(",");
   private volatile boolean stopped;
   private long failedAt = -1;
-  private long recoveringAt = -1;
   private long normalAt = -1;
   private int peakBuffered;
 
@@ -51,9 +51,6 @@ final class RecoveryTimeline {
       synchronized (this) {
         if (mode == Mode.FAILED && failedAt < 0) {
           failedAt = now;
-        }
-        if (mode == Mode.RECOVERY && failedAt >= 0 && recoveringAt < 0) {
-          recoveringAt = now;
         }
         if (mode == Mode.NORMAL && last != Mode.NORMAL) {
           normalAt = now;
@@ -91,8 +88,9 @@ final class RecoveryTimeline {
     }
     Map<String, String> stats = new LinkedHashMap<>();
     synchronized (this) {
-      put(stats, "tardis.failedAtMs", failedAt);
-      put(stats, "tardis.recoveringAtMs", recoveringAt);
+      if (failedAt >= 0) {
+        stats.put("tardis.failedAtMs", Long.toString(failedAt));
+      }
       if (failedAt >= 0 && normalAt > failedAt) {
         stats.put("tardis.normalAtMs", Long.toString(normalAt));
       }
@@ -100,11 +98,5 @@ final class RecoveryTimeline {
       stats.put("tardis.backlog", backlog.toString());
     }
     return stats;
-  }
-
-  private static void put(Map<String, String> stats, String key, long millis) {
-    if (millis >= 0) {
-      stats.put(key, Long.toString(millis));
-    }
   }
 }

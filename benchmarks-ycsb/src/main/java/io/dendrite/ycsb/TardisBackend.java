@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -80,22 +79,8 @@ final class TardisBackend implements RecordBackend {
                     new IllegalArgumentException(
                         "set " + DendriteBackend.SERVERS + " to the IQ servers, host:port,..."))
             .split("\\s*,\\s*");
-    Technique technique;
-    try {
-      technique =
-          Technique.valueOf(properties.string(TECHNIQUE, "TARDIS").toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          TECHNIQUE + " must be TAR, DIS, TARD or TARDIS, got " + properties.string(TECHNIQUE, ""),
-          e);
-    }
-    Solution solution;
-    try {
-      solution = Solution.valueOf(properties.string(SOLUTION, "RECON").toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          SOLUTION + " must be RECON or CONTEXTUAL, got " + properties.string(SOLUTION, ""), e);
-    }
+    Technique technique = properties.choice(TECHNIQUE, Technique.class, Technique.TARDIS);
+    Solution solution = properties.choice(SOLUTION, Solution.class, Solution.RECON);
     int workers = properties.integer(AR_WORKERS, 4, 0);
     RecordStore store =
         RecordStore.open(

@@ -7,6 +7,7 @@ import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -149,10 +150,7 @@ class BindingOperationsIT {
     } finally {
       db.cleanup();
     }
-    Properties stats = new Properties();
-    try (Reader reader = Files.newBufferedReader(statsFile)) {
-      stats.load(reader);
-    }
+    Properties stats = stats(statsFile);
     assertThat(stats)
         .containsEntry("verify.recordsChecked", "2")
         .containsEntry("verify.lostWrites", "1")
@@ -214,10 +212,7 @@ class BindingOperationsIT {
     } finally {
       db.cleanup();
     }
-    Properties stats = new Properties();
-    try (Reader reader = Files.newBufferedReader(statsFile)) {
-      stats.load(reader);
-    }
+    Properties stats = stats(statsFile);
     assertThat(stats)
         .containsEntry("ops.INSERT", "3")
         .containsEntry("ops.DELETE", "1")
@@ -240,6 +235,14 @@ class BindingOperationsIT {
           .containsEntry("tardis.bufferedAtEnd", "0");
     }
     assertThat(Long.parseLong(stats.getProperty("rowReadsChecked"))).isPositive();
+  }
+
+  private static Properties stats(Path file) throws IOException {
+    Properties stats = new Properties();
+    try (Reader reader = Files.newBufferedReader(file)) {
+      stats.load(reader);
+    }
+    return stats;
   }
 
   private static Map<String, String> read(DB db, String key) {

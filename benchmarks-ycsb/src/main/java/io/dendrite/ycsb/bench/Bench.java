@@ -56,40 +56,6 @@ public final class Bench {
       String command,
       Optional<Outage> outage) {
 
-    /** A plan without an outage. */
-    public Plan(
-        List<Configuration> configurations,
-        List<Workload> workloads,
-        Path loadWorkload,
-        long records,
-        int seconds,
-        int warmupSeconds,
-        int threads,
-        int iqServers,
-        int statusIntervalSeconds,
-        Map<String, String> extraProperties,
-        String classpath,
-        String memcachedBinary,
-        Path outputDir,
-        String command) {
-      this(
-          configurations,
-          workloads,
-          loadWorkload,
-          records,
-          seconds,
-          warmupSeconds,
-          threads,
-          iqServers,
-          statusIntervalSeconds,
-          extraProperties,
-          classpath,
-          memcachedBinary,
-          outputDir,
-          command,
-          Optional.empty());
-    }
-
     public Plan {
       configurations = List.copyOf(configurations);
       workloads = List.copyOf(workloads);
