@@ -1,6 +1,5 @@
 package io.dendrite.tardis;
 
-import io.dendrite.iq.client.CacheValue;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
@@ -31,8 +30,8 @@ final class CachedDocuments {
         .encode();
   }
 
-  static Optional<Map<String, Object>> decode(CacheValue cached) {
-    return ChangeSequence.decode(cached.data()).applyTo(Optional.empty());
+  static Optional<Map<String, Object>> decode(byte[] cached) {
+    return ChangeSequence.decode(cached).applyTo(Optional.empty());
   }
 
   static Optional<Entity> entity(EntityKey key, Optional<Map<String, Object>> fields) {

@@ -2,13 +2,8 @@ package io.dendrite.tardis;
 
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqException;
-import io.dendrite.iq.client.LeaseHandle;
 import io.dendrite.iq.client.Outcome;
-import io.dendrite.iq.client.ReadResult;
-import io.dendrite.iq.client.RefreshLease;
-import io.dendrite.iq.client.RefreshResult;
 import io.dendrite.iq.client.ServerAddress;
-import io.dendrite.iq.client.Transaction;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -18,7 +13,6 @@ import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -46,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * returns the latest acknowledged write or fails with {@link TardisUnavailableException}, never an older value. Every
  * process that writes these documents must go through a {@code Tardis} over the same cache servers with the same
  * replica and partition counts. Thread-safe.
+ *
+ * <p>On unmodified memcached ({@link Builder#stockMemcached}) the same API runs without leases: a document's misses
+ * and writes, and its buffered write, take lock keys that lapse, and cached values change by {@code cas} on what was
+ * read under the lock. What that leaves weaker (a holder paused past its lock's lifetime) is in docs/tardis.md.
  */
 public final class Tardis implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Tardis.class);
@@ -55,6 +53,7 @@ public final class Tardis implements AutoCloseable {
 
   private final TardisCore core;
   private final IqClient cache;
+  private final DocumentCopies copies;
   private final DataStore store;
   private final boolean contextual;
   private final boolean markBeforeBuffering;
@@ -63,6 +62,7 @@ public final class Tardis implements AutoCloseable {
   private Tardis(Builder builder, TardisCore core) {
     this.core = core;
     this.cache = core.cache;
+    this.copies = core.tier.documentCopies(builder.lockTimeout);
     this.store = core.store;
     this.contextual = builder.solution == Solution.CONTEXTUAL;
     this.markBeforeBuffering = builder.markBeforeBuffering;
@@ -100,40 +100,22 @@ public final class Tardis implements AutoCloseable {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(changes, "changes");
     String cacheKey = CachedDocuments.keyOf(key);
-    Transaction transaction = cache.beginTransaction();
-    try {
-      if (!(transaction.readForUpdate(cacheKey) instanceof RefreshResult.Granted granted)) {
-        throw new IqException("another writer kept the lease on " + cacheKey);
-      }
-      RefreshLease lease = granted.lease();
-      boolean[] buffered = {false};
-      core.write(
-          document(key, contextual ? lease.pending() : null),
-          List.of(new EntityChanges(key, changes)),
-          () -> {
-            buffer(cacheKey, key, changes);
-            buffered[0] = true;
-          });
-      // Durable from here: the write is acknowledged whatever happens to the cached copy.
-      try {
-        if (lease.current().isPresent()) {
-          Optional<Map<String, Object>> after =
-              changes.applyTo(CachedDocuments.decode(lease.current().get()));
-          lease.swap(CachedDocuments.encode(after));
-        }
-        // Contextual: a buffered write keeps the document's marker; a write the data store took
-        // (after applying any buffered write first) clears it.
-        transaction.commit(contextual && markBeforeBuffering && buffered[0]);
-      } catch (RuntimeException notRefreshed) {
-        dropCachedCopy(transaction, cacheKey, notRefreshed);
-      }
-    } catch (TardisOutcomeUnknownException unknown) {
-      transaction.deleteAndRelease();
-      throw unknown;
-    } catch (RuntimeException failed) {
-      transaction.release();
-      throw failed;
-    }
+    copies.write(
+        cacheKey,
+        changes,
+        pending -> {
+          boolean[] buffered = {false};
+          core.write(
+              document(key, contextual ? pending : null),
+              List.of(new EntityChanges(key, changes)),
+              () -> {
+                buffer(cacheKey, key, changes);
+                buffered[0] = true;
+              });
+          // Contextual: a buffered write keeps the document's marker; a write the data store took
+          // (after applying any buffered write first) clears it.
+          return contextual && markBeforeBuffering && buffered[0];
+        });
   }
 
   /**
@@ -171,24 +153,6 @@ public final class Tardis implements AutoCloseable {
   }
 
   /**
-   * Deletes the cached copy a durable write could not refresh (its in-memory application failed, or the commit did),
-   * so that no read finds the old value; if even that fails, the old value stays until its lease lapses and it is
-   * evicted, which is logged.
-   */
-  private static void dropCachedCopy(
-      Transaction transaction, String cacheKey, RuntimeException notRefreshed) {
-    try {
-      transaction.deleteAndRelease();
-    } catch (RuntimeException notDropped) {
-      notDropped.addSuppressed(notRefreshed);
-      log.warn(
-          "a write was applied but the cached copy {} could not be refreshed or dropped",
-          cacheKey,
-          notDropped);
-    }
-  }
-
-  /**
    * Reads the document: from the cache, or on a miss from the data store (after applying its buffered write, where
    * the technique does), filling the cache.
    *
@@ -198,29 +162,14 @@ public final class Tardis implements AutoCloseable {
    */
   public Optional<Entity> read(EntityKey key) {
     Objects.requireNonNull(key, "key");
-    String cacheKey = CachedDocuments.keyOf(key);
-    ReadResult result = cache.read(cacheKey);
-    if (result instanceof ReadResult.Hit hit) {
-      return CachedDocuments.entity(key, CachedDocuments.decode(hit.value()));
-    }
-    if (result instanceof ReadResult.Busy busy) {
-      throw new IqException(
-          "another process kept the lease on " + cacheKey + " for " + busy.waited());
-    }
-    LeaseHandle lease = result instanceof ReadResult.Leased leased ? leased.lease() : null;
-    try {
-      Boolean pending = contextual && lease != null ? lease.pending() : null;
-      Optional<Map<String, Object>> fields =
-          core.miss(document(key, pending), () -> store.read(key).map(Entity::fields));
-      if (lease != null) {
-        lease.fill(CachedDocuments.encode(fields));
-      }
-      return CachedDocuments.entity(key, fields);
-    } finally {
-      if (lease != null) {
-        lease.close();
-      }
-    }
+    return CachedDocuments.entity(
+        key,
+        copies.read(
+            CachedDocuments.keyOf(key),
+            pending ->
+                core.miss(
+                    document(key, contextual ? pending : null),
+                    () -> store.read(key).map(Entity::fields))));
   }
 
   /**
@@ -292,12 +241,14 @@ public final class Tardis implements AutoCloseable {
     Duration idlePause = Duration.ofMillis(50);
     Duration replicaCheckInterval = Duration.ofSeconds(1);
     Duration replaceDownServerAfter = Duration.ofSeconds(30);
+    Duration lockTtl;
     boolean bufferUnknownOutcomes;
     boolean lookForBufferedWrites = true;
     boolean queryRecoveryMisses;
     Solution solution = Solution.RECON;
     boolean markBeforeBuffering = true;
     boolean restoreMarkers = true;
+    boolean changeCachedValuesConditionally = true;
 
     private Builder() {}
 
@@ -317,6 +268,16 @@ public final class Tardis implements AutoCloseable {
      */
     Builder withoutLookingForBufferedWrites() {
       this.lookForBufferedWrites = false;
+      return this;
+    }
+
+    /**
+     * On stock memcached, changes values under a lock with plain {@code set}s and {@code delete}s instead of {@code
+     * cas} on what was read under it. For the negative control of the tests only (a holder paused past its lock's
+     * lifetime then overwrites a newer value), so not public.
+     */
+    Builder changingCachedValuesUnconditionally() {
+      this.changeCachedValuesConditionally = false;
       return this;
     }
 
@@ -347,9 +308,29 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
-    /** The cache tier: our IQ servers (required). */
+    /** The cache tier: our IQ servers, or stock memcached with {@link #stockMemcached} (required). */
     public Builder cache(IqClient cache) {
       this.cache = Objects.requireNonNull(cache, "cache");
+      return this;
+    }
+
+    /**
+     * The cache servers are unmodified memcached (1.6 or later), not our IQ servers. Start each with {@code -M}, so
+     * that a full server refuses a store ({@link TeleportRefusedException.Reason#SERVER_MEMORY}) instead of evicting
+     * a buffered write. Without I/Q leases, a document's writes and misses, and its buffered write, are locked with
+     * keys that lapse after {@code lockTtl} (memcached counts whole seconds: a lock lives between {@code lockTtl} - 1
+     * s and {@code lockTtl}). Keep it above the longest a lock is held: the store's timeout plus {@link
+     * #applyRetryDeadline}, and a cache round trip or two. What is weaker than on IQ servers: docs/tardis.md.
+     *
+     * @throws IllegalArgumentException when {@code lockTtl} is under 2 s
+     */
+    public Builder stockMemcached(Duration lockTtl) {
+      Objects.requireNonNull(lockTtl, "lockTtl");
+      if (lockTtl.compareTo(Duration.ofSeconds(2)) < 0) {
+        throw new IllegalArgumentException(
+            "lockTtl must be at least 2 s (memcached counts whole seconds), got " + lockTtl);
+      }
+      this.lockTtl = lockTtl;
       return this;
     }
 
@@ -419,7 +400,10 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
-    /** How long a write or recovery waits for a buffered write's lock (default 10 s). */
+    /**
+     * How long a write or recovery waits for a buffered write's lock (default 10 s); on stock memcached, also how
+     * long a miss or write waits for its document's lock.
+     */
     public Builder lockTimeout(Duration timeout) {
       this.lockTimeout = Arguments.notNegative("lockTimeout", timeout);
       return this;
@@ -482,6 +466,11 @@ public final class Tardis implements AutoCloseable {
       if (replicas > servers) {
         throw new IllegalStateException(
             "replicas (" + replicas + ") must not exceed the cache's " + servers + " servers");
+      }
+      if (lockTtl != null && solution == Solution.CONTEXTUAL) {
+        throw new IllegalStateException(
+            "Solution.CONTEXTUAL needs our IQ servers' pending markers; stock memcached has none: use"
+                + " RECON");
       }
       return new TardisCore(this, listings);
     }

@@ -48,6 +48,7 @@ final class TardisCore implements AutoCloseable {
   }
 
   final IqClient cache;
+  final CacheTier tier;
   final DataStore store;
   final Technique technique;
   final TeleportedWrites teleported;
@@ -68,6 +69,11 @@ final class TardisCore implements AutoCloseable {
   /** Settings read from {@link Tardis.Builder}; {@code listings} names the partitions of the buffered writes. */
   TardisCore(Tardis.Builder settings, String listings) {
     this.cache = settings.cache;
+    this.tier =
+        settings.lockTtl == null
+            ? CacheTier.iqServers(cache)
+            : CacheTier.stockMemcached(
+                cache, settings.lockTtl, settings.changeCachedValuesConditionally);
     this.store = settings.store;
     this.technique = settings.technique;
     this.alpha = settings.arAlpha;
@@ -78,6 +84,7 @@ final class TardisCore implements AutoCloseable {
     this.teleported =
         new TeleportedWrites(
             cache,
+            tier,
             store,
             listings,
             settings.replicas,
@@ -163,9 +170,11 @@ final class TardisCore implements AutoCloseable {
                   + ", and "
                   + full.getMessage()
                   + ": not acknowledged",
-              full.limit() == BufferRefusedException.Limit.PINNED_BUDGET
-                  ? TeleportRefusedException.Reason.PINNED_BUDGET
-                  : TeleportRefusedException.Reason.SERVER_PINNED_MEMORY,
+              switch (full.limit()) {
+                case PINNED_BUDGET -> TeleportRefusedException.Reason.PINNED_BUDGET;
+                case SERVER_PINNED_MEMORY -> TeleportRefusedException.Reason.SERVER_PINNED_MEMORY;
+                case SERVER_MEMORY -> TeleportRefusedException.Reason.SERVER_MEMORY;
+              },
               full,
               why == null || why.notSent());
       if (why != null) {

@@ -302,7 +302,8 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
      * Rebuilds the index of buffered range writes from the cache tier, builds the Dendrite (claiming the range) and
      * starts the recovery workers.
      *
-     * @throws IllegalStateException when a required setting is missing, or as {@link Tardis.Builder#build}
+     * @throws IllegalStateException when a required setting is missing, when the settings are for stock memcached,
+     *     or as {@link Tardis.Builder#build}
      */
     public TardisDendrite<K, R> build() {
       if (tardis == null || collection == null || domain == null || min == null || rowOf == null) {
@@ -313,6 +314,11 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
             "a TardisDendrite finds buffered writes through its index of their intervals: Solution "
                 + tardis.solution
                 + " is for the per-document Tardis");
+      }
+      if (tardis.lockTtl != null) {
+        throw new IllegalStateException(
+            "a TardisDendrite needs I/Q leases, which stock memcached lacks: use our IQ servers (not"
+                + " Tardis.Builder.stockMemcached)");
       }
       return new TardisDendrite<>(this, tardis.buildCore("tardis." + collection + "." + domain));
     }

@@ -3,8 +3,8 @@ package io.dendrite.tardis;
 import io.dendrite.core.DataStoreUnavailableException;
 
 /**
- * The data store failed a write and the cache tier could not buffer it either, because pinned memory ran out during
- * a long outage: the write is not acknowledged and nothing of it was buffered; what was acknowledged before stays
+ * The data store failed a write and the cache tier could not buffer it either, because pinned memory (or, on stock
+ * memcached, the servers' memory) ran out during a long outage: the write is not acknowledged and nothing of it was buffered; what was acknowledged before stays
  * buffered. A {@link DataStoreUnavailableException}: the write failed because the data store is down.
  */
 public final class TeleportRefusedException extends DataStoreUnavailableException {
@@ -15,7 +15,12 @@ public final class TeleportRefusedException extends DataStoreUnavailableExceptio
     /** {@link Tardis.Builder#pinnedBudgetBytes}: this process's budget of pinned bytes is spent. */
     PINNED_BUDGET,
     /** A cache server answered {@code SERVER_ERROR out of pinned memory}. */
-    SERVER_PINNED_MEMORY
+    SERVER_PINNED_MEMORY,
+    /**
+     * A stock memcached run with {@code -M} ({@link Tardis.Builder#stockMemcached}) answered {@code SERVER_ERROR out
+     * of memory}: it evicts nothing, so it refuses instead.
+     */
+    SERVER_MEMORY
   }
 
   private final Reason reason;

@@ -8,7 +8,6 @@ import io.dendrite.iq.client.WriteOptions;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.internal.BufferedWriteKey;
-import io.dendrite.writeback.internal.BufferedWriteLocks;
 import io.dendrite.writeback.internal.BufferedWrites;
 import io.dendrite.writeback.internal.DocumentEngine;
 import io.dendrite.writeback.internal.LeaseLostException;
@@ -39,7 +38,7 @@ import java.util.stream.IntStream;
  * The writes this deployment buffered because the data store failed them (the thesis' Δᵢ), kept with write-back's
  * machinery: one buffered write per document under {@code TW:<collection>:<id>}, its changes compacted, pinned on R
  * servers and changed only under the Q leases of its replicas (so processes exclude each other and the servers fence
- * a holder whose lease lapsed), listed in ω partitions {@code PendingWrites:tardis:<i>} (the thesis' TeleW). An
+ * a holder whose lease lapsed; on stock memcached, under lock keys and by {@code cas}, see {@link CacheTier}), listed in ω partitions {@code PendingWrites:tardis:<i>} (the thesis' TeleW). An
  * apply converts a non-idempotent buffered write against the document's current state and pins that form first, so
  * that a process dying mid-apply leaves something any other can apply again harmlessly (Algorithm 7,
  * SnapshotRecovery).
@@ -56,6 +55,7 @@ final class TeleportedWrites {
 
   TeleportedWrites(
       IqClient cache,
+      CacheTier tier,
       DataStore store,
       String listings,
       int replicaCount,
@@ -66,7 +66,7 @@ final class TeleportedWrites {
     claimPartitionCount(cache, listings, partitionCount);
     this.cache = cache;
     this.replicaCount = replicaCount;
-    this.replicas = new PinnedReplicas(cache, replicaCount);
+    this.replicas = tier.replicas(replicaCount);
     this.partitions =
         IntStream.range(0, partitionCount)
             .mapToObj(index -> new PendingWritesPartition(replicas, listings + ":" + index))
@@ -74,7 +74,7 @@ final class TeleportedWrites {
     this.budget = new PinnedBudget(pinnedBudgetBytes);
     this.buffered =
         new BufferedWrites(
-            BufferedWriteLocks.replicaLeases(cache, replicaCount, lockTimeout),
+            tier.locks(replicas, lockTimeout),
             replicas,
             partitions,
             new RetryingStore(store, applyRetryDeadline, storeRetries),
@@ -82,8 +82,7 @@ final class TeleportedWrites {
             new UndecodableValues(replicas, new LongAdder()),
             Clock.systemUTC(),
             // One document per store round, as the thesis' workers apply them; a batch would hold
-            // the
-            // locks of documents whose writers wait.
+            // the locks of documents whose writers wait.
             1,
             applied,
             new LongAdder(),

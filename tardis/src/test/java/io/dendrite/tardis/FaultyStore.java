@@ -11,16 +11,24 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A real store behind two switches a test flips: {@link #down} refuses every operation before it is sent (as a
  * refused connection), and {@link #loseRepliesOfApplies} lets that many applies through to the store and then
- * reports them lost (as a reply that timed out after the database committed).
+ * reports them lost (as a reply that timed out after the database committed); {@link #pauseNextApply} holds one
+ * apply back before it is sent.
  */
 final class FaultyStore implements DataStore {
   private final DataStore store;
   final AtomicBoolean down = new AtomicBoolean();
   final AtomicInteger loseRepliesOfApplies = new AtomicInteger();
+
+  /** Milliseconds the next apply sleeps before it goes to the store (a writer paused mid-write), then 0 again. */
+  final AtomicLong pauseNextApply = new AtomicLong();
+
+  /** How many applies were paused so far (counted as the pause begins). */
+  final AtomicInteger pausedApplies = new AtomicInteger();
 
   FaultyStore(DataStore store) {
     this.store = store;
@@ -28,6 +36,16 @@ final class FaultyStore implements DataStore {
 
   @Override
   public void apply(List<EntityChanges> batch) {
+    long pause = pauseNextApply.getAndSet(0);
+    if (pause > 0) {
+      pausedApplies.incrementAndGet();
+      try {
+        Thread.sleep(pause);
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while paused", interrupted);
+      }
+    }
     refuseWhenDown();
     store.apply(batch);
     if (loseRepliesOfApplies.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {

@@ -2,6 +2,7 @@ package io.dendrite.tardis;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.core.DomainType;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +30,30 @@ class TardisBuilderTest {
     assertThatThrownBy(() -> Tardis.builder().technique(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("technique");
+  }
+
+  @Test
+  void refusesALockLifetimeMemcachedCannotKeep() {
+    assertThatThrownBy(() -> Tardis.builder().stockMemcached(Duration.ofMillis(1500)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lockTtl")
+        .hasMessageContaining("PT1.5S");
+  }
+
+  /** Range results need I/Q leases (the Dendrite's read and write paths), which stock memcached lacks. */
+  @Test
+  void refusesATardisDendriteOnStockMemcached() {
+    assertThatThrownBy(
+            () ->
+                TardisDendrite.builder(DomainType.LONG, NamedRow.CODEC)
+                    .tardis(Tardis.builder().stockMemcached(Duration.ofSeconds(5)))
+                    .collection("rows")
+                    .domain("pos")
+                    .range(0L, 10L)
+                    .rowOf(NamedRow::of)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("I/Q leases");
   }
 
   @Test

@@ -143,11 +143,7 @@ class TardisConsistencyIT {
           running.add(threads.submit(() -> readAndWrite(table, run, own, stop)));
         }
       }
-      Thread.sleep(3_000);
-      proxy.cut();
-      Thread.sleep(6_000);
-      proxy.restore();
-      Thread.sleep(8_000);
+      OutagePhases.run(proxy, () -> runs.values().stream().map(run -> run.tardis.mode()).toList());
       stop.set(true);
       for (Future<?> thread : running) {
         thread.get(60, TimeUnit.SECONDS);

@@ -31,7 +31,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(RealServers.class)
 class TardisContextualIT {
-  private static final int DOCUMENTS = 8;
+  /** Enough that each of the two servers holds several documents whatever ports the ring hashes. */
+  private static final int DOCUMENTS = 64;
+
   private static final int PARTITIONS = 4;
   private static final long PINNED = 64L << 20;
 
@@ -42,7 +44,7 @@ class TardisContextualIT {
 
   @BeforeEach
   void seed(MySqlTestDatabase database) throws Exception {
-    mysql = UsersTable.seed(database, DOCUMENTS);
+    mysql = UsersTable.seed(database, DOCUMENTS, "");
     faulty = new FaultyStore(mysql);
     cache = EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(PINNED).start();
   }
@@ -210,14 +212,14 @@ class TardisContextualIT {
   }
 
   private long score(int id) {
-    return UsersTable.score(mysql, key(id));
+    return UsersTable.score(mysql, id);
   }
 
   private String name(int id) {
-    return name(key(id));
+    return UsersTable.name(mysql, id);
   }
 
   private String name(EntityKey key) {
-    return UsersTable.name(mysql, key);
+    return name(((Number) key.id()).intValue());
   }
 }

@@ -1,5 +1,10 @@
 package io.dendrite.tardis;
 
+import static io.dendrite.tardis.UsersTable.awaitOrFail;
+import static io.dendrite.tardis.UsersTable.awaitRecovered;
+import static io.dendrite.tardis.UsersTable.key;
+import static io.dendrite.tardis.UsersTable.name;
+import static io.dendrite.tardis.UsersTable.score;
 import static io.dendrite.writeback.change.Change.inc;
 import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,13 +14,10 @@ import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
-import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.MySqlStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,7 +43,7 @@ class TardisFaultsIT {
 
   @BeforeEach
   void seed(MySqlTestDatabase database) throws Exception {
-    mysql = UsersTable.seed(database, DOCUMENTS);
+    mysql = UsersTable.seed(database, DOCUMENTS, "");
     faulty = new FaultyStore(mysql);
   }
 
@@ -67,7 +69,9 @@ class TardisFaultsIT {
     tardis.write(key(1), ChangeSequence.of(inc("score", 1))); // buffered, acknowledged
 
     awaitRecovered(tardis);
-    assertThat(score(1)).as("the lost reply's increment once, the buffered one once").isEqualTo(2);
+    assertThat(score(mysql, 1))
+        .as("the lost reply's increment once, the buffered one once")
+        .isEqualTo(2);
     assertThat(tardis.read(key(1)).orElseThrow().fields()).containsEntry("score", 2);
     assertThat(tardis.metrics().outcomeUnknown()).isEqualTo(1);
   }
@@ -83,7 +87,7 @@ class TardisFaultsIT {
     tardis.write(key(1), ChangeSequence.of(inc("score", 1)));
 
     awaitRecovered(tardis);
-    assertThat(score(1)).as("two acknowledged increments, one applied twice").isEqualTo(3);
+    assertThat(score(mysql, 1)).as("two acknowledged increments, one applied twice").isEqualTo(3);
   }
 
   @Test
@@ -96,7 +100,7 @@ class TardisFaultsIT {
     assertThat(tardis.mode()).isEqualTo(Mode.FAILED);
     assertThat(tardis.metrics().failedWritesAbsorbed()).isEqualTo(1);
     awaitRecovered(tardis);
-    assertThat(name(2)).isEqualTo("kept");
+    assertThat(name(mysql, 2)).isEqualTo("kept");
   }
 
   @Test
@@ -113,12 +117,12 @@ class TardisFaultsIT {
     assertThatThrownBy(() -> tardis.read(key(4)))
         .isInstanceOf(TardisUnavailableException.class)
         .hasMessageContaining("failed mode");
-    assertThat(name(3)).as("nothing reached the database yet").isEqualTo("u3");
+    assertThat(name(mysql, 3)).as("nothing reached the database yet").isEqualTo("u3");
 
     faulty.down.set(false);
     awaitRecovered(tardis);
-    assertThat(name(3)).isEqualTo("while down");
-    assertThat(score(3)).isEqualTo(5);
+    assertThat(name(mysql, 3)).isEqualTo("while down");
+    assertThat(score(mysql, 3)).isEqualTo(5);
     assertThat(tardis.read(key(4)).orElseThrow().fields()).containsEntry("name", "u4");
   }
 
@@ -160,9 +164,9 @@ class TardisFaultsIT {
     assertThat(tardis.read(key(6)).orElseThrow().fields()).containsEntry("name", "profile");
     tardis.write(key(5), ChangeSequence.of(inc("score", 10)));
 
-    assertThat(score(5)).as("the buffered increment first, then the new one").isEqualTo(11);
-    assertThat(name(5)).isEqualTo("album");
-    assertThat(name(6)).isEqualTo("profile");
+    assertThat(score(mysql, 5)).as("the buffered increment first, then the new one").isEqualTo(11);
+    assertThat(name(mysql, 5)).isEqualTo("album");
+    assertThat(name(mysql, 6)).isEqualTo("profile");
     assertThat(tardis.mode()).as("a per-document matter: the mode stays").isEqualTo(Mode.NORMAL);
   }
 
@@ -210,7 +214,7 @@ class TardisFaultsIT {
             .build();
     opened.add(recovering);
     awaitOrFail(() -> recovering.metrics().bufferedDocuments() == 0, "recovery");
-    return name(7);
+    return name(mysql, 7);
   }
 
   @Test
@@ -237,9 +241,9 @@ class TardisFaultsIT {
     faulty.down.set(false);
     awaitRecovered(tardis);
     for (int id : acknowledged) {
-      assertThat(name(id)).isEqualTo("long outage " + id);
+      assertThat(name(mysql, id)).isEqualTo("long outage " + id);
     }
-    assertThat(name(refusedId)).as("the refused write").isEqualTo("u" + refusedId);
+    assertThat(name(mysql, refusedId)).as("the refused write").isEqualTo("u" + refusedId);
     assertThat(tardis.metrics().teleportsRefused()).isEqualTo(1);
   }
 
@@ -264,7 +268,7 @@ class TardisFaultsIT {
     faulty.down.set(false);
     awaitRecovered(tardis);
     for (int id : acknowledged) {
-      assertThat(name(id)).isEqualTo(filler.substring(0, 60) + id);
+      assertThat(name(mysql, id)).isEqualTo(filler.substring(0, 60) + id);
     }
   }
 
@@ -305,32 +309,5 @@ class TardisFaultsIT {
             .build();
     opened.add(tardis);
     return tardis;
-  }
-
-  private static EntityKey key(int id) {
-    return UsersTable.key(id);
-  }
-
-  private long score(int id) {
-    return UsersTable.score(mysql, key(id));
-  }
-
-  private String name(int id) {
-    return UsersTable.name(mysql, key(id));
-  }
-
-  private static void awaitRecovered(Tardis tardis) throws InterruptedException {
-    awaitOrFail(
-        () -> tardis.mode() == Mode.NORMAL && tardis.metrics().bufferedDocuments() == 0,
-        "recovery to end");
-  }
-
-  private static void awaitOrFail(BooleanSupplier condition, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
-      Thread.sleep(20);
-    }
   }
 }

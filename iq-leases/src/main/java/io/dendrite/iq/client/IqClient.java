@@ -338,7 +338,11 @@ public final class IqClient implements AutoCloseable {
    * @throws IqException when the server refuses (not a pin user; a server without {@code pready})
    */
   public void pready(ServerAddress server) {
-    Outcome.of(connection(server).call(OutgoingRequest.pready()));
+    Reply reply = connection(server).call(OutgoingRequest.pready());
+    if (!(reply instanceof Reply.Status status && status.line().equals("OK"))) {
+      String line = reply instanceof Reply.Status status ? status.line() : String.valueOf(reply);
+      throw new IqException(server + " did not take pready: " + line);
+    }
   }
 
   /**
@@ -482,9 +486,15 @@ public final class IqClient implements AutoCloseable {
    */
   public Outcome casOn(
       ServerAddress server, String key, byte[] value, long cas, WriteOptions options) {
-    return Outcome.of(
-        connection(server)
-            .call(OutgoingRequest.cas(OutgoingRequest.checkKey(key), value, options, cas)));
+    return ServerConnection.await(casOnAsync(server, key, value, cas, options));
+  }
+
+  /** Async {@link #casOn}. */
+  public CompletableFuture<Outcome> casOnAsync(
+      ServerAddress server, String key, byte[] value, long cas, WriteOptions options) {
+    return connection(server)
+        .send(OutgoingRequest.cas(OutgoingRequest.checkKey(key), value, options, cas))
+        .thenApply(Outcome::of);
   }
 
   /**
@@ -494,9 +504,44 @@ public final class IqClient implements AutoCloseable {
    * @return {@link Outcome#OK}, {@link Outcome#NOT_STORED} (present) or {@link Outcome#PINNED_MEMORY_FULL}
    */
   public Outcome addOn(ServerAddress server, String key, byte[] value, WriteOptions options) {
-    return Outcome.of(
-        connection(server)
-            .call(OutgoingRequest.store("add", OutgoingRequest.checkKey(key), value, options)));
+    return ServerConnection.await(addOnAsync(server, key, value, options));
+  }
+
+  /** Async {@link #addOn}. */
+  public CompletableFuture<Outcome> addOnAsync(
+      ServerAddress server, String key, byte[] value, WriteOptions options) {
+    return connection(server)
+        .send(OutgoingRequest.store("add", OutgoingRequest.checkKey(key), value, options))
+        .thenApply(Outcome::of);
+  }
+
+  /**
+   * Appends {@code value} to the key on one given server with memcached's plain {@code append} (unpinned): for a
+   * replicated log on servers without {@code mappend} (stock memcached).
+   *
+   * @return {@link Outcome#OK}; {@link Outcome#NOT_STORED} when the key is absent there, and also, on stock memcached,
+   *     when it had no memory for the longer value (it cannot tell the two apart); {@link Outcome#MEMORY_FULL}
+   */
+  public CompletableFuture<Outcome> appendOnAsync(ServerAddress server, String key, byte[] value) {
+    return connection(server)
+        .send(
+            OutgoingRequest.store(
+                "append", OutgoingRequest.checkKey(key), value, WriteOptions.DEFAULT))
+        .thenApply(Outcome::of);
+  }
+
+  /**
+   * Deletes the key on one given server only if nobody wrote it there since {@code cas} was read ({@code md <key>
+   * C<cas>}, memcached 1.6's meta delete; Dendrite's server lacks meta commands). It needs no memory, so it works on
+   * a memcached that is full.
+   *
+   * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (changed since) or {@link Outcome#NOT_FOUND}
+   */
+  public CompletableFuture<Outcome> deleteIfUnchangedOnAsync(
+      ServerAddress server, String key, long cas) {
+    return connection(server)
+        .send(OutgoingRequest.deleteIfUnchanged(OutgoingRequest.checkKey(key), cas))
+        .thenApply(Outcome::of);
   }
 
   /**
@@ -541,7 +586,12 @@ public final class IqClient implements AutoCloseable {
 
   /** Reads a key from one given server, with its CAS unique (for {@link #casOn}). */
   public Optional<CacheValue> getOn(ServerAddress server, String key) {
-    return ServerConnection.await(getFrom(connection(server), OutgoingRequest.checkKey(key)));
+    return ServerConnection.await(getOnAsync(server, key));
+  }
+
+  /** Async {@link #getOn}. */
+  public CompletableFuture<Optional<CacheValue>> getOnAsync(ServerAddress server, String key) {
+    return getFrom(connection(server), OutgoingRequest.checkKey(key));
   }
 
   /**

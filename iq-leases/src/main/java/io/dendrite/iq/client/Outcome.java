@@ -19,6 +19,11 @@ public enum Outcome {
   INVALID,
   /** The store was refused because the server's pinned-memory quota is used up. */
   PINNED_MEMORY_FULL,
+  /**
+   * A server that evicts nothing had no memory for the value: stock memcached run with {@code -M} answers {@code
+   * SERVER_ERROR out of memory storing object}, and nothing was stored.
+   */
+  MEMORY_FULL,
   /** Another transaction or session holds a conflicting lease; this session has been aborted. */
   ABORTED,
   /** The server no longer knows the transaction or session: its record expired with the lease lifetime. */
@@ -40,7 +45,7 @@ public enum Outcome {
   }
 
   /**
-   * Reads a one-line reply. {@code SERVER_ERROR}s other than the pinned-memory one, and
+   * Reads a one-line reply. {@code SERVER_ERROR}s other than the two memory ones, and
    * {@code CLIENT_ERROR}/{@code ERROR}, are failures rather than outcomes.
    */
   static Outcome of(Reply reply) {
@@ -48,15 +53,19 @@ public enum Outcome {
       throw new IqException("expected a status line, got " + reply);
     }
     return switch (status.word()) {
-      case "STORED", "DELETED", "OK", "OK_NOVALUE", "LEASE", "TOUCHED" -> OK;
+        // HD, NF and EX are memcached's meta-command answers (md).
+      case "STORED", "DELETED", "OK", "OK_NOVALUE", "LEASE", "TOUCHED", "HD" -> OK;
       case "NOT_STORED" -> NOT_STORED;
-      case "NOT_FOUND" -> NOT_FOUND;
-      case "EXISTS" -> EXISTS;
+      case "NOT_FOUND", "NF" -> NOT_FOUND;
+      case "EXISTS", "EX" -> EXISTS;
       case "INVALID" -> INVALID;
       case "ABORT" -> ABORTED;
       default -> {
         if (status.line().equals("SERVER_ERROR out of pinned memory")) {
           yield PINNED_MEMORY_FULL;
+        }
+        if (status.line().startsWith("SERVER_ERROR out of memory")) {
+          yield MEMORY_FULL;
         }
         throw new IqException("server answered: " + status.line());
       }

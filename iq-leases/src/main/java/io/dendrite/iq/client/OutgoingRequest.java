@@ -176,6 +176,15 @@ final class OutgoingRequest {
     return of(ReplyFormat.LINE, "delete " + checkKey(key));
   }
 
+  /**
+   * {@code md <key> C<cas>}: memcached's meta delete, only if nobody wrote the key since {@code cas} was read. Unlike
+   * a {@code cas} with a past exptime it stores nothing, so it works on a server whose memory is full (memcached 1.6;
+   * Dendrite's server has no meta commands).
+   */
+  static OutgoingRequest deleteIfUnchanged(String key, long cas) {
+    return of(ReplyFormat.LINE, "md " + checkKey(key) + " C" + Long.toUnsignedString(cas));
+  }
+
   static OutgoingRequest incr(String key, long delta) {
     return of(ReplyFormat.LINE, "incr " + checkKey(key) + ' ' + Long.toUnsignedString(delta));
   }

@@ -171,7 +171,7 @@ public final class Transaction implements AutoCloseable {
     return onKey(key, OutgoingRequest.iqArithmetic("iqdecr", key, delta, id));
   }
 
-  /** Commits with the pending bit clear; see {@link #commit(boolean)}. */
+  /** Commits without marking the keys pending; see {@link #commit(boolean)}. */
   public Outcome commit() {
     return commit(false);
   }
@@ -179,9 +179,14 @@ public final class Transaction implements AutoCloseable {
   /**
    * Applies the staged values and releases the leases on every touched server ({@code commit}).
    *
-   * @param pending the TARDIS pending bit to set on committed values
+   * @param pending true marks every key of the transaction pending (TARDIS: a buffered write of it exists; see
+   *     {@link IqClient#pmark}); false clears the marker of every key whose lease the transaction still holds
    * @return {@link Outcome#OK}; {@link Outcome#EXPIRED} if a server's tid record timed out (its
-   *         staged values were discarded); {@link Outcome#STATE_LOST} if a server restarted
+   *         staged values were discarded); {@link Outcome#STATE_LOST} if a server restarted;
+   *         {@link Outcome#PINNED_MEMORY_FULL} if a pinned value, or with {@code pending} the new markers, did not
+   *         fit a server's pinned memory. A server refused for the markers applied nothing there, and the
+   *         transaction's leases stay until they lapse: mark the keys with {@link IqClient#pmark} first, as TARDIS
+   *         does, and the commit adds no marker
    */
   public Outcome commit(boolean pending) {
     end();

@@ -19,10 +19,6 @@ final class ServerState {
   final ServerStats stats = new ServerStats();
   final KeyLocks locks = new KeyLocks();
   final TokenSource tokens = new TokenSource();
-
-  /** {@code --pinned-memory}, shared by pinned items and pending markers. */
-  final PinnedQuota pinnedQuota;
-
   final ItemStore items;
   final SessionTable sessions;
   final LeaseTable leases;
@@ -57,7 +53,8 @@ final class ServerState {
     this.config = config;
     this.clock = clock;
     this.scheduler = scheduler;
-    this.pinnedQuota = new PinnedQuota(config.pinnedMemoryBytes());
+    // --pinned-memory: one budget for pinned items and pending markers
+    PinnedQuota pinnedQuota = new PinnedQuota(config.pinnedMemoryBytes());
     this.items = new ItemStore(config.memoryBytes(), pinnedQuota, clock);
     this.pendingMarkers = new PendingMarkers(pinnedQuota, !config.preadyGate());
     this.sessions = new SessionTable(clock, config.leaseLifetime().toMillis(), stats);

@@ -122,7 +122,15 @@ public final class BufferedWrites {
    */
   public void write(EntityKey key, ChangeSequence changes) {
     String bufferedKey = keyOf(key);
-    try (BufferedWriteLocks.Locked lock = documentLocks.lock(List.of(bufferedKey))) {
+    BufferedWriteLocks.Locked locked;
+    try {
+      locked = documentLocks.lock(List.of(bufferedKey));
+    } catch (ServerMemoryFullException noRoomForTheLock) {
+      writeThrough(key, changes, BufferRefusedException.Limit.SERVER_MEMORY);
+      return;
+    }
+    BufferRefusedException.Limit refusedBy;
+    try (BufferedWriteLocks.Locked lock = locked) {
       Optional<byte[]> existing = Optional.ofNullable(lock.values().get(bufferedKey));
       Optional<ChangeSequence> buffered =
           existing.map(
@@ -148,11 +156,12 @@ public final class BufferedWrites {
         return;
       }
       budget.adjust(-growth);
-      if (stored != Outcome.PINNED_MEMORY_FULL) {
-        throw new IqException("could not buffer the write of " + key + ": " + stored);
-      }
+      refusedBy =
+          BufferRefusedException.Limit.ofServer(stored)
+              .orElseThrow(
+                  () -> new IqException("could not buffer the write of " + key + ": " + stored));
     }
-    writeThrough(key, changes, BufferRefusedException.Limit.SERVER_PINNED_MEMORY);
+    writeThrough(key, changes, refusedBy);
   }
 
   /**
@@ -277,6 +286,7 @@ public final class BufferedWrites {
         return;
       }
       List<EntityKey> fallBack = new ArrayList<>(writeThrough);
+      BufferRefusedException.Limit serverLimit = null;
       try {
         Outcome worst = Outcome.OK;
         RuntimeException failure = null;
@@ -301,15 +311,20 @@ public final class BufferedWrites {
         if (failure != null) {
           throw failure;
         }
-        if (worst != Outcome.PINNED_MEMORY_FULL) {
-          throw new IqException("could not buffer the write of " + changes.keySet() + ": " + worst);
-        }
+        Outcome refusal = worst;
+        serverLimit =
+            BufferRefusedException.Limit.ofServer(refusal)
+                .orElseThrow(
+                    () ->
+                        new IqException(
+                            "could not buffer the write of " + changes.keySet() + ": " + refusal));
         changes.keySet().stream()
             .filter(key -> stores.containsKey(keyOf(key)))
             .forEach(fallBack::add);
       } finally {
         release();
       }
+      BufferRefusedException.Limit limitOfServer = serverLimit;
       fallBack.forEach(
           key ->
               BufferedWrites.this.writeThrough(
@@ -317,7 +332,7 @@ public final class BufferedWrites {
                   changes.get(key),
                   writeThrough.contains(key)
                       ? BufferRefusedException.Limit.PINNED_BUDGET
-                      : BufferRefusedException.Limit.SERVER_PINNED_MEMORY));
+                      : limitOfServer));
     }
 
     /** Gives up before {@link #store}: nothing was written. */

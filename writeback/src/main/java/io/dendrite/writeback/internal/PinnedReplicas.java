@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -36,14 +37,41 @@ import java.util.function.Predicate;
 public final class PinnedReplicas {
   private final IqClient cache;
   private final ReplicatedStore store;
+  private final boolean pinned;
 
+  /** Values pinned on our IQ servers. */
   public PinnedReplicas(IqClient cache, int count) {
+    this(cache, count, true);
+  }
+
+  private PinnedReplicas(IqClient cache, int count, boolean pinned) {
     this.cache = cache;
     this.store = cache.replicated(count);
+    this.pinned = pinned;
+  }
+
+  /**
+   * Values kept on stock memcached, which has no pinning and no {@code mappend}: run it with {@code -M}, so that it
+   * refuses a store when its memory is full ({@link Outcome#MEMORY_FULL}) instead of evicting what it holds. Logs
+   * are appended with plain {@code append}s (created with {@code add}), {@code cas} rewrites carry no pinning field,
+   * and stores carry one that memcached ignores.
+   */
+  public static PinnedReplicas unpinned(IqClient cache, int count) {
+    return new PinnedReplicas(cache, count, false);
   }
 
   public int count() {
     return store.replicas();
+  }
+
+  /** The cache client the replicas are kept through. */
+  public IqClient cache() {
+    return cache;
+  }
+
+  /** The servers that hold {@code key}'s replicas, in the order every client shares. */
+  public List<ServerAddress> serversFor(String key) {
+    return store.serversFor(key);
   }
 
   /** The value from the first reachable replica that has it. */
@@ -89,6 +117,9 @@ public final class PinnedReplicas {
 
   /** {@link #append}, sent now. */
   public Sent<Outcome> appendAsync(String key, List<String> lines) {
+    if (!pinned) {
+      return appendEachAsync(key, lines);
+    }
     List<byte[]> values =
         lines.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
     CompletableFuture<Outcome> sent = store.appendAsync(key, values);
@@ -103,6 +134,62 @@ public final class PinnedReplicas {
         return Outcome.OK;
       }
     };
+  }
+
+  /**
+   * {@link #append} on stock memcached: the lines in one plain {@code append} per replica (all of them or none reach
+   * a replica), and where one answers {@code NOT_STORED}, {@link #appendOrAddOn}.
+   */
+  private Sent<Outcome> appendEachAsync(String key, List<String> lines) {
+    byte[] block = linesOf(lines);
+    Map<ServerAddress, CompletableFuture<Outcome>> sent = new LinkedHashMap<>();
+    store
+        .serversFor(key)
+        .forEach(server -> sent.put(server, cache.appendOnAsync(server, key, block)));
+    return () -> {
+      Outcome worst = Outcome.OK;
+      IqConnectionException unreachable = null;
+      for (Map.Entry<ServerAddress, CompletableFuture<Outcome>> replica : sent.entrySet()) {
+        try {
+          Outcome appended = join(replica.getValue());
+          worst =
+              worst.worst(
+                  appended == Outcome.NOT_STORED
+                      ? appendOrAddOn(replica.getKey(), key, block)
+                      : appended);
+        } catch (IqConnectionException failed) {
+          unreachable = unreachable == null ? failed : unreachable;
+        }
+      }
+      if (unreachable != null) {
+        confirmOnLiveReplicas(
+            key,
+            unreachable,
+            found -> found != null && PinnedLines.lines(found).containsAll(lines));
+      }
+      return worst;
+    };
+  }
+
+  /**
+   * After a plain {@code append} answered {@code NOT_STORED}, which on stock memcached means the log is absent
+   * <em>or</em> there was no memory for the longer value: creates the log with {@code add}, and if it is present
+   * after all, appends once more. Logs are never deleted (a rewrite is a {@code cas}), so a second {@code
+   * NOT_STORED} while the log is present is memory that ran out.
+   */
+  private Outcome appendOrAddOn(ServerAddress server, String key, byte[] block) {
+    Outcome added = cache.addOn(server, key, block, WriteOptions.DEFAULT);
+    if (added != Outcome.NOT_STORED) {
+      return added;
+    }
+    Outcome appended = join(cache.appendOnAsync(server, key, block));
+    return appended == Outcome.NOT_STORED ? Outcome.MEMORY_FULL : appended;
+  }
+
+  private static byte[] linesOf(Collection<String> lines) {
+    StringBuilder joined = new StringBuilder();
+    lines.forEach(line -> joined.append(line).append('\n'));
+    return joined.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   /** {@link #getAll}, sent now. */
@@ -142,7 +229,9 @@ public final class PinnedReplicas {
 
   /** Rewrites the replica on {@code server} unless it changed since {@code cas} was read there. */
   public Outcome casOn(ServerAddress server, String key, byte[] value, long cas) {
-    return cache.casOn(server, key, value, cas, WriteOptions.PINNED);
+    // Stock memcached would read a pinning field as the CAS unique.
+    return cache.casOn(
+        server, key, value, cas, pinned ? WriteOptions.PINNED : WriteOptions.DEFAULT);
   }
 
   /**
@@ -203,7 +292,10 @@ public final class PinnedReplicas {
             missing.stream().map(line -> (line + "\n").getBytes(StandardCharsets.UTF_8)).toList();
         Outcome outcome;
         try {
-          outcome = cache.appendOn(server, log.getKey(), lines);
+          outcome =
+              pinned
+                  ? cache.appendOn(server, log.getKey(), lines)
+                  : appendOrAddOn(server, log.getKey(), linesOf(missing));
         } catch (IqConnectionException unreachable) {
           if (unreachable.timedOut() || !cache.isDown(server)) {
             throw unreachable;
