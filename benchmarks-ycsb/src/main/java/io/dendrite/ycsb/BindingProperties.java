@@ -1,5 +1,6 @@
 package io.dendrite.ycsb;
 
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -71,6 +72,27 @@ final class BindingProperties {
       throw new IllegalArgumentException(
           "property " + name + " must be a number, got \"" + text + "\"", e);
     }
+  }
+
+  /** One of an enum's constants, by name in any case; a bad name is refused with the names it could be. */
+  <E extends Enum<E>> E choice(String name, Class<E> type, E defaultValue) {
+    String text = optional(name).orElse(null);
+    if (text == null) {
+      return defaultValue;
+    }
+    for (E constant : type.getEnumConstants()) {
+      if (constant.name().equalsIgnoreCase(text)) {
+        return constant;
+      }
+    }
+    throw new IllegalArgumentException(
+        "property "
+            + name
+            + " must be one of "
+            + Arrays.toString(type.getEnumConstants())
+            + ", got \""
+            + text
+            + "\"");
   }
 
   boolean bool(String name, boolean defaultValue) {

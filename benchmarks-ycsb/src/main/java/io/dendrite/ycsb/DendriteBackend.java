@@ -92,14 +92,7 @@ final class DendriteBackend implements RecordBackend {
 
   /** A {@link DendriteBackend}, or with {@value PartitionedBackend#ZOOKEEPER} set a {@link PartitionedBackend}. */
   static RecordBackend open(BindingProperties properties, RecordTable table) {
-    RecordStore.Kind kind =
-        switch (properties.string(DB, "mysql").toLowerCase(Locale.ROOT)) {
-          case "mysql" -> RecordStore.Kind.MYSQL;
-          case "mongodb" -> RecordStore.Kind.MONGODB;
-          default ->
-              throw new IllegalArgumentException(
-                  DB + " must be mysql or mongodb, got " + properties.string(DB, ""));
-        };
+    RecordStore.Kind kind = database(properties);
     WritePolicy policy = policy(properties.string(POLICY, "write-around"));
     double beta = properties.real(BETA, 1.0);
     if (!(beta >= 0 && beta <= 1)) {
@@ -161,6 +154,17 @@ final class DendriteBackend implements RecordBackend {
       closeAll(buffer, engine, cache, store);
       throw e;
     }
+  }
+
+  /** The database {@value #DB} names. */
+  static RecordStore.Kind database(BindingProperties properties) {
+    return switch (properties.string(DB, "mysql").toLowerCase(Locale.ROOT)) {
+      case "mysql" -> RecordStore.Kind.MYSQL;
+      case "mongodb" -> RecordStore.Kind.MONGODB;
+      default ->
+          throw new IllegalArgumentException(
+              DB + " must be mysql or mongodb, got " + properties.string(DB, ""));
+    };
   }
 
   /** The write-back engine the properties describe; {@code singleProcess} when no other process shares it. */
@@ -264,6 +268,12 @@ final class DendriteBackend implements RecordBackend {
       trips.cache((int) (cache.requestsOfCurrentThread() - before));
       trips.cacheAwaited((int) (cache.roundTripsOfCurrentThread() - awaitedBefore));
     }
+  }
+
+  /** Write-around and write-through write the database before acknowledging; write-back's buffer is not waited for. */
+  @Override
+  public Optional<RecordStore> settledDatabase(Duration timeout) {
+    return engine == null ? Optional.of(store) : Optional.empty();
   }
 
   @Override

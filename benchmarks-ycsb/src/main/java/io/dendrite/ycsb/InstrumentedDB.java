@@ -5,6 +5,7 @@ import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.core.DendriteBusyException;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,7 +37,12 @@ import site.ycsb.StringByteIterator;
  *       ⌈recordcount / checkedrecords⌉-th record is tracked);
  *   <li>{@value #CHECKED_EVENTS}: the most (record, field) events to log before a cutoff (default 1 000 000);
  *   <li>{@value #TABLE}: the table or collection (default YCSB's {@code table}, else usertable), together with
- *       YCSB's {@code fieldcount} and {@code fieldnameprefix}.
+ *       YCSB's {@code fieldcount} and {@code fieldnameprefix};
+ *   <li>{@value #VERIFY_DATABASE}: after the run, wait until the database holds every acknowledged write (at most
+ *       {@value #SETTLE_SECONDS} seconds, default 120), then read every tracked record from it, past any cache, and
+ *       count the fields whose value is older than their last acknowledged write ({@code verify.lostWrites} in the
+ *       stats file; the stale reads of the run itself stay in {@code anomalies}). Needs the stale-read check on,
+ *       and a backend that can tell when its database holds every acknowledged write (default false).
  * </ul>
  */
 public abstract class InstrumentedDB extends DB {
@@ -54,6 +60,15 @@ public abstract class InstrumentedDB extends DB {
 
   /** Property: the table or collection. */
   public static final String TABLE = "dendrite.table";
+
+  /** Property: whether to check the database against the acknowledged writes after the run. */
+  public static final String VERIFY_DATABASE = "dendrite.verifydatabase";
+
+  /** Property: how long that check waits for the database to hold every acknowledged write. */
+  public static final String SETTLE_SECONDS = "dendrite.settleseconds";
+
+  /** Records the check reads from the database in one range read. */
+  private static final int VERIFY_CHUNK = 500;
 
   private static final int ERRORS_PRINTED = 10;
   private static final Map<Class<?>, SharedRun> RUNS = new HashMap<>();
@@ -223,8 +238,23 @@ public abstract class InstrumentedDB extends DB {
               table.fieldCount(), stride, properties.number(CHECKED_EVENTS, 1_000_000, 1));
     }
     Optional<Path> statsFile = properties.optional(STATS_FILE).map(Path::of);
-    return new SharedRun(bindingName(), table, openBackend(properties, table), recorder, statsFile);
+    Optional<Verification> verification = Optional.empty();
+    if (properties.bool(VERIFY_DATABASE, false)) {
+      if (recorder == null) {
+        throw new IllegalArgumentException(VERIFY_DATABASE + " needs " + CHECK_ANOMALIES + "=true");
+      }
+      verification =
+          Optional.of(
+              new Verification(
+                  properties.number("recordcount", 0, 0),
+                  Duration.ofSeconds(properties.number(SETTLE_SECONDS, 120, 0))));
+    }
+    return new SharedRun(
+        bindingName(), table, openBackend(properties, table), recorder, statsFile, verification);
   }
+
+  /** The check after the run: how many records there are, and how long to wait for the database to settle. */
+  private record Verification(long records, Duration settle) {}
 
   /** The work of one operation, given the record number parsed from its key. */
   private interface Work {
@@ -238,6 +268,7 @@ public abstract class InstrumentedDB extends DB {
     final RecordBackend backend;
     final ConsistencyRecorder recorder;
     final Optional<Path> statsFile;
+    final Optional<Verification> verification;
     final RunStats stats = new RunStats();
     final AtomicInteger errorsPrinted = new AtomicInteger();
     int users;
@@ -247,12 +278,14 @@ public abstract class InstrumentedDB extends DB {
         RecordTable table,
         RecordBackend backend,
         ConsistencyRecorder recorder,
-        Optional<Path> statsFile) {
+        Optional<Path> statsFile,
+        Optional<Verification> verification) {
       this.binding = binding;
       this.table = table;
       this.backend = backend;
       this.recorder = recorder;
       this.statsFile = statsFile;
+      this.verification = verification;
     }
 
     Status operate(Operation operation, String tableName, String key, Work work) {
@@ -301,7 +334,12 @@ public abstract class InstrumentedDB extends DB {
       Map<String, String> extra = new LinkedHashMap<>();
       extra.put("binding", binding);
       extra.put("anomaliesChecked", Boolean.toString(recorder != null));
+      long finalReadsFrom = Long.MAX_VALUE;
       try {
+        if (verification.isPresent()) {
+          finalReadsFrom = System.nanoTime();
+          extra.putAll(readBackFromDatabase(verification.get()));
+        }
         extra.putAll(backend.finalStats());
       } finally {
         backend.close();
@@ -311,7 +349,22 @@ public abstract class InstrumentedDB extends DB {
       extra.put("rowReadsChecked", "0");
       if (recorder != null) {
         StaleReadChecker.Report report = recorder.check();
-        extra.put("anomalies", Integer.toString(report.count()));
+        long from = finalReadsFrom;
+        long lost = report.violations().stream().filter(v -> v.read().start() >= from).count();
+        if (extra.containsKey("verify.recordsChecked")) {
+          extra.put("verify.lostWrites", Long.toString(lost));
+          System.err.println(
+              "["
+                  + binding
+                  + "] fields older in the database than their last acknowledged write: "
+                  + lost
+                  + " (of "
+                  + extra.get("verify.recordsChecked")
+                  + " records read back)");
+        }
+        // The read-back is not a read of the run: what it finds stale is a lost write, counted
+        // above.
+        extra.put("anomalies", Long.toString(report.count() - lost));
         extra.put("rowReadsChecked", Long.toString(report.rowReadsChecked()));
         extra.put("checkedRecordStride", Long.toString(recorder.stride()));
         extra.put("historyTruncated", Boolean.toString(recorder.truncated()));
@@ -319,7 +372,7 @@ public abstract class InstrumentedDB extends DB {
             "["
                 + binding
                 + "] stale reads: "
-                + report.count()
+                + (report.count() - lost)
                 + " of "
                 + report.rowReadsChecked()
                 + " checked row reads");
@@ -327,6 +380,40 @@ public abstract class InstrumentedDB extends DB {
       if (statsFile.isPresent()) {
         stats.write(statsFile.get(), extra);
       }
+    }
+
+    /**
+     * Waits for the database to hold every acknowledged write, then reads every tracked record from it into the
+     * history, after every write of the run ended: a field whose last acknowledged write is missing reads stale.
+     * Skipped (and said so) when the backend cannot tell when the database is current, it did not get there in
+     * time, or the history was cut off (writes after the cutoff are not in it, so their values would look stale).
+     */
+    private Map<String, String> readBackFromDatabase(Verification verification) {
+      long start = System.nanoTime();
+      Optional<RecordStore> database = backend.settledDatabase(verification.settle());
+      Map<String, String> entries = new LinkedHashMap<>();
+      entries.put("verify.settleMillis", Long.toString((System.nanoTime() - start) / 1_000_000));
+      if (database.isEmpty() || recorder.truncated()) {
+        String why =
+            database.isEmpty()
+                ? "the database did not hold every acknowledged write within "
+                    + verification.settle().toSeconds()
+                    + " s, or this binding cannot tell"
+                : "the history was cut off (raise " + CHECKED_EVENTS + ")";
+        entries.put("verify.skipped", why);
+        System.err.println("[" + binding + "] database not checked: " + why);
+        return entries;
+      }
+      long read = 0;
+      for (long first = 0; first < verification.records(); first += VERIFY_CHUNK) {
+        long last = Math.min(verification.records(), first + VERIFY_CHUNK) - 1;
+        long readStart = System.nanoTime();
+        List<YcsbRecord> records = database.get().scan(first, last);
+        recorder.scan(table, first, last, null, records, readStart, System.nanoTime());
+        read += records.size();
+      }
+      entries.put("verify.recordsChecked", Long.toString(read));
+      return entries;
     }
 
     private static Status statusOf(RuntimeException e) {

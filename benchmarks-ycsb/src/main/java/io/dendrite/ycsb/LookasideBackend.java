@@ -2,6 +2,7 @@ package io.dendrite.ycsb;
 
 import com.whalin.MemCached.MemCachedClient;
 import com.whalin.MemCached.SockIOPool;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -115,6 +116,12 @@ final class LookasideBackend implements RecordBackend {
   private void deleteCached(String key, TripCount trips) {
     trips.cache(1);
     memcached.delete(keyPrefix + key);
+  }
+
+  /** Writes change the database before the cache. */
+  @Override
+  public Optional<RecordStore> settledDatabase(Duration timeout) {
+    return database.settledDatabase(timeout);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.dendrite.ycsb;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,6 +25,15 @@ interface RecordBackend extends AutoCloseable {
   void insert(YcsbRecord record, TripCount trips);
 
   void delete(String key, long number, TripCount trips);
+
+  /**
+   * The database behind any cache, once it holds every write this backend acknowledged (buffered writes applied,
+   * waiting at most {@code timeout} for that), for the check after a run that no acknowledged write was lost. Empty
+   * when this backend cannot tell when that is, or it did not happen in time.
+   */
+  default Optional<RecordStore> settledDatabase(Duration timeout) {
+    return Optional.empty();
+  }
 
   /** Entries for the stats file that only this backend knows, taken just before it closes. */
   default Map<String, String> finalStats() {

@@ -39,6 +39,15 @@ final class RecordKey {
   }
 
   /**
+   * The key YCSB's core workload gives record {@code number}: "user", then the number left-padded with zeros to
+   * {@code zeroPadding} digits (its {@code zeropadding} property).
+   */
+  static String of(long number, int zeroPadding) {
+    String digits = Long.toString(number);
+    return "user" + "0".repeat(Math.max(0, zeroPadding - digits.length())) + digits;
+  }
+
+  /**
    * The last record number a scan of {@code count} records starting at {@code first} covers.
    *
    * @throws IllegalArgumentException if {@code count} is not positive or the range would pass Long.MAX_VALUE

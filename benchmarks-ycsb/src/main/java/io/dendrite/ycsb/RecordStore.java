@@ -26,6 +26,12 @@ final class RecordStore implements AutoCloseable {
   /** {@code db.pool}: most database connections held at once (MySQL), default 64. */
   static final String POOL = "db.pool";
 
+  /**
+   * {@code db.timeoutms}: how long a database call waits (for a pooled connection, or MongoDB's server selection)
+   * before it fails; default 10 000, or what the binding opening the store asks for.
+   */
+  static final String TIMEOUT_MS = "db.timeoutms";
+
   /** The databases a store can be. */
   enum Kind {
     MYSQL,
@@ -42,7 +48,14 @@ final class RecordStore implements AutoCloseable {
 
   /** Opens the store, creating the table (MySQL) or the number's index (MongoDB) if missing. */
   static RecordStore open(Kind kind, BindingProperties properties, RecordTable table) {
-    Duration timeout = Duration.ofSeconds(10);
+    return open(kind, properties, table, Duration.ofSeconds(10));
+  }
+
+  /** {@link #open(Kind, BindingProperties, RecordTable)} with another default for {@value #TIMEOUT_MS}. */
+  static RecordStore open(
+      Kind kind, BindingProperties properties, RecordTable table, Duration defaultTimeout) {
+    Duration timeout =
+        Duration.ofMillis(properties.number(TIMEOUT_MS, defaultTimeout.toMillis(), 1));
     if (kind == Kind.MYSQL) {
       String url = properties.requiredOrEnvironment(MYSQL_URL, "DENDRITE_MYSQL_URL");
       table.createInMySql(url);

@@ -7,9 +7,12 @@ import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,6 +95,69 @@ class BindingOperationsIT {
   }
 
   @Test
+  void tardisOverMySql(MySqlTestDatabase database) throws Exception {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1)) {
+      exercise(
+          new TardisClient(),
+          Map.of(
+              RecordStore.MYSQL_URL,
+              database.jdbcUrl(),
+              DendriteBackend.SERVERS,
+              cache.addresses(),
+              TardisBackend.TECHNIQUE,
+              "DIS",
+              // A scan reads the documents of its range by key: YCSB's keys for these numbers.
+              "zeropadding",
+              "3",
+              InstrumentedDB.VERIFY_DATABASE,
+              "true",
+              "recordcount",
+              "4"));
+    }
+  }
+
+  /** The control of the read-back: an acknowledged write undone behind the binding's back is found. */
+  @Test
+  void theReadBackAfterTheRunFindsAnAcknowledgedWriteTheDatabaseLost(MySqlTestDatabase database)
+      throws Exception {
+    Path statsFile = Files.createTempFile(directory, "stats", ".properties");
+    Properties properties = new Properties();
+    properties.putAll(
+        Map.of(
+            RecordStore.MYSQL_URL,
+            database.jdbcUrl(),
+            "fieldcount",
+            "2",
+            "recordcount",
+            "3",
+            InstrumentedDB.VERIFY_DATABASE,
+            "true",
+            InstrumentedDB.STATS_FILE,
+            statsFile.toString()));
+    DB db = new MySqlClient();
+    db.setProperties(properties);
+    db.init();
+    try {
+      assertThat(db.insert(TABLE, "user1", values("field0", "old", "field1", "x")))
+          .isEqualTo(Status.OK);
+      assertThat(db.insert(TABLE, "user2", values("field0", "kept", "field1", "y")))
+          .isEqualTo(Status.OK);
+      assertThat(db.update(TABLE, "user1", values("field0", "acknowledged"))).isEqualTo(Status.OK);
+      try (Connection connection = database.connect();
+          Statement statement = connection.createStatement()) {
+        statement.execute("UPDATE " + TABLE + " SET FIELD0 = 'old' WHERE YCSB_KEY = 'user1'");
+      }
+    } finally {
+      db.cleanup();
+    }
+    Properties stats = stats(statsFile);
+    assertThat(stats)
+        .containsEntry("verify.recordsChecked", "2")
+        .containsEntry("verify.lostWrites", "1")
+        .containsEntry("anomalies", "0");
+  }
+
+  @Test
   void memcachedLookaside(MySqlTestDatabase database, MemcachedAddress memcached) throws Exception {
     exercise(
         new MemcachedLookasideClient(),
@@ -146,10 +212,7 @@ class BindingOperationsIT {
     } finally {
       db.cleanup();
     }
-    Properties stats = new Properties();
-    try (Reader reader = Files.newBufferedReader(statsFile)) {
-      stats.load(reader);
-    }
+    Properties stats = stats(statsFile);
     assertThat(stats)
         .containsEntry("ops.INSERT", "3")
         .containsEntry("ops.DELETE", "1")
@@ -164,7 +227,22 @@ class BindingOperationsIT {
     if (writeBack) {
       assertThat(stats).containsKeys("writeback.pendingAtEnd", "writeback.drained");
     }
+    if (settings.containsKey(InstrumentedDB.VERIFY_DATABASE)) {
+      assertThat(stats)
+          .containsEntry("verify.recordsChecked", "2")
+          .containsEntry("verify.lostWrites", "0")
+          .containsEntry("tardis.technique", "DIS")
+          .containsEntry("tardis.bufferedAtEnd", "0");
+    }
     assertThat(Long.parseLong(stats.getProperty("rowReadsChecked"))).isPositive();
+  }
+
+  private static Properties stats(Path file) throws IOException {
+    Properties stats = new Properties();
+    try (Reader reader = Files.newBufferedReader(file)) {
+      stats.load(reader);
+    }
+    return stats;
   }
 
   private static Map<String, String> read(DB db, String key) {

@@ -3,6 +3,8 @@ package io.dendrite.ycsb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.tardis.Solution;
+import io.dendrite.tardis.Technique;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -38,6 +40,21 @@ class BindingPropertiesTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("mysql.url")
         .hasMessageContaining("DENDRITE_MYSQL_URL");
+  }
+
+  @Test
+  void choicesAreEnumConstantsByNameInAnyCase() {
+    BindingProperties properties =
+        properties(Map.of("tardis.technique", "dis", "tardis.solution", "sideways"), Map.of());
+
+    assertThat(properties.choice("tardis.technique", Technique.class, Technique.TARDIS))
+        .isEqualTo(Technique.DIS);
+    assertThat(properties.choice("unset", Technique.class, Technique.TARDIS))
+        .isEqualTo(Technique.TARDIS);
+    assertThatThrownBy(() -> properties.choice("tardis.solution", Solution.class, Solution.RECON))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "tardis.solution must be one of [RECON, CONTEXTUAL], got \"sideways\"");
   }
 
   @Test

@@ -16,6 +16,13 @@ class RecordKeyTest {
   }
 
   @Test
+  void buildsTheKeysYcsbGivesRecordNumbers() {
+    assertThat(RecordKey.of(42, 12)).isEqualTo("user000000000042");
+    assertThat(RecordKey.of(42, 1)).isEqualTo("user42");
+    assertThat(RecordKey.number(RecordKey.of(1234567, 4))).isEqualTo(1234567);
+  }
+
+  @Test
   void refusesKeysWithoutANumberNamingTheKey() {
     assertThatThrownBy(() -> RecordKey.number("user"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -46,7 +46,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>Settings (system properties, defaults in brackets): {@code tardis.bench.records} [20000], {@code
  * .threads} [8], {@code .outageSeconds} [10], {@code .normalSeconds} [5], {@code .capSeconds} [60], {@code
  * .workers} [0,20], {@code .alpha} [10], {@code .techniques} [TAR,DIS,TARD,TARDIS], {@code .distributions}
- * [uniform,zipfian], {@code .report} [target/tardis-recovery.md].
+ * [uniform,zipfian], {@code .solution} [RECON], {@code .report} [target/tardis-recovery.md]. Workers and α are lists: every combination runs
+ * (α once for 0 workers, where it means nothing), and with more than one worker count the recovery duration and the
+ * recovery-phase throughput against the workers, a series per technique, distribution and α (the thesis' Figure
+ * 4.7), are drawn as SVG next to the report ({@code tardis-recovery-vs-workers.svg}, {@code
+ * tardis-throughput-vs-workers.svg}).
  */
 @ExtendWith(RealServers.class)
 class TardisRecoveryProbe {
@@ -57,11 +61,13 @@ class TardisRecoveryProbe {
   private final int outageSeconds = Integer.getInteger("tardis.bench.outageSeconds", 10);
   private final int normalSeconds = Integer.getInteger("tardis.bench.normalSeconds", 5);
   private final int capSeconds = Integer.getInteger("tardis.bench.capSeconds", 60);
-  private final int alpha = Integer.getInteger("tardis.bench.alpha", 10);
+  private final Solution solution =
+      Solution.valueOf(System.getProperty("tardis.bench.solution", "RECON"));
 
-  private record Result(
+  record Result(
       Technique technique,
       int workers,
+      int alpha,
       String distribution,
       double normalOps,
       double failedOps,
@@ -82,22 +88,34 @@ class TardisRecoveryProbe {
     }
     List<Result> results = new ArrayList<>();
     for (String distribution : list("tardis.bench.distributions", "uniform,zipfian")) {
-      for (String workers : list("tardis.bench.workers", "0,20")) {
-        for (String technique : list("tardis.bench.techniques", "TAR,DIS,TARD,TARDIS")) {
-          Result result =
-              run(database, Technique.valueOf(technique), Integer.parseInt(workers), distribution);
-          System.out.println("TardisRecoveryProbe " + result);
-          results.add(result);
+      for (int workers : numbers("tardis.bench.workers", "0,20")) {
+        List<Integer> alphas = numbers("tardis.bench.alpha", "10");
+        // α is how many documents a worker applies per partition: without workers it means nothing.
+        for (int alpha : workers == 0 ? alphas.subList(0, 1) : alphas) {
+          for (String technique : list("tardis.bench.techniques", "TAR,DIS,TARD,TARDIS")) {
+            Result result =
+                run(database, Technique.valueOf(technique), workers, alpha, distribution);
+            System.out.println("TardisRecoveryProbe " + result);
+            results.add(result);
+          }
         }
       }
     }
     Path report = Path.of(System.getProperty("tardis.bench.report", "target/tardis-recovery.md"));
     write(report, results);
     System.out.println("TardisRecoveryProbe report: " + report.toAbsolutePath());
+    if (results.stream().map(Result::workers).distinct().count() > 1) {
+      Path dir = report.toAbsolutePath().getParent();
+      RecoverySweepPlot.recoveryVsWorkers(
+          results, capSeconds, dir.resolve("tardis-recovery-vs-workers.svg"));
+      RecoverySweepPlot.throughputVsWorkers(
+          results, dir.resolve("tardis-throughput-vs-workers.svg"));
+      System.out.println("TardisRecoveryProbe plots: " + dir);
+    }
   }
 
   private Result run(
-      MySqlTestDatabase database, Technique technique, int workers, String distribution)
+      MySqlTestDatabase database, Technique technique, int workers, int alpha, String distribution)
       throws Exception {
     String url = database.jdbcUrl();
     try (MySqlStore direct = MySqlStore.open(url, 4, Duration.ofSeconds(30))) {
@@ -126,6 +144,7 @@ class TardisRecoveryProbe {
                 .cache(cache.client)
                 .store(viaProxy)
                 .technique(technique)
+                .solution(solution)
                 .partitions(PARTITIONS)
                 .arWorkers(workers)
                 .arAlpha(alpha)
@@ -176,6 +195,7 @@ class TardisRecoveryProbe {
       return new Result(
           technique,
           workers,
+          alpha,
           distribution,
           normalOps,
           failed.opsPerSecond,
@@ -253,16 +273,17 @@ class TardisRecoveryProbe {
   private static void write(Path report, List<Result> results) throws IOException {
     StringBuilder out = new StringBuilder();
     out.append(
-        "| distribution | AR workers | technique | normal ops/s | failed-mode ops/s | failed writes"
-            + " (TARDIS / database alone) | buffered documents | recovery (s) | left at cap |"
+        "| distribution | AR workers | α | technique | normal ops/s | failed-mode ops/s | failed"
+            + " writes (TARDIS / database alone) | buffered documents | recovery (s) | left at cap |"
             + " recovery ops/s |\n");
-    out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.append("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Result r : results) {
       out.append(
           String.format(
-              "| %s | %d | %s | %.0f | %.0f | %d / %d of %d | %d | %s | %d | %.0f |%n",
+              "| %s | %d | %s | %s | %.0f | %.0f | %d / %d of %d | %d | %s | %d | %.0f |%n",
               r.distribution,
               r.workers,
+              r.workers == 0 ? "–" : String.valueOf(r.alpha),
               r.technique,
               r.normalOps,
               r.failedOps,
@@ -283,6 +304,10 @@ class TardisRecoveryProbe {
 
   private static List<String> list(String property, String defaults) {
     return Arrays.asList(System.getProperty(property, defaults).split(","));
+  }
+
+  private static List<Integer> numbers(String property, String defaults) {
+    return list(property, defaults).stream().map(String::strip).map(Integer::valueOf).toList();
   }
 
   private static EntityKey key(int id) {

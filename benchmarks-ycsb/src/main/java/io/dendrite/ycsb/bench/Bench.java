@@ -11,12 +11,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import java.util.function.UnaryOperator;
 
 /**
  * Runs every configuration on every workload in one invocation and writes the report: loads each
@@ -35,6 +37,7 @@ public final class Bench {
    * @param warmupSeconds per database after the load, and per run of a cached configuration before it
    * @param classpath for the YCSB and IQ server child JVMs
    * @param command the command line as the user typed it, for the report
+   * @param outage the database cut in every measured run, if any ({@code --outage-at}, {@code --outage-for})
    */
   public record Plan(
       List<Configuration> configurations,
@@ -50,7 +53,8 @@ public final class Bench {
       String classpath,
       String memcachedBinary,
       Path outputDir,
-      String command) {
+      String command,
+      Optional<Outage> outage) {
 
     public Plan {
       configurations = List.copyOf(configurations);
@@ -63,6 +67,15 @@ public final class Bench {
       positive("statusIntervalSeconds", statusIntervalSeconds);
       if (warmupSeconds < 0) {
         throw new IllegalArgumentException("warmupSeconds must not be negative: " + warmupSeconds);
+      }
+      Objects.requireNonNull(outage, "outage");
+      if (outage.isPresent() && outage.get().endSeconds() >= seconds) {
+        throw new IllegalArgumentException(
+            "the outage must end before the run does: it ends "
+                + outage.get().endSeconds()
+                + " s into a run of "
+                + seconds
+                + " s, which leaves no time to recover");
       }
       if (configurations.isEmpty() || workloads.isEmpty()) {
         throw new IllegalArgumentException(
@@ -87,8 +100,12 @@ public final class Bench {
     }
   }
 
-  /** The rows of the report, the runs that did not finish, and where it was all written. */
-  public record Outcome(List<ReportRow> rows, List<String> failures, Path outputDir) {}
+  /**
+   * The rows of the report, the runs that did not finish, and where it was all written; with an outage, each
+   * measured run's phases as well.
+   */
+  public record Outcome(
+      List<ReportRow> rows, List<String> failures, Path outputDir, List<OutageRun> outageRuns) {}
 
   private final Plan plan;
   private final PrintStream console;
@@ -96,6 +113,7 @@ public final class Bench {
   private final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
   private final long startNanos = System.nanoTime();
   private final List<String> failures = new ArrayList<>();
+  private final List<OutageRun> outageRuns = new ArrayList<>();
   private final OptionalLong clockTicksPerSecond = ProcCpu.clockTicksPerSecond();
 
   /** YCSB client JVMs started so far, to name each one's files ({run} in DENDRITE_BENCH_CLIENT_JVM_OPTS). */
@@ -134,6 +152,7 @@ public final class Bench {
             plan.warmupSeconds(),
             "warmup-" + alone.name(),
             false,
+            UnaryOperator.identity(),
             pid -> {},
             ignored -> {});
       }
@@ -201,7 +220,14 @@ public final class Bench {
       throws IOException, InterruptedException {
     String id = config.name() + "__" + workload.name();
     List<ServerProcess> servers = startCache(config, id);
+    OutageProxy proxy = null;
     try {
+      if (plan.outage().isPresent()) {
+        proxy = OutageProxy.inFrontOf(config);
+      }
+      OutageProxy outageProxy = proxy;
+      UnaryOperator<Map<String, String>> routed =
+          proxy == null ? UnaryOperator.identity() : proxy::route;
       if (config.cache() != Configuration.Cache.NONE && plan.warmupSeconds() > 0) {
         measureOrWarm(
             config,
@@ -210,6 +236,7 @@ public final class Bench {
             plan.warmupSeconds(),
             id + ".warmup",
             false,
+            routed,
             pid -> {},
             ignored -> {});
       }
@@ -235,8 +262,12 @@ public final class Bench {
                 plan.seconds(),
                 id,
                 true,
+                routed,
                 cpu::clientStarted,
                 s -> {
+                  if (outageProxy != null) {
+                    outageProxy.workloadStarted(plan.outage().get());
+                  }
                   statuses.add(s);
                   cpu.sample(s);
                   databaseWork.sample(s);
@@ -265,6 +296,22 @@ public final class Bench {
           stats
               .map(s -> ", " + s.anomalies() + " anomalies in " + s.rowReadsChecked() + " rows")
               .orElse(""));
+      if (proxy != null) {
+        outageRuns.add(
+            new OutageRun(
+                config,
+                workload,
+                plan.outage().get(),
+                plan.seconds(),
+                statuses,
+                proxy.startedAtMillis(),
+                proxy.cutAtMillis(),
+                proxy.restoredAtMillis(),
+                ycsb,
+                Files.exists(statsFile)
+                    ? Optional.of(OutageStats.read(statsFile))
+                    : Optional.empty()));
+      }
       return Optional.of(
           new RunResult(
               config,
@@ -280,11 +327,17 @@ public final class Bench {
               databaseWork.work(cpu.window()),
               plan.outputDir().relativize(raw.resolve(id + ".out")).toString()));
     } finally {
+      if (proxy != null) {
+        proxy.close();
+      }
       servers.forEach(ServerProcess::close);
     }
   }
 
-  /** Runs YCSB; its pid goes to {@code onStart}, its status lines to the console and to {@code onStatus}. */
+  /**
+   * Runs YCSB; its pid goes to {@code onStart}, its status lines to the console and to {@code onStatus}. {@code
+   * routed} points the binding at the database through the outage proxy, if there is one.
+   */
   private List<String> measureOrWarm(
       Configuration config,
       Workload workload,
@@ -292,10 +345,22 @@ public final class Bench {
       int seconds,
       String id,
       boolean measured,
+      UnaryOperator<Map<String, String>> routed,
       LongConsumer onStart,
       Consumer<YcsbOutputParser.Status> onStatus)
       throws IOException, InterruptedException {
-    Map<String, String> props = props(config, servers);
+    Map<String, String> props = new LinkedHashMap<>(routed.apply(props(config, servers)));
+    if (plan.outage().isPresent()) {
+      // Every configuration waits as long for the database: a write waits 1 s, not the default 10
+      // s,
+      // before it fails (or, with TARDIS, is buffered instead).
+      props.putIfAbsent("db.timeoutms", "1000");
+      // After the run, the database must hold every acknowledged write; the history must be whole
+      // to
+      // tell.
+      props.put("dendrite.verifydatabase", String.valueOf(measured));
+      props.putIfAbsent("dendrite.checkedevents", "5000000");
+    }
     props.put("maxexecutiontime", String.valueOf(seconds));
     props.put("dendrite.checkanomalies", String.valueOf(measured));
     // Check every record, so the hot keys of a zipfian workload (where look-aside goes stale) are
@@ -421,7 +486,14 @@ public final class Bench {
         new ReportWriter.Header(plan.command(), MachineFacts.collect(), plots, failures),
         dir.resolve("report.md"));
     say("report: %s", dir.resolve("report.md"));
-    return new Outcome(rows, List.copyOf(failures), dir);
+    if (plan.outage().isPresent()) {
+      OutageReport.write(
+          outageRuns,
+          new ReportWriter.Header(plan.command(), MachineFacts.collect(), List.of(), failures),
+          dir);
+      say("outage report: %s", dir.resolve(OutageReport.FILE));
+    }
+    return new Outcome(rows, List.copyOf(failures), dir, List.copyOf(outageRuns));
   }
 
   /** The first exception YCSB or the binding printed, so that the console says why a run did nothing. */

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -38,6 +39,11 @@ public final class BenchMain {
               --workloads-dir DIR   default benchmarks-ycsb/workloads
               --output DIR          results root (default results); the report goes to DIR/<date>[-n]
               -p key=value          a property for every YCSB run (e.g. -p dendrite.drainthreads=4)
+              --outage-at T         cut the database T s into every measured run (through a proxy in front of
+                                    it) ...
+              --outage-for S        ... for S s; then outage.md compares throughput before, during and after,
+                                    failures, and whether the database holds every acknowledged write. Default
+                                    configurations then: each database alone and TARDIS over it; status every 1 s
               --app-processes N     instead: each configuration with 1, 2, ... N YCSB client processes at once,
                                     each with its own Dendrite (PartitionedDendrite over DENDRITE_ZOOKEEPER);
                                     throughput side by side and forwarded operations per operation, in
@@ -97,6 +103,9 @@ public final class BenchMain {
       plan = plan(rest.toArray(String[]::new), known);
       if (appProcesses < 0 || appProcesses > 8) {
         throw new IllegalArgumentException("--app-processes must be 1 to 8, got " + appProcesses);
+      }
+      if (appProcesses > 0 && plan != null && plan.outage().isPresent()) {
+        throw new IllegalArgumentException("--app-processes runs no outage: leave out --outage-at");
       }
     } catch (IllegalArgumentException e) {
       System.err.println("dev/bench: " + e.getMessage());
@@ -196,7 +205,9 @@ public final class BenchMain {
               "--iq-servers",
               "--status-interval",
               "--workloads-dir",
-              "--output")
+              "--output",
+              "--outage-at",
+              "--outage-for")
           .contains(option)) {
         options.put(option, value);
       } else if (option.equals("--mysql-driver")) {
@@ -210,11 +221,32 @@ public final class BenchMain {
     int warmup = (int) number(options, "--warmup", quick ? 5 : 10);
     int threads = (int) number(options, "--threads", 4);
     int iqServers = (int) number(options, "--iq-servers", 2);
-    int status = (int) number(options, "--status-interval", 10);
+    Optional<Outage> outage = Optional.empty();
+    if (options.containsKey("--outage-at") || options.containsKey("--outage-for")) {
+      if (!options.containsKey("--outage-at") || !options.containsKey("--outage-for")) {
+        throw new IllegalArgumentException("--outage-at and --outage-for go together");
+      }
+      outage =
+          Optional.of(
+              new Outage(
+                  (int) number(options, "--outage-at", 0),
+                  (int) number(options, "--outage-for", 0)));
+    }
+    // The phases of an outage are told apart by the status lines: one a second.
+    int status = (int) number(options, "--status-interval", outage.isPresent() ? 1 : 10);
     Path workloadsDir =
         Path.of(options.getOrDefault("--workloads-dir", "benchmarks-ycsb/workloads"));
 
-    List<String> configNames = list(options, "--configs", quick ? QUICK_CONFIGS : names(known));
+    List<String> defaults =
+        quick
+            ? QUICK_CONFIGS
+            : outage.isPresent()
+                ? names(
+                    known.stream()
+                        .filter(c -> c.databaseAlone() || c.policy().equals(Configurations.TARDIS))
+                        .toList())
+                : names(Configurations.byDefault(known));
+    List<String> configNames = list(options, "--configs", defaults);
     List<Configuration> configs = new ArrayList<>();
     for (String name : configNames) {
       configs.add(
@@ -267,7 +299,8 @@ public final class BenchMain {
         System.getProperty("java.class.path"),
         System.getenv().getOrDefault("DENDRITE_MEMCACHED_BIN", "memcached"),
         output,
-        command);
+        command,
+        outage);
   }
 
   private static long number(Map<String, String> options, String option, long fallback) {

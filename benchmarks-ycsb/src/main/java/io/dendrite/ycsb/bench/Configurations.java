@@ -12,7 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The systems dev/bench knows by name: each database alone, Dendrite over it per policy, memcached look-aside. */
+/**
+ * The systems dev/bench knows by name: each database alone, Dendrite over it per policy, TARDIS over it, memcached
+ * look-aside.
+ */
 public final class Configurations {
 
   /** The YCSB table (MySQL) or collection (MongoDB) every binding uses. */
@@ -50,6 +53,7 @@ public final class Configurations {
               props,
               Configuration.Cache.NONE));
       addDendrite(all, mysql, props);
+      all.add(tardis(mysql, props));
       all.add(
           new Configuration(
               "mysql-lookaside",
@@ -77,8 +81,34 @@ public final class Configurations {
               props,
               Configuration.Cache.NONE));
       addDendrite(all, mongo, props);
+      all.add(tardis(mongo, props));
     }
     return all;
+  }
+
+  /**
+   * The configurations a plain {@code dev/bench} runs: every standard one but TARDIS, which is for outages
+   * ({@code --outage-at}) and runs when named.
+   */
+  public static List<Configuration> byDefault(List<Configuration> known) {
+    return known.stream().filter(c -> !c.policy().equals(TARDIS)).toList();
+  }
+
+  /** The series name of the TARDIS configurations. */
+  public static final String TARDIS = "tardis";
+
+  /**
+   * TARDIS over the database, technique TARDIS unless {@code -p tardis.technique=...}, with ω = 211 partitions as
+   * the thesis' §4.6.3 (its AR workers come from {@code -p tardis.arworkers}, default 4).
+   */
+  private static Configuration tardis(Database db, Map<String, String> dbProps) {
+    return new Configuration(
+        db.name() + "-" + TARDIS,
+        db,
+        TARDIS,
+        "io.dendrite.ycsb.TardisClient",
+        with(with(dbProps, "dendrite.db", db.name()), "tardis.partitions", "211"),
+        Configuration.Cache.IQ_SERVERS);
   }
 
   private static void addDendrite(

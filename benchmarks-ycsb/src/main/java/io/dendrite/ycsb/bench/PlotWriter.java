@@ -106,6 +106,71 @@ public final class PlotWriter {
     return true;
   }
 
+  /**
+   * Operations that succeeded per second against seconds into the run, one series per configuration, for runs of
+   * one workload with the database cut in the middle (the thesis' failed-mode against normal-mode throughput, over
+   * time). Each point is one status interval.
+   *
+   * @return whether there was anything to draw (no file is written otherwise)
+   */
+  public static boolean outageThroughput(List<OutageRun> runs, Path png) throws IOException {
+    List<OutageRun> drawn =
+        runs.stream()
+            .filter(r -> r.statuses().stream().anyMatch(s -> !s.intervalCounts().isEmpty()))
+            .toList();
+    if (drawn.isEmpty()) {
+      return false;
+    }
+    Outage outage = drawn.get(0).outage();
+    XYChart chart =
+        new XYChartBuilder()
+            .width(900)
+            .height(560)
+            .title(
+                drawn.get(0).workload().name()
+                    + ": successful operations/s, database cut from "
+                    + outage.atSeconds()
+                    + " s to "
+                    + outage.endSeconds()
+                    + " s")
+            .xAxisTitle("seconds into the run")
+            .yAxisTitle("operations/s that succeeded (per status interval)")
+            .build();
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+    chart.getStyler().setMarkerSize(3);
+    for (OutageRun run : drawn) {
+      List<YcsbOutputParser.Status> points = new ArrayList<>();
+      long previous = 0;
+      for (YcsbOutputParser.Status s : run.statuses()) {
+        // Past the run's length YCSB only waits for the binding's cleanup (the read-back).
+        if (s.elapsedSeconds() > previous && s.elapsedSeconds() <= run.runSeconds()) {
+          points.add(s);
+        }
+        previous = Math.max(previous, s.elapsedSeconds());
+      }
+      if (points.isEmpty()) {
+        continue;
+      }
+      double[] x = new double[points.size()];
+      double[] y = new double[points.size()];
+      long from = 0;
+      for (int i = 0; i < points.size(); i++) {
+        YcsbOutputParser.Status s = points.get(i);
+        x[i] = s.elapsedSeconds();
+        long succeeded =
+            s.intervalCounts().entrySet().stream()
+                .filter(e -> !e.getKey().endsWith("-FAILED"))
+                .mapToLong(Map.Entry::getValue)
+                .sum();
+        y[i] = (double) succeeded / (s.elapsedSeconds() - from);
+        from = s.elapsedSeconds();
+      }
+      chart.addSeries(run.configuration().name(), x, y);
+    }
+    save(chart, png);
+    return true;
+  }
+
   private static void save(XYChart chart, Path png) throws IOException {
     try (OutputStream out = Files.newOutputStream(png)) {
       BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);

@@ -25,8 +25,28 @@ public final class YcsbOutputParser {
 
   private YcsbOutputParser() {}
 
-  /** One {@code -s} status line: seconds since the start, operations so far, rate over the last interval. */
-  public record Status(long elapsedSeconds, long operations, double currentOpsPerSecond) {}
+  /**
+   * One {@code -s} status line: seconds since the start, operations so far (failed ones included), rate over the
+   * last interval, and the operations of each measurement in the last interval ({@code READ}: those that returned
+   * OK, {@code READ-FAILED}: the others; YCSB's default HdrHistogram measurements print these counts).
+   */
+  public record Status(
+      long elapsedSeconds,
+      long operations,
+      double currentOpsPerSecond,
+      Map<String, Long> intervalCounts) {
+
+    public Status {
+      intervalCounts = Map.copyOf(intervalCounts);
+    }
+
+    public Status(long elapsedSeconds, long operations, double currentOpsPerSecond) {
+      this(elapsedSeconds, operations, currentOpsPerSecond, Map.of());
+    }
+  }
+
+  private static final Pattern INTERVAL_COUNT =
+      Pattern.compile("\\[([A-Z][A-Z0-9_-]*): Count=(\\d+)");
 
   /**
    * Parses the lines YCSB printed on stdout. Lines that are not measurements (a binding's own
@@ -90,7 +110,13 @@ public final class YcsbOutputParser {
       return Optional.empty();
     }
     double rate = m.group(3) == null ? 0 : Double.parseDouble(m.group(3));
-    return Optional.of(new Status(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), rate));
+    Map<String, Long> counts = new LinkedHashMap<>();
+    Matcher count = INTERVAL_COUNT.matcher(line);
+    while (count.find()) {
+      counts.merge(count.group(1), Long.parseLong(count.group(2)), Long::sum);
+    }
+    return Optional.of(
+        new Status(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), rate, counts));
   }
 
   private static double number(String line, String value) {

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,7 +73,8 @@ class BenchIT {
             classpath,
             System.getenv().getOrDefault("DENDRITE_MEMCACHED_BIN", "memcached"),
             out,
-            "BenchIT");
+            "BenchIT",
+            Optional.empty());
     ByteArrayOutputStream console = new ByteArrayOutputStream();
 
     Bench.Outcome outcome = Bench.run(plan, new PrintStream(console, true, StandardCharsets.UTF_8));

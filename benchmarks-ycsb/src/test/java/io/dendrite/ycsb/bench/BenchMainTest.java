@@ -77,6 +77,37 @@ class BenchMainTest {
   }
 
   @Test
+  void anOutageRunsEachDatabaseAloneAndTardisOverItWithAStatusLineEverySecond() throws IOException {
+    Bench.Plan plan = plan("--outage-at", "10", "--outage-for", "15", "--seconds", "60");
+
+    assertThat(plan.outage()).contains(new Outage(10, 15));
+    assertThat(plan.statusIntervalSeconds()).isEqualTo(1);
+    assertThat(plan.configurations())
+        .extracting(Configuration::name)
+        .containsExactly("mysql", "mysql-tardis", "mongodb", "mongodb-tardis");
+    assertThat(plan("--configs", "mysql-tardis").configurations())
+        .extracting(Configuration::name)
+        .containsExactly("mysql", "mysql-tardis");
+    assertThat(plan().outage()).isEmpty();
+    assertThat(plan().configurations())
+        .extracting(Configuration::name)
+        .doesNotContain("mysql-tardis");
+  }
+
+  @Test
+  void anOutageNeedsBothOptionsAndTimeToRecover() {
+    assertThatThrownBy(() -> plan("--outage-at", "10"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--outage-at and --outage-for go together");
+    assertThatThrownBy(() -> plan("--outage-at", "10", "--outage-for", "20", "--seconds", "30"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("the outage must end before the run does");
+    assertThatThrownBy(() -> plan("--outage-at", "0", "--outage-for", "5"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 1 s before it");
+  }
+
+  @Test
   void badOptionsAreNamed() {
     assertThatThrownBy(() -> plan("--configs", "oracle"))
         .isInstanceOf(IllegalArgumentException.class)
@@ -137,6 +168,7 @@ class BenchMainTest {
         plan.classpath(),
         plan.memcachedBinary(),
         plan.outputDir(),
-        plan.command().replace(" --workloads-dir workloads --output " + results, ""));
+        plan.command().replace(" --workloads-dir workloads --output " + results, ""),
+        plan.outage());
   }
 }

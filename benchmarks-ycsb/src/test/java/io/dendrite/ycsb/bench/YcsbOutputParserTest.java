@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class YcsbOutputParserTest {
@@ -79,7 +80,16 @@ class YcsbOutputParserTest {
         "2026-11-21 15:43:03:760 20 sec: 5703678 operations; 4304787.64 current ops/sec; "
             + "est completion in 34 seconds [READ: Count=2160266, Max=4041, Min=0, Avg=0, 90=0, 99=0]";
     assertThat(YcsbOutputParser.status(line))
-        .contains(new YcsbOutputParser.Status(20, 5703678, 4304787.64));
+        .contains(new YcsbOutputParser.Status(20, 5703678, 4304787.64, Map.of("READ", 2160266L)));
+    assertThat(
+            YcsbOutputParser.status(
+                    "2026-11-25 04:00:01:001 7 sec: 900 operations; 120 current ops/sec; [READ:"
+                        + " Count=50, Max=9, Min=1, Avg=2, 90=3, 99=4] [UPDATE-FAILED: Count=12,"
+                        + " Max=1000, Min=990, Avg=995, 90=999, 99=1000] [UPDATE: Count=3, Max=5]")
+                .orElseThrow()
+                .intervalCounts())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("READ", 50L, "UPDATE-FAILED", 12L, "UPDATE", 3L));
     assertThat(
             YcsbOutputParser.status(
                 "2026-11-21 15:43:01:760 0 sec: 0 operations; est completion in 0 second"))
