@@ -120,9 +120,10 @@ class RetryingStoreTest {
     assertThatThrownBy(() -> retrying.apply(batch(64)))
         .isInstanceOf(DataStoreUnavailableException.class)
         .hasRootCauseInstanceOf(SocketTimeoutException.class);
-    // 20 ms per attempt against a 100 ms deadline: at most 6 attempts (the halving alone down to
-    // one document is 7)
-    assertThat(store.attemptedSizes).hasSizeLessThanOrEqualTo(6).startsWith(64, 32, 16);
+    // 20 ms or more per attempt against a 100 ms deadline: at most 6 attempts (the halving alone
+    // down to one document is 7). How many fit depends on the machine's load, so only the bound
+    // and the first are checked (a busy machine once fit two, where this asked for three).
+    assertThat(store.attemptedSizes).hasSizeLessThanOrEqualTo(6).startsWith(64);
     assertThat(store.applied).isEmpty();
   }
 }
