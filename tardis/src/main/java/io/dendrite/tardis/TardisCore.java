@@ -66,6 +66,9 @@ final class TardisCore implements AutoCloseable {
   private final LongAdder refused = new LongAdder();
   private boolean closed;
 
+  /** Whether the last recovery pass found listed documents: workers keep going without waiting for a check. */
+  private volatile boolean recoveryFoundWork;
+
   /** Settings read from {@link Tardis.Builder}; {@code listings} names the partitions of the buffered writes. */
   TardisCore(Tardis.Builder settings, String listings) {
     this.cache = settings.cache;
@@ -276,7 +279,8 @@ final class TardisCore implements AutoCloseable {
    * One iteration of an active recovery worker; see {@link TeleportedWrites#recoverSome}. In failed mode it takes no
    * lock: it only probes the data store (one worker per check interval), because an apply that meets the data store
    * down holds its document's lock for the store's timeout, and writers of hot documents queued behind such
-   * attempts until their leases gave up (a zipfian outage with 20 workers: 64 writes/s and 17 failed).
+   * attempts until their leases gave up (a zipfian outage with 20 workers: 64 writes/s and 17 failed). Idle in
+   * normal mode, the workers look for listings once per check interval between them.
    */
   private int recoveryPass() {
     if (mode.current() == Mode.FAILED) {
@@ -285,8 +289,14 @@ final class TardisCore implements AutoCloseable {
       }
       return 0;
     }
+    if (mode.current() == Mode.NORMAL && !recoveryFoundWork && !mode.checkDue()) {
+      // Idle in normal mode: one look per check interval for the whole process (another process's
+      // buffered writes), not one per worker per idle pause.
+      return 0;
+    }
     try {
       int found = teleported.recoverSome(alpha);
+      recoveryFoundWork = found > 0;
       if (found < 0) {
         mode.nothingBuffered();
         return 0;
