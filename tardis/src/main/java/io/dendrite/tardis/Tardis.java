@@ -233,6 +233,7 @@ public final class Tardis implements AutoCloseable {
     int partitions = 64;
     int arWorkers = 4;
     int arAlpha = 10;
+    int recoveryBatch; // 0: α
     int recoverAfterSuccesses = 1;
     long pinnedBudgetBytes = Long.MAX_VALUE;
     Duration lockTimeout = Duration.ofSeconds(10);
@@ -376,9 +377,21 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
-    /** α: documents a recovery worker applies per partition it reads (default 10). */
+    /**
+     * α: documents a recovery worker applies per partition it reads, in one store round (one transaction in SQL) under
+     * one holding of their locks (default 10).
+     */
     public Builder arAlpha(int arAlpha) {
       this.arAlpha = Arguments.atLeast("arAlpha", 1, arAlpha);
+      return this;
+    }
+
+    /**
+     * Documents a recovery worker applies per store round, when not its α: 1 is the thesis' one document per round.
+     * For the recovery benchmark's comparison only, so not public.
+     */
+    Builder recoveryBatch(int batch) {
+      this.recoveryBatch = Arguments.atLeast("recoveryBatch", 1, batch);
       return this;
     }
 

@@ -94,7 +94,8 @@ final class TardisCore implements AutoCloseable {
             settings.partitions,
             settings.pinnedBudgetBytes,
             settings.lockTimeout,
-            settings.applyRetryDeadline);
+            settings.applyRetryDeadline,
+            settings.recoveryBatch == 0 ? settings.arAlpha : settings.recoveryBatch);
     // A process that starts while writes are buffered (another process's, or its own earlier run's)
     // treats them as recovery does until they are applied.
     if (teleported.anyListed()) {

@@ -55,7 +55,8 @@ final class RecoverySweepPlot {
       if (r.workers() > 0) {
         series
             .computeIfAbsent(
-                r.technique() + " " + r.distribution() + " α=" + r.alpha(), k -> new ArrayList<>())
+                r.technique() + " " + r.distribution() + " α=" + r.alpha() + " batch=" + r.batch(),
+                k -> new ArrayList<>())
             .add(r);
       }
     }

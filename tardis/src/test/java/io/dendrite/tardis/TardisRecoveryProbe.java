@@ -45,7 +45,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>Settings (system properties, defaults in brackets): {@code tardis.bench.records} [20000], {@code
  * .threads} [8], {@code .outageSeconds} [10], {@code .normalSeconds} [5], {@code .capSeconds} [60], {@code
- * .workers} [0,20], {@code .alpha} [10], {@code .techniques} [TAR,DIS,TARD,TARDIS], {@code .distributions}
+ * .workers} [0,20], {@code .alpha} [10], {@code .batches} [alpha: documents per store round, a number or
+ * alpha], {@code .techniques} [TAR,DIS,TARD,TARDIS], {@code .distributions}
  * [uniform,zipfian], {@code .solution} [RECON], {@code .report} [target/tardis-recovery.md]. Workers and α are lists: every combination runs
  * (α once for 0 workers, where it means nothing), and with more than one worker count the recovery duration and the
  * recovery-phase throughput against the workers, a series per technique, distribution and α (the thesis' Figure
@@ -68,6 +69,7 @@ class TardisRecoveryProbe {
       Technique technique,
       int workers,
       int alpha,
+      int batch,
       String distribution,
       double normalOps,
       double failedOps,
@@ -92,11 +94,16 @@ class TardisRecoveryProbe {
         List<Integer> alphas = numbers("tardis.bench.alpha", "10");
         // α is how many documents a worker applies per partition: without workers it means nothing.
         for (int alpha : workers == 0 ? alphas.subList(0, 1) : alphas) {
-          for (String technique : list("tardis.bench.techniques", "TAR,DIS,TARD,TARDIS")) {
-            Result result =
-                run(database, Technique.valueOf(technique), workers, alpha, distribution);
-            System.out.println("TardisRecoveryProbe " + result);
-            results.add(result);
+          // Documents per store round: α (the default) or 1, as the thesis' workers apply them.
+          List<String> batches = list("tardis.bench.batches", "alpha");
+          for (String batchName : workers == 0 ? batches.subList(0, 1) : batches) {
+            int batch = batchName.equals("alpha") ? alpha : Integer.parseInt(batchName);
+            for (String technique : list("tardis.bench.techniques", "TAR,DIS,TARD,TARDIS")) {
+              Result result =
+                  run(database, Technique.valueOf(technique), workers, alpha, batch, distribution);
+              System.out.println("TardisRecoveryProbe " + result);
+              results.add(result);
+            }
           }
         }
       }
@@ -115,7 +122,12 @@ class TardisRecoveryProbe {
   }
 
   private Result run(
-      MySqlTestDatabase database, Technique technique, int workers, int alpha, String distribution)
+      MySqlTestDatabase database,
+      Technique technique,
+      int workers,
+      int alpha,
+      int batch,
+      String distribution)
       throws Exception {
     String url = database.jdbcUrl();
     try (MySqlStore direct = MySqlStore.open(url, 4, Duration.ofSeconds(30))) {
@@ -148,6 +160,7 @@ class TardisRecoveryProbe {
                 .partitions(PARTITIONS)
                 .arWorkers(workers)
                 .arAlpha(alpha)
+                .recoveryBatch(batch)
                 .checkInterval(Duration.ofMillis(500))
                 .build()) {
       for (int id = 0; id < records / 10; id++) {
@@ -196,6 +209,7 @@ class TardisRecoveryProbe {
           technique,
           workers,
           alpha,
+          batch,
           distribution,
           normalOps,
           failed.opsPerSecond,
@@ -273,17 +287,18 @@ class TardisRecoveryProbe {
   private static void write(Path report, List<Result> results) throws IOException {
     StringBuilder out = new StringBuilder();
     out.append(
-        "| distribution | AR workers | α | technique | normal ops/s | failed-mode ops/s | failed"
+        "| distribution | AR workers | α | documents per store round | technique | normal ops/s | failed-mode ops/s | failed"
             + " writes (TARDIS / database alone) | buffered documents | recovery (s) | left at cap |"
             + " recovery ops/s |\n");
-    out.append("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.append("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Result r : results) {
       out.append(
           String.format(
-              "| %s | %d | %s | %s | %.0f | %.0f | %d / %d of %d | %d | %s | %d | %.0f |%n",
+              "| %s | %d | %s | %s | %s | %.0f | %.0f | %d / %d of %d | %d | %s | %d | %.0f |%n",
               r.distribution,
               r.workers,
               r.workers == 0 ? "–" : String.valueOf(r.alpha),
+              r.workers == 0 ? "–" : String.valueOf(r.batch),
               r.technique,
               r.normalOps,
               r.failedOps,
