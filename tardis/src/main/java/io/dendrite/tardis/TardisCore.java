@@ -5,10 +5,10 @@ import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.internal.BufferRefusedException;
 import io.dendrite.writeback.internal.DrainThreads;
+import io.dendrite.writeback.internal.PendingWritesPartition;
 import io.dendrite.writeback.internal.ReplicaRepair;
 import io.dendrite.writeback.store.DataStore;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
@@ -316,13 +316,13 @@ final class TardisCore implements AutoCloseable {
 
   /** The state now; reads every partition (one batched read). */
   TardisMetrics metrics() {
-    List<Instant> since = teleported.listedSince();
+    PendingWritesPartition.Backlog backlog = teleported.backlog();
     return new TardisMetrics(
         technique,
         mode.current(),
         mode.transitions.sum(),
-        since.size(),
-        since.stream().min(Instant::compareTo),
+        backlog.documents(),
+        backlog.oldest(),
         absorbed.sum(),
         teleported.applied.sum(),
         recoveredByForeground.sum(),

@@ -21,7 +21,6 @@ import io.dendrite.writeback.store.DataStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -154,7 +153,7 @@ final class TeleportedWrites {
    * @throws io.dendrite.core.DataStoreUnavailableException when the data store failed an apply
    */
   int recoverSome(int alpha) {
-    List<PendingWritesPartition.Entry> listed = someListings();
+    List<PendingWritesPartition.Entry> listed = somePartitionsListings();
     if (listed.isEmpty()) {
       return -1;
     }
@@ -166,27 +165,34 @@ final class TeleportedWrites {
     return sample.size();
   }
 
-  /** A listed document, if any (see {@link #someListings}). */
+  /** A listed document, if any (see {@link #somePartitionsListings}). */
   Optional<EntityKey> anyDocument() {
-    return someListings().stream().findFirst().map(PendingWritesPartition.Entry::key);
+    return somePartitionsListings().stream().findFirst().map(PendingWritesPartition.Entry::key);
   }
 
   /**
-   * The entries of a random partition, or, when it is empty, of every partition (one batched read): the thesis
-   * tries T+1, T+2, … one by one, which cost an idle worker up to ω reads per pass (211 in the YCSB outage runs:
-   * 20 idle workers slowed normal mode 5×). Empty when no partition lists anything.
+   * The entries of a random partition, or, when it is empty, of a random one among those that list anything (one
+   * batched read of every partition): the thesis tries T+1, T+2, … one by one, which cost an idle worker up to ω
+   * reads per pass (211 in the YCSB outage runs: 20 idle workers slowed normal mode 5×). One partition's, so that
+   * the batch drained from them reads and rewrites one log: a sample of every partition's entries touched α logs,
+   * and parsing them took most of the recovery workers' CPU late in a recovery. Empty when no partition lists
+   * anything.
    */
-  private List<PendingWritesPartition.Entry> someListings() {
+  private List<PendingWritesPartition.Entry> somePartitionsListings() {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
     List<PendingWritesPartition.Entry> listed =
-        partitions.get(ThreadLocalRandom.current().nextInt(partitions.size())).entries();
-    return listed.isEmpty() ? PendingWritesPartition.entries(replicas, partitions) : listed;
+        partitions.get(random.nextInt(partitions.size())).entries();
+    if (!listed.isEmpty()) {
+      return listed;
+    }
+    List<List<PendingWritesPartition.Entry>> nonEmpty =
+        PendingWritesPartition.entriesByPartition(replicas, partitions);
+    return nonEmpty.isEmpty() ? List.of() : nonEmpty.get(random.nextInt(nonEmpty.size()));
   }
 
-  /** When each listed document was first listed (one batched read of every partition). */
-  List<Instant> listedSince() {
-    return PendingWritesPartition.entries(replicas, partitions).stream()
-        .map(PendingWritesPartition.Entry::since)
-        .toList();
+  /** How many documents are listed, and since when the oldest (one batched read of every partition). */
+  PendingWritesPartition.Backlog backlog() {
+    return PendingWritesPartition.backlog(replicas, partitions);
   }
 
   /** Every listed document, once each (one batched read of every partition). */

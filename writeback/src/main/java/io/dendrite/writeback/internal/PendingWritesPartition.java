@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -91,6 +92,36 @@ public final class PendingWritesPartition {
    * would stop every drain of the partition for good.
    */
   static List<Entry> entriesOf(List<Listing> listings) {
+    return distinctEntries(listings).stream().sorted(Comparator.comparing(Entry::since)).toList();
+  }
+
+  /** How many documents {@code partitions} list, and the oldest listing: {@link #entries}, without sorting. */
+  public static Backlog backlog(PinnedReplicas replicas, List<PendingWritesPartition> partitions) {
+    Collection<Entry> entries = distinctEntries(listings(replicas, partitions));
+    return new Backlog(
+        entries.size(), entries.stream().map(Entry::since).min(Comparator.naturalOrder()));
+  }
+
+  /** A backlog's size: documents listed, and since when the oldest is. */
+  public record Backlog(int documents, Optional<Instant> oldest) {}
+
+  /**
+   * The listed documents of each partition that lists any (one batched read of them all), in no order: for a
+   * worker that samples one partition's documents, so that its batch touches one log.
+   */
+  public static List<List<Entry>> entriesByPartition(
+      PinnedReplicas replicas, List<PendingWritesPartition> partitions) {
+    List<List<Entry>> byPartition = new ArrayList<>();
+    for (List<Listing> listings : listingsByPartition(replicas, partitions).values()) {
+      Collection<Entry> entries = distinctEntries(listings);
+      if (!entries.isEmpty()) {
+        byPartition.add(List.copyOf(entries));
+      }
+    }
+    return byPartition;
+  }
+
+  private static Collection<Entry> distinctEntries(List<Listing> listings) {
     Map<String, Entry> byKey = new LinkedHashMap<>();
     for (Listing listing : listings) {
       EntityKey key;
@@ -105,7 +136,7 @@ public final class PendingWritesPartition {
           new Entry(key, listing.since()),
           (a, b) -> a.since().isAfter(b.since()) ? b : a);
     }
-    return byKey.values().stream().sorted(Comparator.comparing(Entry::since)).toList();
+    return byKey.values();
   }
 
   private static void warnUnreadable(String line, Exception why) {
@@ -118,13 +149,19 @@ public final class PendingWritesPartition {
   /** The live listings of {@code partitions}, merged over every reachable replica, in one batch of reads. */
   public static List<Listing> listings(
       PinnedReplicas replicas, Collection<PendingWritesPartition> partitions) {
+    List<Listing> listings = new ArrayList<>();
+    listingsByPartition(replicas, partitions).values().forEach(listings::addAll);
+    return listings;
+  }
+
+  /** The live listings of each of {@code partitions} that some replica holds, keyed by the partition's key. */
+  private static Map<String, List<Listing>> listingsByPartition(
+      PinnedReplicas replicas, Collection<PendingWritesPartition> partitions) {
     Map<String, Map<ServerAddress, CacheValue>> logs =
         replicas.getAllOnEach(
             partitions.stream().map(partition -> partition.key).distinct().toList());
-    List<Listing> listings = new ArrayList<>();
-    for (Map<ServerAddress, CacheValue> copies : logs.values()) {
-      listings.addAll(Log.of(copies.values()).live());
-    }
+    Map<String, List<Listing>> listings = new LinkedHashMap<>();
+    logs.forEach((key, copies) -> listings.put(key, Log.of(copies.values()).live()));
     return listings;
   }
 
