@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
 
@@ -50,6 +51,10 @@ final class TeleportedWrites {
   private final BufferedWrites buffered;
   private final PinnedBudget budget;
   final LongAdder applied = new LongAdder();
+
+  /** The partitions the last read of them all found listing something, less those found empty since. */
+  private final AtomicReference<List<Integer>> listingPartitions = new AtomicReference<>(List.of());
+
   final LongAdder storeRetries = new LongAdder();
 
   TeleportedWrites(
@@ -171,23 +176,37 @@ final class TeleportedWrites {
   }
 
   /**
-   * The entries of a random partition, or, when it is empty, of a random one among those that list anything (one
-   * batched read of every partition): the thesis tries T+1, T+2, … one by one, which cost an idle worker up to ω
-   * reads per pass (211 in the YCSB outage runs: 20 idle workers slowed normal mode 5×). One partition's, so that
-   * the batch drained from them reads and rewrites one log: a sample of every partition's entries touched α logs,
-   * and parsing them took most of the recovery workers' CPU late in a recovery. Empty when no partition lists
-   * anything.
+   * The entries of a random partition, or, when it is empty, of one that lists something: the thesis tries T+1, T+2,
+   * … one by one, which cost an idle worker up to ω reads per pass (211 in the YCSB outage runs: 20 idle workers
+   * slowed normal mode 5×). Late in a recovery most partitions are empty, so the ones a batched read of every
+   * partition found listing something are remembered ({@link #listingPartitions}) and tried until each was found
+   * empty; only then is every partition read again (20 workers doing that read on every pass took a third of their
+   * CPU in the second half of a recovery). One partition's entries, so that the batch drained from them reads and
+   * rewrites one log. Empty when no partition lists anything.
    */
   private List<PendingWritesPartition.Entry> somePartitionsListings() {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     List<PendingWritesPartition.Entry> listed =
         partitions.get(random.nextInt(partitions.size())).entries();
-    if (!listed.isEmpty()) {
-      return listed;
+    while (listed.isEmpty()) {
+      List<Integer> remembered = listingPartitions.get();
+      if (remembered.isEmpty()) {
+        Map<Integer, List<PendingWritesPartition.Entry>> found =
+            PendingWritesPartition.entriesByPartition(replicas, partitions);
+        if (found.isEmpty()) {
+          return List.of();
+        }
+        listingPartitions.set(List.copyOf(found.keySet()));
+        return found.values().stream().skip(random.nextInt(found.size())).findFirst().orElseThrow();
+      }
+      Integer index = remembered.get(random.nextInt(remembered.size()));
+      listed = partitions.get(index).entries();
+      if (listed.isEmpty()) {
+        listingPartitions.updateAndGet(
+            now -> now.stream().filter(other -> !other.equals(index)).toList());
+      }
     }
-    List<List<PendingWritesPartition.Entry>> nonEmpty =
-        PendingWritesPartition.entriesByPartition(replicas, partitions);
-    return nonEmpty.isEmpty() ? List.of() : nonEmpty.get(random.nextInt(nonEmpty.size()));
+    return listed;
   }
 
   /** How many documents are listed, and since when the oldest (one batched read of every partition). */

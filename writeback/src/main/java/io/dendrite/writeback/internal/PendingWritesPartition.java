@@ -106,16 +106,18 @@ public final class PendingWritesPartition {
   public record Backlog(int documents, Optional<Instant> oldest) {}
 
   /**
-   * The listed documents of each partition that lists any (one batched read of them all), in no order: for a
-   * worker that samples one partition's documents, so that its batch touches one log.
+   * The listed documents of each of {@code partitions} that lists any, keyed by its index there (one batched read of
+   * them all), in no order: for a worker that samples one partition's documents, so that its batch touches one log.
    */
-  public static List<List<Entry>> entriesByPartition(
+  public static Map<Integer, List<Entry>> entriesByPartition(
       PinnedReplicas replicas, List<PendingWritesPartition> partitions) {
-    List<List<Entry>> byPartition = new ArrayList<>();
-    for (List<Listing> listings : listingsByPartition(replicas, partitions).values()) {
-      Collection<Entry> entries = distinctEntries(listings);
+    Map<String, List<Listing>> listings = listingsByPartition(replicas, partitions);
+    Map<Integer, List<Entry>> byPartition = new LinkedHashMap<>();
+    for (int index = 0; index < partitions.size(); index++) {
+      Collection<Entry> entries =
+          distinctEntries(listings.getOrDefault(partitions.get(index).key, List.of()));
       if (!entries.isEmpty()) {
-        byPartition.add(List.copyOf(entries));
+        byPartition.put(index, List.copyOf(entries));
       }
     }
     return byPartition;
