@@ -34,7 +34,7 @@ final class TardisBackend implements RecordBackend {
   /** {@code tardis.arworkers}: active recovery workers (default {@code Tardis}'s, 4). */
   static final String AR_WORKERS = "tardis.arworkers";
 
-  /** {@code tardis.alpha}: α, documents a worker applies per partition it reads (default {@code Tardis}'s, 10). */
+  /** {@code tardis.alpha}: α, documents a worker applies per partition it reads (default {@code Tardis}'s, 50). */
   static final String ALPHA = "tardis.alpha";
 
   /** {@code tardis.partitions}: ω, the partitions listing buffered documents (default {@code Tardis}'s, 64). */
@@ -102,7 +102,7 @@ final class TardisBackend implements RecordBackend {
               .technique(technique)
               .solution(solution)
               .arWorkers(workers)
-              .arAlpha(properties.integer(ALPHA, 10, 1))
+              .arAlpha(properties.integer(ALPHA, 50, 1))
               .partitions(properties.integer(PARTITIONS, 64, 1))
               .replicas(properties.integer(REPLICAS, 1, 1))
               .build();

@@ -61,7 +61,7 @@ final class CacheTier {
   /** How documents' cached copies are read, filled and refreshed. */
   DocumentCopies documentCopies(Duration lockTimeout) {
     if (hasLeases()) {
-      return new LeasedCopies(cache, conditional);
+      return new LeasedCopies(cache, lockTimeout, conditional);
     }
     PinnedReplicas copies = replicas(1);
     return new LockedCopies(copies, locks(copies, lockTimeout));

@@ -9,6 +9,7 @@ import io.dendrite.iq.client.RefreshLease;
 import io.dendrite.iq.client.RefreshResult;
 import io.dendrite.iq.client.Transaction;
 import io.dendrite.writeback.change.ChangeSequence;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -18,22 +19,33 @@ import org.slf4j.LoggerFactory;
  * Cached copies on our IQ servers: a miss fills under the document's I lease, a write runs under its Q lease and
  * swaps the refreshed copy in; a write's Q lease voids the I leases of misses that overlapped it, so their fills are
  * not stored.
+ *
+ * <p>A taker waits up to the lock timeout for a lease another holds, as for a buffered write's lock, not just the
+ * client's backoff deadline (2 s by default): when the database stops answering, the writer that finds out holds
+ * its document's Q lease for the store's whole timeout, and the writers queued behind it on a hot document gave up
+ * before failed mode let them teleport (16 failed writes in the first second of a zipfian outage).
  */
 final class LeasedCopies implements DocumentCopies {
   private static final Logger log = LoggerFactory.getLogger(LeasedCopies.class);
 
   private final IqClient cache;
+  private final Duration leaseWait;
   private final boolean dropWhenNotCommitted;
 
   /** {@code dropWhenNotCommitted}: false only for the negative control of the tests. */
-  LeasedCopies(IqClient cache, boolean dropWhenNotCommitted) {
+  LeasedCopies(IqClient cache, Duration leaseWait, boolean dropWhenNotCommitted) {
     this.cache = cache;
+    this.leaseWait = leaseWait;
     this.dropWhenNotCommitted = dropWhenNotCommitted;
   }
 
   @Override
   public Optional<Map<String, Object>> read(String cacheKey, Load load) {
+    long giveUpAt = System.nanoTime() + leaseWait.toNanos();
     ReadResult result = cache.read(cacheKey);
+    while (result instanceof ReadResult.Busy && System.nanoTime() < giveUpAt) {
+      result = cache.read(cacheKey);
+    }
     if (result instanceof ReadResult.Hit hit) {
       return CachedDocuments.decode(hit.value().data());
     }
@@ -60,8 +72,13 @@ final class LeasedCopies implements DocumentCopies {
   public void write(String cacheKey, ChangeSequence changes, DurableWrite durable) {
     Transaction transaction = cache.beginTransaction();
     try {
-      if (!(transaction.readForUpdate(cacheKey) instanceof RefreshResult.Granted granted)) {
-        throw new IqException("another writer kept the lease on " + cacheKey);
+      long giveUpAt = System.nanoTime() + leaseWait.toNanos();
+      RefreshResult refresh = transaction.readForUpdate(cacheKey);
+      while (refresh instanceof ReadResult.Busy && System.nanoTime() < giveUpAt) {
+        refresh = transaction.readForUpdate(cacheKey);
+      }
+      if (!(refresh instanceof RefreshResult.Granted granted)) {
+        throw new IqException("another writer kept the lease on " + cacheKey + " for " + leaseWait);
       }
       RefreshLease lease = granted.lease();
       boolean keepMarker = durable.run(lease.pending());

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>Settings (system properties, defaults in brackets): {@code tardis.bench.records} [20000], {@code
  * .threads} [8], {@code .outageSeconds} [10], {@code .normalSeconds} [5], {@code .capSeconds} [60], {@code
- * .workers} [0,20], {@code .alpha} [10], {@code .batches} [alpha: documents per store round, a number or
+ * .workers} [0,20], {@code .alpha} [50], {@code .batches} [alpha: documents per store round, a number or
  * alpha], {@code .techniques} [TAR,DIS,TARD,TARDIS], {@code .distributions}
  * [uniform,zipfian], {@code .solution} [RECON], {@code .report} [target/tardis-recovery.md]. Workers and α are lists: every combination runs
  * (α once for 0 workers, where it means nothing), and with more than one worker count the recovery duration and the
@@ -91,7 +91,7 @@ class TardisRecoveryProbe {
     List<Result> results = new ArrayList<>();
     for (String distribution : list("tardis.bench.distributions", "uniform,zipfian")) {
       for (int workers : numbers("tardis.bench.workers", "0,20")) {
-        List<Integer> alphas = numbers("tardis.bench.alpha", "10");
+        List<Integer> alphas = numbers("tardis.bench.alpha", "50");
         // α is how many documents a worker applies per partition: without workers it means nothing.
         for (int alpha : workers == 0 ? alphas.subList(0, 1) : alphas) {
           // Documents per store round: α (the default) or 1, as the thesis' workers apply them.
