@@ -9,6 +9,7 @@ import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,6 +31,9 @@ final class FaultyStore implements DataStore {
   /** How many applies were paused so far (counted as the pause begins). */
   final AtomicInteger pausedApplies = new AtomicInteger();
 
+  /** How many documents each apply the store took carried, in order. */
+  final List<Integer> appliedBatchSizes = new CopyOnWriteArrayList<>();
+
   FaultyStore(DataStore store) {
     this.store = store;
   }
@@ -48,6 +52,7 @@ final class FaultyStore implements DataStore {
     }
     refuseWhenDown();
     store.apply(batch);
+    appliedBatchSizes.add(batch.size());
     if (loseRepliesOfApplies.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
       throw new DataStoreUnavailableException(
           "the reply was lost after the store applied the batch",

@@ -18,6 +18,10 @@ import io.dendrite.writeback.store.MySqlStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -251,6 +255,89 @@ class TardisFaultsIT {
 
     assertThat(score(mysql, 2)).as("the database").isEqualTo(1);
     return tardis.read(key(2)).orElseThrow().fields().get("score");
+  }
+
+  @Test
+  void aRecoveryWorkerAppliesItsAlphaDocumentsInOneStoreRound() throws Exception {
+    assertThat(batchesOfARecovery(builder -> builder)).containsExactly(DOCUMENTS);
+  }
+
+  @Test
+  void oneDocumentPerRoundTakesAStoreRoundPerDocument() throws Exception {
+    assertThat(batchesOfARecovery(builder -> builder.recoveryBatch(1)))
+        .hasSize(DOCUMENTS)
+        .containsOnly(1);
+  }
+
+  /** The sizes of the applies a recovery worker made of {@link #DOCUMENTS} buffered documents in one partition. */
+  private List<Integer> batchesOfARecovery(UnaryOperator<Tardis.Builder> settings)
+      throws Exception {
+    Tardis tardis =
+        tardis(
+            cacheOf(64L << 20),
+            Technique.TARDIS,
+            builder -> settings.apply(builder.partitions(1).arAlpha(DOCUMENTS)));
+    faulty.down.set(true);
+    for (int id = 0; id < DOCUMENTS; id++) {
+      tardis.write(key(id), ChangeSequence.of(inc("score", 1)));
+    }
+    assertThat(tardis.metrics().bufferedDocuments()).isEqualTo(DOCUMENTS);
+
+    faulty.down.set(false);
+    awaitRecovered(tardis);
+    for (int id = 0; id < DOCUMENTS; id++) {
+      assertThat(score(mysql, id)).as("document %d", id).isEqualTo(1);
+    }
+    return faulty.appliedBatchSizes;
+  }
+
+  /**
+   * A writer queued behind another write of its document, which holds the document's lease while its database
+   * write takes longer than the cache client's backoff deadline (2 s): as the writers behind the one that finds an
+   * outage do, for the store's whole timeout.
+   */
+  @Test
+  void aWriterQueuedBehindASlowWriteOfItsDocumentWaitsItOut() throws Exception {
+    assertThat(secondWriteBehindASlowOne(builder -> builder)).isNull();
+    assertThat(score(mysql, 3)).isEqualTo(2);
+  }
+
+  @Test
+  void aLeaseWaitShorterThanTheSlowWriteFailsTheWriterQueuedBehindIt() throws Exception {
+    assertThat(secondWriteBehindASlowOne(builder -> builder.lockTimeout(Duration.ofMillis(500))))
+        .isInstanceOf(io.dendrite.iq.client.IqException.class)
+        .hasMessageContaining("kept the lease");
+    assertThat(score(mysql, 3)).isEqualTo(1);
+  }
+
+  /** What the second of two writes of one document threw (null if nothing), the first paused 3 s in the store. */
+  private Throwable secondWriteBehindASlowOne(UnaryOperator<Tardis.Builder> settings)
+      throws Exception {
+    cache =
+        EmbeddedIqServers.builder()
+            .count(1)
+            .pinnedMemoryBytes(64L << 20)
+            .leaseLifetime(Duration.ofSeconds(30))
+            .start();
+    Tardis tardis = tardis(cache, Technique.TARDIS, settings);
+    tardis.read(key(3));
+    faulty.pauseNextApply.set(3_000);
+    ExecutorService first = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> slow = first.submit(() -> tardis.write(key(3), ChangeSequence.of(inc("score", 1))));
+      awaitOrFail(() -> faulty.pausedApplies.get() == 1, "the first write in the store");
+      Throwable second = null;
+      try {
+        tardis.write(key(3), ChangeSequence.of(inc("score", 1)));
+      } catch (RuntimeException failed) {
+        second = failed;
+      }
+      slow.get(30, TimeUnit.SECONDS);
+      assertThat(tardis.mode()).as("no write failed over to buffering").isEqualTo(Mode.NORMAL);
+      return second;
+    } finally {
+      first.shutdownNow();
+    }
   }
 
   @Test

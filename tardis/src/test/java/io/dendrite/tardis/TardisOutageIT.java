@@ -62,27 +62,42 @@ class TardisOutageIT {
    */
   private static final Duration FERRET_TIMEOUT = Duration.ofSeconds(5);
 
+  /** The outage every technique goes through on MariaDB, as issue 16 asks (at least 20 s under 8 threads). */
   private static final Duration OUTAGE = Duration.ofSeconds(20);
+
+  /**
+   * The outage of the black-holed and FerretDB variants in {@code dev/test}, which add a kind of fault and a database
+   * to the run above rather than length; {@code dev/soak -Dtardis.outage.seconds=20} runs them as long.
+   */
+  private static final Duration SHORT_OUTAGE =
+      Duration.ofSeconds(Long.getLong("tardis.outage.seconds", 6));
 
   private enum Fault {
     REFUSE,
     BLACK_HOLE
   }
 
-  /** TAR, DIS and TARD side by side through one outage, each on a table of its own. */
+  /** The four techniques side by side through one outage, each on a table of its own. */
   @Test
-  void tarDisAndTardOnMariaDb(MySqlTestDatabase database) throws Exception {
-    outage(mySql(database), Fault.REFUSE, Technique.TAR, Technique.DIS, Technique.TARD);
+  void everyTechniqueOnMariaDb(MySqlTestDatabase database) throws Exception {
+    outage(
+        mySql(database),
+        Fault.REFUSE,
+        OUTAGE,
+        Technique.TAR,
+        Technique.DIS,
+        Technique.TARD,
+        Technique.TARDIS);
   }
 
   @Test
   void tardisOnMariaDbBlackHoled(MySqlTestDatabase database) throws Exception {
-    outage(mySql(database), Fault.BLACK_HOLE, Technique.TARDIS);
+    outage(mySql(database), Fault.BLACK_HOLE, SHORT_OUTAGE, Technique.TARDIS);
   }
 
   @Test
   void tardisOnFerretDb(MongoTestDatabase database) throws Exception {
-    outage(mongo(database), Fault.REFUSE, Technique.TARDIS);
+    outage(mongo(database), Fault.REFUSE, SHORT_OUTAGE, Technique.TARDIS);
   }
 
   /**
@@ -151,7 +166,8 @@ class TardisOutageIT {
     }
   }
 
-  private void outage(Database database, Fault fault, Technique... techniques) throws Exception {
+  private void outage(Database database, Fault fault, Duration length, Technique... techniques)
+      throws Exception {
     List<Run> runs = new ArrayList<>();
     for (Technique technique : techniques) {
       runs.add(new Run(technique));
@@ -216,7 +232,7 @@ class TardisOutageIT {
                               ChangeSequence.of(set("name", "alone"))))))
           .as("the database alone fails a write during the outage (the control)")
           .isInstanceOf(DataStoreUnavailableException.class);
-      Thread.sleep(OUTAGE.toMillis());
+      Thread.sleep(length.toMillis());
       for (Run run : runs) {
         TardisMetrics duringOutage = run.tardis.metrics();
         assertThat(run.acknowledgedWhileDown.sum())
