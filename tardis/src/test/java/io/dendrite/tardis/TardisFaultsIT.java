@@ -241,13 +241,7 @@ class TardisFaultsIT {
 
   private Object scoreReadAfterAWriteOutlivingItsLease(UnaryOperator<Tardis.Builder> settings)
       throws Exception {
-    cache =
-        EmbeddedIqServers.builder()
-            .count(1)
-            .pinnedMemoryBytes(64L << 20)
-            .leaseLifetime(Duration.ofSeconds(1))
-            .start();
-    Tardis tardis = tardis(cache, Technique.TARDIS, settings);
+    Tardis tardis = tardisOnOneServer(Duration.ofSeconds(1), settings);
     tardis.read(key(2)); // cached, score 0
     faulty.pauseNextApply.set(2_500);
 
@@ -313,13 +307,7 @@ class TardisFaultsIT {
   /** What the second of two writes of one document threw (null if nothing), the first paused 3 s in the store. */
   private Throwable secondWriteBehindASlowOne(UnaryOperator<Tardis.Builder> settings)
       throws Exception {
-    cache =
-        EmbeddedIqServers.builder()
-            .count(1)
-            .pinnedMemoryBytes(64L << 20)
-            .leaseLifetime(Duration.ofSeconds(30))
-            .start();
-    Tardis tardis = tardis(cache, Technique.TARDIS, settings);
+    Tardis tardis = tardisOnOneServer(Duration.ofSeconds(30), settings);
     tardis.read(key(3));
     faulty.pauseNextApply.set(3_000);
     ExecutorService first = Executors.newSingleThreadExecutor();
@@ -410,6 +398,17 @@ class TardisFaultsIT {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("kept in " + PARTITIONS + " partitions")
         .hasMessageContaining("built with " + PARTITIONS * 2);
+  }
+
+  /** A TARDIS instance on one IQ server granting leases of {@code leaseLifetime}. */
+  private Tardis tardisOnOneServer(Duration leaseLifetime, UnaryOperator<Tardis.Builder> settings) {
+    cache =
+        EmbeddedIqServers.builder()
+            .count(1)
+            .pinnedMemoryBytes(64L << 20)
+            .leaseLifetime(leaseLifetime)
+            .start();
+    return tardis(cache, Technique.TARDIS, settings);
   }
 
   private EmbeddedIqServers cacheOf(long pinnedBytes) {
