@@ -247,10 +247,9 @@ class DatabaseFaultsIT {
       WriteBackMetrics down = writeBack.metrics();
       Thread.sleep(OUTAGE.toMillis());
       // A drain pass against a silent database lasts its retry deadline plus the store timeout,
-      // then rests up to
-      // a second, and counts one retry or two: on a loaded machine a pass can outlast OUTAGE, so
-      // the next retry is
-      // awaited rather than expected within it (CI saw none in 3 s against a black-holed FerretDB).
+      // then rests up to a second, and counts one retry or two: on a loaded machine a pass can
+      // outlast OUTAGE, so the next retry is awaited rather than expected within it (CI saw none
+      // in 3 s against a black-holed FerretDB).
       awaitOrFail(() -> writeBack.metrics().storeRetries() > down.storeRetries(), "retries rising");
       WriteBackMetrics stillDown = writeBack.metrics();
       assertThat(stillDown.drained())
