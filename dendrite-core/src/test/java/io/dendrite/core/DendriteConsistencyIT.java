@@ -32,7 +32,7 @@ class DendriteConsistencyIT {
   private static final int ROWS = 60;
   private static final int THREADS = 8;
   private static final Duration RUN =
-      Duration.ofSeconds(Long.getLong("dendrite.consistency.seconds", 12));
+      Duration.ofSeconds(Long.getLong("dendrite.consistency.seconds", 8));
   private static final Duration CONTROL_RUN = Duration.ofSeconds(10);
 
   @ParameterizedTest(name = "{0}, beta {1}, change records {2}")
