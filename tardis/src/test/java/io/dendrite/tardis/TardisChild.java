@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * An application process of {@link TardisTwoProcessesIT}: 4 threads increment and read documents {@code first ..
  * first + count - 1} through TARDIS for {@code seconds}, printing {@code intent <id>} before and {@code ack <id>}
  * after every increment, {@code stale <id> <score> <at least>} for a read that misses one of this process's
- * acknowledged increments, and its mode whenever it changes. Then it waits until nothing is buffered and prints
+ * acknowledged increments, {@code failed <id> <exception>} for a read or write that failed, and its mode whenever
+ * it changes. Then it waits until nothing is buffered and prints
  * {@code recovered}, or {@code backlog <n>} if that takes over 60 s.
  *
  * <p>Arguments: {@code <jdbc url> <store timeout ms> <cache servers> <first> <count> <seconds> <recovery workers>
@@ -83,7 +84,9 @@ public final class TardisChild {
                         }
                       }
                     } catch (RuntimeException failed) {
-                      // unavailable reads; writes not acknowledged ("intent" without "ack")
+                      // unavailable reads; writes not acknowledged ("intent" without "ack"),
+                      // named so that a failing test's output says why
+                      System.out.println("failed " + id + " " + failed.getClass().getSimpleName());
                     }
                     Thread.sleep(2);
                   }
