@@ -94,24 +94,7 @@ final class ServiceProcesses implements AutoCloseable {
    * nothing).
    */
   static void awaitServesSince(ChildJvm child, int fromLine, int serves, Duration timeout) {
-    String wanted = "SERVES " + serves;
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      List<String> lines = child.lines();
-      if (lines.subList(Math.min(fromLine, lines.size()), lines.size()).contains(wanted)) {
-        return;
-      }
-      if (System.nanoTime() - deadline > 0) {
-        throw new IllegalStateException(
-            "the process did not serve "
-                + serves
-                + " ranges since line "
-                + fromLine
-                + "; output: "
-                + lines);
-      }
-      sleep(20);
-    }
+    child.awaitLineAfter(fromLine, ("SERVES " + serves)::equals, timeout);
   }
 
   /** How many lines {@code child} printed after its first {@code fromLine} that contain {@code text}. */

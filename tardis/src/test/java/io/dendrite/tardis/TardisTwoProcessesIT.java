@@ -76,7 +76,7 @@ class TardisTwoProcessesIT {
       int failedAt = failedSinceTheCut(a);
       Thread.sleep(8_000);
       proxy.restore();
-      int recoveryAt = awaitLineFrom(a, "mode RECOVERY", failedAt, Duration.ofSeconds(30));
+      int recoveryAt = a.awaitLineAfter(failedAt, "mode RECOVERY"::equals, Duration.ofSeconds(30));
       a.kill();
 
       String end =
@@ -155,7 +155,7 @@ class TardisTwoProcessesIT {
         break;
       }
     }
-    return awaitLineFrom(a, "mode FAILED", atCut.size(), Duration.ofSeconds(30));
+    return a.awaitLineAfter(atCut.size(), "mode FAILED"::equals, Duration.ofSeconds(30));
   }
 
   /** Each mode line with its index, and how many operations failed with each exception. */
@@ -171,19 +171,6 @@ class TardisTwoProcessesIT {
       }
     }
     return modes + " " + failures;
-  }
-
-  /** The index of the first line equal to {@code wanted} at or after {@code from}, once there is one. */
-  private static int awaitLineFrom(ChildJvm child, String wanted, int from, Duration timeout) {
-    int before = (int) child.lines().subList(0, from).stream().filter(wanted::equals).count();
-    child.awaitLines(wanted::equals, before + 1, timeout);
-    List<String> lines = child.lines();
-    for (int i = from; i < lines.size(); i++) {
-      if (lines.get(i).equals(wanted)) {
-        return i;
-      }
-    }
-    throw new AssertionError("no '" + wanted + "' after line " + from + " in " + lines);
   }
 
   private static ChildJvm child(

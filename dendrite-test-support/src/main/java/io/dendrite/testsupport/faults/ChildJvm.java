@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -67,12 +68,41 @@ public final class ChildJvm implements AutoCloseable {
 
   /** Waits until {@code count} lines of output match; returns them. See {@link #awaitLine}. */
   public List<String> awaitLines(Predicate<String> matches, int count, Duration timeout) {
+    return await(
+        all -> {
+          List<String> found = all.stream().filter(matches).limit(count).toList();
+          return found.size() == count ? found : null;
+        },
+        count + " matching lines",
+        timeout);
+  }
+
+  /**
+   * Waits for the first line printed after the first {@code fromLine} lines that {@code matches}, however much was
+   * printed since; returns its index in {@link #lines()}. See {@link #awaitLine}.
+   */
+  public int awaitLineAfter(int fromLine, Predicate<String> matches, Duration timeout) {
+    return await(
+        all -> {
+          for (int i = fromLine; i < all.size(); i++) {
+            if (matches.test(all.get(i))) {
+              return i;
+            }
+          }
+          return null;
+        },
+        "a matching line after line " + fromLine,
+        timeout);
+  }
+
+  /** Waits until {@code found} answers something other than null for the output so far; returns that. */
+  private <T> T await(Function<List<String>, T> found, String what, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     synchronized (lines) {
       while (true) {
-        List<String> found = lines.stream().filter(matches).limit(count).toList();
-        if (found.size() == count) {
-          return found;
+        T answer = found.apply(lines);
+        if (answer != null) {
+          return answer;
         }
         long left = deadline - System.nanoTime();
         if (left <= 0 || (!process.isAlive() && outputEnded)) {
@@ -82,8 +112,8 @@ public final class ChildJvm implements AutoCloseable {
                       ? " did not print the expected line in " + timeout
                       : " ended (exit " + process.exitValue() + ")")
                   + " before "
-                  + count
-                  + " matching lines; its output ended with:\n"
+                  + what
+                  + "; its output ended with:\n"
                   + tail());
         }
         try {
