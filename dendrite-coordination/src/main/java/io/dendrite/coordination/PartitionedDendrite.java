@@ -5,6 +5,7 @@ import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteBusyException;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.Interval;
+import io.dendrite.core.LocalCoordinator;
 import io.dendrite.core.OwnedRange;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.RangeQuery;
@@ -12,6 +13,7 @@ import io.dendrite.core.RowCodec;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.TierClaim;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -75,7 +77,29 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   private final ForwardingServer server;
   private final ZooKeeperCoordinator coordinator;
 
+  /**
+   * The range's ownership record in the cache tier, held shared with the service's other processes: a plain
+   * Dendrite on the same range (which holds it exclusively) cannot start beside them, nor they beside it.
+   */
+  private final TierClaim sharedRecord;
+
   private PartitionedDendrite(Builder<K, R> builder) {
+    this.sharedRecord =
+        TierClaim.shared(
+            builder.cache,
+            2,
+            LocalCoordinator.recordKey(builder.collection, builder.domain),
+            LocalCoordinator.PARTITIONED,
+            Duration.ofSeconds(10),
+            holder ->
+                "range "
+                    + builder.collection
+                    + "/"
+                    + builder.domain
+                    + " is owned by a plain Dendrite ("
+                    + holder
+                    + "): PartitionedDendrite processes beside it would not see its cached results;"
+                    + " close it first");
     this.type = builder.type;
     this.rows = builder.rows;
     this.collection = builder.collection;
@@ -151,6 +175,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     } catch (RuntimeException e) {
       server.close();
       client.close();
+      sharedRecord.close();
       throw e;
     }
   }
@@ -303,6 +328,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
         server.close();
       }
       client.close();
+      sharedRecord.close();
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.core.DataStoreException;
+import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.RealServers;
@@ -80,6 +81,44 @@ class PartitionedDendriteInputIT {
       assertThat(dendrite.get(8, 14, "range")).containsExactly(new Scores.Score(12, 7, 0));
       assertThat(dendrite.get(8, 14, "range")).containsExactly(new Scores.Score(12, 7, 0));
       assertThat(dendrite.metrics().servedHere()).isPositive();
+    }
+  }
+
+  /**
+   * A plain Dendrite and PartitionedDendrite processes on one range would each keep a PrInT the other never sees, and
+   * each one's writes would leave the other's cached results stale: whichever comes second is refused.
+   */
+  @Test
+  void aPlainDendriteAndAPartitionedOneRefuseEachOther(ZooKeeperAddress zk) throws Exception {
+    Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
+      PartitionedDendrite.Builder<Integer, Scores.Score> partitioned =
+          PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
+              .collection("scores")
+              .domain("id")
+              .range(0, 59)
+              .ranges(2)
+              .cache(cacheTier.client)
+              .query("range", (lower, upper) -> List.copyOf(subMap(table, lower, upper).values()))
+              .command("set", new InMemorySet(table))
+              .zooKeeper(zk.connectString(), zk.service())
+              .sessionTimeout(Duration.ofSeconds(3));
+      Dendrite.Builder<Integer, Scores.Score> plain =
+          Dendrite.builder(DomainType.INTEGER, Scores.CODEC)
+              .collection("scores")
+              .domain("id")
+              .cache(cacheTier.anotherClient());
+
+      try (PartitionedDendrite<Integer, Scores.Score> service = partitioned.build()) {
+        assertThatThrownBy(plain::build)
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("range scores/id is served by PartitionedDendrite processes");
+      }
+      try (Dendrite<Integer, Scores.Score> alone = plain.build()) {
+        assertThatThrownBy(partitioned::build)
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("range scores/id is owned by a plain Dendrite (dendrite ");
+      }
     }
   }
 

@@ -1,10 +1,12 @@
 package io.dendrite.core;
 
+import io.dendrite.iq.client.IqClient;
+
 /**
  * Decides which process owns a range (a collection's domain): only the owner keeps its PrInT, LeMInT
  * and log, and processes its cache misses and writes. The single-process {@link LocalCoordinator} owns
- * everything; a multi-process coordinator (ZooKeeper) grants one owner per range and lets the others
- * forward to it, behind this same interface.
+ * everything a second owner does not hold in the cache tier; a multi-process coordinator (ZooKeeper) grants one
+ * owner per range and lets the others forward to it, behind this same interface.
  */
 public interface Coordinator {
 
@@ -15,8 +17,27 @@ public interface Coordinator {
    */
   RangeClaim claim(String collection, String domain);
 
+  /**
+   * Claims the range for a Dendrite whose cached results live in {@code cache}'s servers: a coordinator that keeps
+   * its claims in the cache tier itself (as {@link LocalCoordinator} does) refuses an owner of the same range in
+   * another process too. By default, {@link #claim(String, String)}.
+   *
+   * @throws IllegalStateException if the range cannot be owned here
+   */
+  default RangeClaim claim(String collection, String domain, IqClient cache) {
+    return claim(collection, domain);
+  }
+
   /** Ownership of one range; closing it gives the range up. */
   interface RangeClaim extends AutoCloseable {
+    /**
+     * Refuses, before a miss fills the cache or a write changes anything, when this process can no longer show that
+     * it owns the range (its claim lapsed while it was paused, or another owner took it). By default, never.
+     *
+     * @throws IllegalStateException naming the range, when the claim is lost
+     */
+    default void check() {}
+
     /** Gives the range up. */
     @Override
     void close();

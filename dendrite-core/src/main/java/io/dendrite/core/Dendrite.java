@@ -31,9 +31,10 @@ import java.util.Optional;
  * assemble with one multi-get; in between, caching a result set first drops the entries it would
  * duplicate by more than β. A get whose interval lies inside a cached entry's is answered from it.
  *
- * <p>Bounds are inclusive. Thread-safe; one Dendrite per range and process (the {@link Coordinator}
- * enforces it). The work is split by job: {@link ReadPath} serves gets, a {@link WritePath} chosen when the Dendrite
- * is built serves writes, and {@link RangeCache} holds what they share; this class checks arguments, holds the
+ * <p>Bounds are inclusive. Thread-safe; one Dendrite per range in a cache tier, whatever process it is in (the {@link
+ * Coordinator} enforces it: the default {@link LocalCoordinator} refuses a second one, here or in another process).
+ * The work is split by job: {@link ReadPath} serves gets, a {@link WritePath} chosen when the Dendrite is built
+ * serves writes, and {@link RangeCache} holds what they share; this class checks arguments, holds the
  * leases around a write and counts.
  *
  * @param <K> the attribute's type
@@ -65,7 +66,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     this.changeRecords = builder.changeRecords;
     this.leasesEnabled = builder.leasesEnabled;
     CacheKeys<K> keys = new CacheKeys<>(builder.collection, builder.domain, type);
-    this.claim = builder.coordinator.claim(builder.collection, builder.domain);
+    this.claim =
+        builder.ownershipGuarded
+            ? builder.coordinator.claim(builder.collection, builder.domain, cache)
+            : builder.coordinator.claim(builder.collection, builder.domain);
     try {
       this.index =
           new EntryIndex<>(type, keys, new PredicateLog(cache, keys::logKey, builder.alpha));
@@ -132,6 +136,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
     metrics.misses.increment();
     try {
+      claim.check();
       return reads.fill(interval, query, trips);
     } finally {
       metrics.completed(DendriteCounters.Operation.GET_MISS, trips.count());
@@ -182,6 +187,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
                   ? "ChangeRecords change (none configured)"
                   : changeRecords.changeType().getName()));
     }
+    claim.check();
     RoundTrips trips = new RoundTrips();
     try {
       if (!leasesEnabled) {
@@ -271,6 +277,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     private Duration intervalLeaseLifetime = Duration.ofSeconds(10);
     private Duration intervalLeaseTimeout = Duration.ofSeconds(10);
     private boolean leasesEnabled = true;
+    private boolean ownershipGuarded = true;
     private boolean dropCached;
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
@@ -308,7 +315,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       return this;
     }
 
-    /** Who owns which range; defaults to a {@link LocalCoordinator}. */
+    /**
+     * Who owns which range; defaults to a {@link LocalCoordinator}, which claims the range in the cache tier and
+     * refuses a second owner, here or in another process.
+     */
     public Builder<K, R> coordinator(Coordinator coordinator) {
       this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
       return this;
@@ -403,6 +413,15 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
      */
     public Builder<K, R> dropCachedOnBuild(boolean drop) {
       this.dropCached = drop;
+      return this;
+    }
+
+    /**
+     * Test-only: claims the range from the coordinator without the cache tier, as before the ownership guard, to show
+     * that two owners of one range serve stale results.
+     */
+    Builder<K, R> withoutOwnershipGuardForTesting() {
+      this.ownershipGuarded = false;
       return this;
     }
 

@@ -126,6 +126,11 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /** The child's process id. */
+  public long pid() {
+    return process.pid();
+  }
+
   /** Every line printed so far. */
   public List<String> lines() {
     synchronized (lines) {
