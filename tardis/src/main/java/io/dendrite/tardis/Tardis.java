@@ -229,7 +229,7 @@ public final class Tardis implements AutoCloseable {
     IqClient cache;
     DataStore store;
     Technique technique = Technique.TARDIS;
-    int replicas = 1;
+    int replicas; // 0: none asked for, Arguments.DEFAULT_REPLICAS
     int partitions = 64;
     int arWorkers = 4;
     int arAlpha = 50;
@@ -359,7 +359,10 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
-    /** R: cache servers each buffered write is pinned on (default 1); at most the number of servers. */
+    /**
+     * R: cache servers each buffered write is pinned on; at most the number of servers. Default 2, so that losing or
+     * restarting one server loses no buffered write; a one-server cache refuses TARDIS unless R = 1 is asked for here.
+     */
     public Builder replicas(int replicas) {
       this.replicas = Arguments.atLeast("replicas", 1, replicas);
       return this;
@@ -476,11 +479,7 @@ public final class Tardis implements AutoCloseable {
       if (cache == null || store == null) {
         throw new IllegalStateException("cache and store are required");
       }
-      int servers = cache.config().servers().size();
-      if (replicas > servers) {
-        throw new IllegalStateException(
-            "replicas (" + replicas + ") must not exceed the cache's " + servers + " servers");
-      }
+      replicas = Arguments.replicas(replicas, cache.config().servers().size());
       if (lockTtl != null && solution == Solution.CONTEXTUAL) {
         throw new IllegalStateException(
             "Solution.CONTEXTUAL needs our IQ servers' pending markers; stock memcached has none: use"

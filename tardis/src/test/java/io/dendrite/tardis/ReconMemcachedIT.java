@@ -375,6 +375,7 @@ class ReconMemcachedIT {
         settings
             .apply(
                 Tardis.builder()
+                    .replicas(1)
                     .cache(client)
                     .store(store)
                     .stockMemcached(LOCK_TTL)

@@ -182,6 +182,7 @@ class TardisDendriteIT {
                     .tardis(
                         settings.apply(
                             Tardis.builder()
+                                .replicas(1)
                                 .cache(cache.client)
                                 .store(faulty)
                                 .technique(Technique.TARDIS)

@@ -140,6 +140,7 @@ class TardisFaultsIT {
     EmbeddedIqServers servers = cacheOf(64L << 20);
     Tardis tar =
         Tardis.builder()
+            .replicas(1)
             .cache(servers.anotherClient())
             .store(mysql)
             .technique(Technique.TAR)
@@ -149,6 +150,7 @@ class TardisFaultsIT {
     opened.add(tar);
     Tardis tardis =
         Tardis.builder()
+            .replicas(1)
             .cache(servers.anotherClient())
             .store(mysql)
             .technique(Technique.TARDIS)
@@ -196,6 +198,7 @@ class TardisFaultsIT {
         settings
             .apply(
                 Tardis.builder()
+                    .replicas(1)
                     .cache(servers.anotherClient())
                     .store(mysql)
                     .technique(Technique.TARDIS)
@@ -211,6 +214,7 @@ class TardisFaultsIT {
     faulty.down.set(false);
     Tardis recovering =
         Tardis.builder()
+            .replicas(1)
             .cache(servers.anotherClient())
             .store(mysql)
             .partitions(PARTITIONS)
@@ -391,6 +395,7 @@ class TardisFaultsIT {
     assertThatThrownBy(
             () ->
                 Tardis.builder()
+                    .replicas(1)
                     .cache(servers.anotherClient())
                     .store(mysql)
                     .partitions(PARTITIONS * 2)
@@ -422,6 +427,7 @@ class TardisFaultsIT {
         settings
             .apply(
                 Tardis.builder()
+                    .replicas(1)
                     .cache(servers.client)
                     .store(faulty)
                     .technique(technique)

@@ -153,6 +153,7 @@ class TardisRecoveryProbe {
             EmbeddedIqServers.builder().count(1).pinnedMemoryBytes(1L << 30).start();
         Tardis tardis =
             Tardis.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .store(viaProxy)
                 .technique(technique)

@@ -17,7 +17,7 @@ import java.util.Objects;
  */
 public abstract class EngineBuilder<B extends EngineBuilder<B>> {
   private IqClient cache;
-  private int replicas = 1;
+  private int replicas; // 0: none asked for, Arguments.DEFAULT_REPLICAS
   private int drainThreads = 1;
   private long pinnedBudgetBytes = Long.MAX_VALUE;
   private Duration storeRetryDeadline = Duration.ofSeconds(2);
@@ -25,6 +25,7 @@ public abstract class EngineBuilder<B extends EngineBuilder<B>> {
   private Duration lockTimeout = Duration.ofSeconds(10);
   private Duration replicaCheckInterval = Duration.ofSeconds(1);
   private Duration replaceDownServerAfter = Duration.ofSeconds(30);
+  private Duration drainOnClose = Duration.ofSeconds(5);
 
   /**
    * For the engines' builders, which live in their engines' packages and are its only subclasses: protected, not
@@ -39,14 +40,15 @@ public abstract class EngineBuilder<B extends EngineBuilder<B>> {
   protected EngineSettings settings() {
     return new EngineSettings(
         cache,
-        replicas,
+        Arguments.replicas(replicas, cache.config().servers().size()),
         drainThreads,
         pinnedBudgetBytes,
         storeRetryDeadline,
         idlePause,
         lockTimeout,
         replicaCheckInterval,
-        replaceDownServerAfter);
+        replaceDownServerAfter,
+        drainOnClose);
   }
 
   /** The cache tier that holds what the engine buffers (required). */
@@ -55,7 +57,11 @@ public abstract class EngineBuilder<B extends EngineBuilder<B>> {
     return self();
   }
 
-  /** R: distinct cache servers each buffered value is pinned on (default 1); at most the number of servers. */
+  /**
+   * R: distinct cache servers each buffered value is pinned on; at most the number of servers. Default 2, so that
+   * losing or restarting one server loses no buffered write; a one-server cache refuses write-back unless R = 1 is
+   * asked for here.
+   */
   public B replicas(int replicas) {
     this.replicas = Arguments.atLeast("replicas", 1, replicas);
     return self();
@@ -131,15 +137,22 @@ public abstract class EngineBuilder<B extends EngineBuilder<B>> {
     return self();
   }
 
-  /** The cache is set, and R fits its servers. */
+  /**
+   * How long the engine's {@code close()} keeps draining what is still buffered (default 5 s) before it hands the
+   * rest over: leaves it pinned and listed in the cache, where any engine over the same servers drains it. {@link
+   * Duration#ZERO} hands everything over at once. Either way {@code close()} logs how many writes it drained and how
+   * many it left buffered.
+   */
+  public B drainOnClose(Duration drainOnClose) {
+    this.drainOnClose = Arguments.notNegative("drainOnClose", drainOnClose);
+    return self();
+  }
+
+  /** The cache is set, and R fits its servers ({@link Arguments#replicas}). */
   protected void requireCache() {
     if (cache == null) {
       throw new IllegalStateException("cache is required");
     }
-    int servers = cache.config().servers().size();
-    if (replicas > servers) {
-      throw new IllegalStateException(
-          "replicas (" + replicas + ") must not exceed the cache's " + servers + " servers");
-    }
+    Arguments.replicas(replicas, cache.config().servers().size());
   }
 }

@@ -39,9 +39,17 @@ class EngineBuilderTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("cache is required");
     try (IqClient oneServer = IqClient.builder().servers("127.0.0.1:1").build()) {
-      assertThatThrownBy(() -> SessionWriteBack.builder().cache(oneServer).build())
+      assertThatThrownBy(() -> SessionWriteBack.builder().cache(oneServer).replicas(1).build())
           .isInstanceOf(IllegalStateException.class)
           .hasMessage("store is required");
+      assertThatThrownBy(() -> WriteBack.builder().cache(oneServer).build())
+          .as("one copy is lost with its server: only asked for explicitly")
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("on 2 cache servers by default")
+          .hasMessageContaining("ask for replicas(1) explicitly");
+      assertThatThrownBy(() -> SessionWriteBack.builder().cache(oneServer).build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("on 2 cache servers by default");
       assertThatThrownBy(() -> WriteBack.builder().cache(oneServer).replicas(2).build())
           .isInstanceOf(IllegalStateException.class)
           .hasMessage("replicas (2) must not exceed the cache's 1 servers");

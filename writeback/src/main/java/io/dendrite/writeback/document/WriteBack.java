@@ -97,7 +97,7 @@ public final class WriteBack implements AutoCloseable {
 
   private WriteBack(Builder builder, EngineSettings settings, EngineClaim claim) {
     this.replicas = settings.replicas();
-    this.drainOnClose = builder.drainOnClose;
+    this.drainOnClose = settings.drainOnClose();
     Duration drainDelay = builder.drainDelay;
     this.cache = settings.cache();
     PinnedReplicas replicas = new PinnedReplicas(settings.cache(), settings.replicas());
@@ -379,12 +379,15 @@ public final class WriteBack implements AutoCloseable {
   }
 
   private void drainOrHandOver() {
+    long drainedBefore = counters.drained.sum();
     long deadline = System.nanoTime() + drainOnClose.toNanos();
     String why = "the close drain time (" + drainOnClose + ") ran out";
     while (System.nanoTime() < deadline) {
       try {
         if (drainRound(partitions, Instant.MAX) == 0) {
-          log.info("write-back closed with every buffered write drained");
+          log.info(
+              "write-back closed: drained {} buffered writes, none left buffered",
+              counters.drained.sum() - drainedBefore);
           return;
         }
       } catch (LeaseLostException lost) {
@@ -394,23 +397,26 @@ public final class WriteBack implements AutoCloseable {
         break;
       }
     }
+    long drained = counters.drained.sum() - drainedBefore;
     int left;
     try {
       left = PendingWritesPartition.entries(pinnedReplicas, partitions).size();
     } catch (RuntimeException unknown) {
       log.warn(
-          "write-back closed; {}, and the buffered writes left could not be counted ({}): they stay pinned and"
-              + " listed in the cache for another engine",
+          "write-back closed: drained {} buffered writes; {}, and the buffered writes left could not be counted"
+              + " ({}): they stay pinned and listed in the cache for another engine",
+          drained,
           why,
           unknown.toString());
       return;
     }
     if (left == 0) {
-      log.info("write-back closed with every buffered write drained");
+      log.info("write-back closed: drained {} buffered writes, none left buffered", drained);
     } else {
       log.warn(
-          "write-back closed with {} buffered writes handed over, not drained ({}): they stay pinned on {} servers"
-              + " each and listed, and any WriteBack over the same cache servers drains them",
+          "write-back closed: drained {} buffered writes and left {} buffered, handed over ({}): they stay pinned"
+              + " on {} servers each and listed, and any WriteBack over the same cache servers drains them",
+          drained,
           left,
           why,
           replicas);
@@ -478,7 +484,6 @@ public final class WriteBack implements AutoCloseable {
     private boolean singleProcess;
     private OwnedRange ownedRange;
     private Duration claimLifetime = Duration.ofSeconds(10);
-    private Duration drainOnClose = Duration.ofSeconds(5);
     private Duration drainDelay = Duration.ZERO;
 
     private Builder() {}
@@ -565,16 +570,6 @@ public final class WriteBack implements AutoCloseable {
         throw new IllegalArgumentException("claimLifetime must be at least 2 s, got " + lifetime);
       }
       this.claimLifetime = lifetime;
-      return this;
-    }
-
-    /**
-     * How long {@link WriteBack#close()} keeps draining what is still buffered (default 5 s) before it hands the rest
-     * over: leaves it pinned and listed in the cache, where any engine over the same servers drains it. {@link
-     * Duration#ZERO} hands everything over at once.
-     */
-    public Builder drainOnClose(Duration drainOnClose) {
-      this.drainOnClose = Arguments.notNegative("drainOnClose", drainOnClose);
       return this;
     }
 

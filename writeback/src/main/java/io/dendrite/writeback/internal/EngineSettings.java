@@ -16,4 +16,5 @@ public record EngineSettings(
     Duration idlePause,
     Duration lockTimeout,
     Duration replicaCheckInterval,
-    Duration replaceDownServerAfter) {}
+    Duration replaceDownServerAfter,
+    Duration drainOnClose) {}

@@ -30,6 +30,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.IntSupplier;
 import java.util.stream.IntStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The session-level write-back policy for SQL (Design 2 of the write-back thesis): a multi-statement transaction
@@ -69,10 +71,13 @@ import java.util.stream.IntStream;
  *
  * <p>Thread-safe. Every process that writes these rows must go through a {@code SessionWriteBack} over the same
  * cache servers with the same replica count and queue names, and the applied-sessions table must not be shared
- * with engines over other cache servers. {@link #close()} stops the drain threads and leaves what is buffered in
- * the cache; the cache client and the store stay the caller's to close.
+ * with engines over other cache servers. {@link #close()} stops the drain threads, drains what it can in {@link
+ * Builder#drainOnClose} and leaves the rest queued in the cache; the cache client and the store stay the caller's to
+ * close.
  */
 public final class SessionWriteBack implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SessionWriteBack.class);
+
   private final BufferedSessions sessions;
   private final MySqlStore store;
   private final RetryingStore retryingStore;
@@ -86,6 +91,7 @@ public final class SessionWriteBack implements AutoCloseable {
   private final DrainThreads drainThreads;
   private final ReplicaRepair replicaRepair;
   private final Object compactionLock = new Object();
+  private final Duration drainOnClose;
   private long drainedAtCompaction;
   private long nanosAtCompaction = System.nanoTime();
 
@@ -95,6 +101,7 @@ public final class SessionWriteBack implements AutoCloseable {
     this.store = builder.store;
     this.queueNames = List.copyOf(builder.queueNames);
     this.counters = new EngineCounters(clock);
+    this.drainOnClose = settings.drainOnClose();
     this.retryingStore =
         new RetryingStore(builder.store, settings.storeRetryDeadline(), counters.retries);
     this.budget = new PinnedBudget(settings.pinnedBudgetBytes());
@@ -277,11 +284,51 @@ public final class SessionWriteBack implements AutoCloseable {
     return counters.snapshot(pendingSince, budget.used());
   }
 
-  /** Stops the drain threads, waiting for each to finish the pass it is in. */
+  /**
+   * Stops the drain threads, waiting for each to finish the pass it is in, then drains what is still queued for up
+   * to {@link Builder#drainOnClose} and leaves the rest queued in the cache, where any engine over the same servers
+   * and queues applies it. Logs how many sessions it drained and how many it left.
+   */
   @Override
   public void close() {
     replicaRepair.close();
     drainThreads.close();
+    long drainedBefore = counters.drained.sum();
+    long deadline = System.nanoTime() + drainOnClose.toNanos();
+    String why = "the close drain time (" + drainOnClose + ") ran out";
+    try {
+      boolean more = true;
+      while (more && System.nanoTime() - deadline < 0) {
+        more = false;
+        for (SessionQueue queue : sessions.queues()) {
+          more |= drainPass(queue) > 0;
+        }
+      }
+    } catch (RuntimeException failed) {
+      why = "draining failed: " + failed;
+    }
+    long drained = counters.drained.sum() - drainedBefore;
+    long left;
+    try {
+      left = sessions.queues().stream().mapToLong(queue -> queue.entries().size()).sum();
+    } catch (RuntimeException unknown) {
+      LOG.warn(
+          "session write-back closed: drained {} sessions; the sessions left could not be counted ({}): they stay"
+              + " queued in the cache for another engine",
+          drained,
+          unknown.toString());
+      return;
+    }
+    if (left == 0) {
+      LOG.info("session write-back closed: drained {} sessions, none left queued", drained);
+    } else {
+      LOG.warn(
+          "session write-back closed: drained {} sessions and left {} queued ({}): any SessionWriteBack over the"
+              + " same cache servers and queues applies them",
+          drained,
+          left,
+          why);
+    }
   }
 
   /** Writes queues, sessions and mappings again to replicas that lost them, now; see {@link Builder#replicaCheckInterval}. */

@@ -111,6 +111,7 @@ class DatabaseFaultsIT {
                 .start();
         WriteBack writeBack =
             WriteBack.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .store(slow)
                 .drainThreads(0)
@@ -163,6 +164,7 @@ class DatabaseFaultsIT {
         // One partition: a drain pass takes all 16 documents in one batch.
         WriteBack writeBack =
             WriteBack.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .store(silentWhenAsked)
                 .drainThreads(1)
@@ -217,6 +219,7 @@ class DatabaseFaultsIT {
         // One drain thread: once it has met the outage, nothing else could drain behind its back.
         WriteBack writeBack =
             WriteBack.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .store(viaProxy)
                 .drainThreads(1)

@@ -155,6 +155,7 @@ class RangeOwnedEngineIT {
       assertThatThrownBy(
               () ->
                   WriteBack.builder()
+                      .replicas(1)
                       .cache(cache.client)
                       .store(store)
                       .singleProcess(true)

@@ -79,7 +79,12 @@ class WriteBackMongoIT {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MongoStore store = open(database);
         WriteBack writeBack =
-            WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+            WriteBack.builder()
+                .replicas(1)
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                .build()) {
       EntityKey ann = new EntityKey(USERS, "ann");
       writeBack.write(ann, ChangeSequence.of(insert(Map.of("visits", 1))));
       writeBack.drainNow();
@@ -103,7 +108,12 @@ class WriteBackMongoIT {
             EmbeddedIqServers.builder().count(1).pinnedMemoryBytes(1_500).start();
         MongoStore store = open(database);
         WriteBack writeBack =
-            WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+            WriteBack.builder()
+                .replicas(1)
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                .build()) {
       for (int round = 0; round < 6; round++) {
         for (int user = 0; user < 15; user++) {
           EntityKey key = new EntityKey(USERS, user);

@@ -153,7 +153,12 @@ class WriteBackMySqlIT {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         WriteBack writeBack =
-            WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+            WriteBack.builder()
+                .replicas(1)
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                .build()) {
       EntityKey ann = new EntityKey(USERS, 1);
       writeBack.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
       writeBack.drainNow();
@@ -187,6 +192,7 @@ class WriteBackMySqlIT {
         MySqlStore mysql = open(database);
         WriteBack writeBack =
             WriteBack.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .drainThreads(1)
                 .drainDelay(delay)
@@ -245,6 +251,7 @@ class WriteBackMySqlIT {
         MySqlStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .store(store)
                 .drainThreads(0)
@@ -277,6 +284,7 @@ class WriteBackMySqlIT {
         MySqlStore store = open(database);
         WriteBack writeBack =
             WriteBack.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .store(store)
                 .drainThreads(0)
@@ -313,6 +321,7 @@ class WriteBackMySqlIT {
         FlakyStore store = new FlakyStore(open(database));
         WriteBack writeBack =
             WriteBack.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .store(store)
                 .drainThreads(0)
@@ -517,7 +526,12 @@ class WriteBackMySqlIT {
                 .build();
         MySqlStore store = open(database);
         WriteBack writeBack =
-            WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+            WriteBack.builder()
+                .replicas(1)
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                .build()) {
       EntityKey ann = new EntityKey(USERS, 1);
       writeBack.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
       writeBack.write(ann, ChangeSequence.of(inc("score", 41)));

@@ -28,7 +28,8 @@ final class RangeStack implements AutoCloseable {
       UnaryOperator<RangeWriteBack.Builder<Long>> range,
       UnaryOperator<Dendrite.Builder<Long, RangeRow>> settings) {
     this.store = store;
-    this.writeBack = engine.apply(WriteBack.builder().cache(cache).store(store)).build();
+    this.writeBack =
+        engine.apply(WriteBack.builder().replicas(1).cache(cache).store(store)).build();
     this.buffer =
         range
             .apply(

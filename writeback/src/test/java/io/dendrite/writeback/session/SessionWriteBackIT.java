@@ -214,7 +214,12 @@ class SessionWriteBackIT {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         SessionWriteBack sessions =
-            SessionWriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+            SessionWriteBack.builder()
+                .replicas(1)
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                .build()) {
       sessions.commit("0", List.of(row(ACCOUNTS, 1, insert(Map.of("balance", 100L)))));
       sessions.drainNow();
 
@@ -245,7 +250,12 @@ class SessionWriteBackIT {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
         SessionWriteBack sessions =
-            SessionWriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+            SessionWriteBack.builder()
+                .replicas(1)
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                .build()) {
       sessions.commit("0", List.of(row(ACCOUNTS, 1, insert(Map.of("balance", 10L)))));
       sessions.drainNow();
       sessions.commit(
@@ -283,6 +293,7 @@ class SessionWriteBackIT {
         MySqlStore store = open(database);
         SessionWriteBack sessions =
             SessionWriteBack.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .store(store)
                 .drainThreads(0)
@@ -321,6 +332,7 @@ class SessionWriteBackIT {
         MySqlStore store = open(database);
         SessionWriteBack sessions =
             SessionWriteBack.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .store(store)
                 .drainThreads(0)
@@ -371,13 +383,13 @@ class SessionWriteBackIT {
       assertThat(balance(store, new EntityKey(ACCOUNTS, 1))).isEqualTo(1);
       assertThat(appliedSessionIds(database)).hasSize(1);
 
-      assertThatThrownBy(() -> SessionWriteBack.builder().queues("a".repeat(65)))
+      assertThatThrownBy(() -> SessionWriteBack.builder().replicas(1).queues("a".repeat(65)))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("1 to 64");
-      assertThatThrownBy(() -> SessionWriteBack.builder().queues("has space"))
+      assertThatThrownBy(() -> SessionWriteBack.builder().replicas(1).queues("has space"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("has space");
-      assertThatThrownBy(() -> SessionWriteBack.builder().queues("a", "a"))
+      assertThatThrownBy(() -> SessionWriteBack.builder().replicas(1).queues("a", "a"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("distinct");
     }
@@ -391,6 +403,7 @@ class SessionWriteBackIT {
         MySqlStore store = open(database);
         SessionWriteBack sessions =
             SessionWriteBack.builder()
+                .replicas(1)
                 .cache(cache.client)
                 .store(store)
                 .drainThreads(0)

@@ -128,7 +128,7 @@ class StalledSessionApplierIT {
   }
 
   private static SessionWriteBack engine(IqClient cache, MySqlStore store) {
-    return SessionWriteBack.builder().cache(cache).store(store).drainThreads(0).build();
+    return SessionWriteBack.builder().replicas(1).cache(cache).store(store).drainThreads(0).build();
   }
 
   private static IqClient client(ServerAddress address) {
