@@ -48,6 +48,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   private final TypedWriteBuffer<K, ?> writeBuffer;
   private final ChangeRecords<K, R, ?> changeRecords;
   private final boolean leasesEnabled;
+  private final boolean repairLapsedWrites;
   private final Coordinator.RangeClaim claim;
   private final EntryIndex<K> index;
   private final RangeCache<K, R> common;
@@ -64,6 +65,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     this.writeBuffer = builder.writeBuffer;
     this.changeRecords = builder.changeRecords;
     this.leasesEnabled = builder.leasesEnabled;
+    this.repairLapsedWrites = builder.repairLapsedWrites;
     CacheKeys<K> keys = new CacheKeys<>(builder.collection, builder.domain, type);
     this.claim = builder.coordinator.claim(builder.collection, builder.domain);
     try {
@@ -187,13 +189,24 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (!leasesEnabled) {
         writes.write(interval, change, apply, cacheUpdate, trips);
       } else {
-        // A flight: the cache requests of each step of the write go out in one write per server
-        // when the write first waits for a reply. Nothing in the write waits for anything but its
-        // own replies while a request is held: the data store is written after the leases' replies
-        // are in.
-        try (IntervalLease<K> exclusive = common.acquire(interval, LeaseMode.EXCLUSIVE);
-            Flight flight = cache.flight()) {
-          writes.write(interval, change, apply, cacheUpdate, trips);
+        IntervalLease<K> exclusive = common.acquire(interval, LeaseMode.EXCLUSIVE);
+        try {
+          // A flight: the cache requests of each step of the write go out in one write per server
+          // when the write first waits for a reply. Nothing in the write waits for anything but its
+          // own replies while a request is held: the data store is written after the leases'
+          // replies
+          // are in.
+          try (Flight flight = cache.flight()) {
+            writes.write(interval, change, apply, cacheUpdate, trips);
+          }
+        } finally {
+          exclusive.close();
+          // Checked after the data-store write, whether it threw or not (a failed statement may
+          // still have applied): a lease that lapsed before then let gets cache what the write
+          // changed. Only a clock read when the lease held.
+          if (repairLapsedWrites && exclusive.isExpired()) {
+            common.dropWhatALapsedWriteMissed(interval, trips);
+          }
         }
       }
       metrics.writes.increment();
@@ -271,6 +284,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     private Duration intervalLeaseLifetime = Duration.ofSeconds(10);
     private Duration intervalLeaseTimeout = Duration.ofSeconds(10);
     private boolean leasesEnabled = true;
+    private boolean repairLapsedWrites = true;
     private boolean dropCached;
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
@@ -380,6 +394,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     /**
      * How long an interval lease lives (so a dead holder cannot block forever) and how long to wait for
      * one before giving up with {@link DendriteBusyException} (defaults 10 s each).
+     *
+     * <p>A write whose data-store write takes longer than the lifetime (a row-lock wait, a stalled store) lets
+     * overlapping gets query and cache the rows it has not changed yet. It stays correct: after its data-store write
+     * it waits for those gets' fills to end (at most one lifetime) and drops every cached result overlapping its
+     * interval, counted in {@link DendriteMetrics#writesOutlivingLease()}. Such writes cost the cache its results for
+     * the interval, so keep the lifetime above the data store's slow writes.
      */
     public Builder<K, R> intervalLeases(Duration lifetime, Duration timeout) {
       if (lifetime == null || lifetime.isNegative() || lifetime.isZero()) {
@@ -403,6 +423,15 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
      */
     public Builder<K, R> dropCachedOnBuild(boolean drop) {
       this.dropCached = drop;
+      return this;
+    }
+
+    /**
+     * Test-only: a write whose interval lease lapsed before its data-store write ended returns without dropping what
+     * gets cached meanwhile, to show that {@code SlowWriteIT} catches the stale reads that leaves.
+     */
+    Builder<K, R> withoutLapsedWriteRepairForTesting() {
+      this.repairLapsedWrites = false;
       return this;
     }
 
