@@ -22,7 +22,8 @@ import java.util.Optional;
  * in PrInT. A {@link #write write} (an insert, update or delete) takes an eXclusive lease on
  * the interval it touches, finds every cached entry whose interval overlaps it, and deletes
  * ({@link WritePolicy#WRITE_AROUND}) or updates ({@link WritePolicy#WRITE_THROUGH}) them under Q leases
- * around the data store write; {@link WritePolicy#WRITE_BACK} updates them and hands the change to a
+ * around the data store write (a write whose lease lapsed before the data store write ended then drops
+ * every overlapping entry, including those gets cached meanwhile: {@link Builder#intervalLeases}); {@link WritePolicy#WRITE_BACK} updates them and hands the change to a
  * {@link WriteBuffer} instead of the data store, and a missing get applies the overlapping buffered writes
  * first.
  *
