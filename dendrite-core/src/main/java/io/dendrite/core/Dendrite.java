@@ -192,11 +192,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       } else {
         IntervalLease<K> exclusive = common.acquire(interval, LeaseMode.EXCLUSIVE);
         try {
-          // A flight: the cache requests of each step of the write go out in one write per server
-          // when the write first waits for a reply. Nothing in the write waits for anything but its
-          // own replies while a request is held: the data store is written after the leases'
-          // replies
-          // are in.
+          // A flight: the cache requests of each step of the write go out in one write per
+          // server when the write first waits for a reply. Nothing in the write waits for
+          // anything but its own replies while a request is held: the data store is written
+          // after the leases' replies are in.
           try (Flight flight = cache.flight()) {
             writes.write(interval, change, apply, cacheUpdate, trips);
           }
