@@ -22,7 +22,8 @@ import java.util.Optional;
  * in PrInT. A {@link #write write} (an insert, update or delete) takes an eXclusive lease on
  * the interval it touches, finds every cached entry whose interval overlaps it, and deletes
  * ({@link WritePolicy#WRITE_AROUND}) or updates ({@link WritePolicy#WRITE_THROUGH}) them under Q leases
- * around the data store write; {@link WritePolicy#WRITE_BACK} updates them and hands the change to a
+ * around the data store write (a write whose lease lapsed before the data store write ended then drops
+ * every overlapping entry, including those gets cached meanwhile: {@link Builder#intervalLeases}); {@link WritePolicy#WRITE_BACK} updates them and hands the change to a
  * {@link WriteBuffer} instead of the data store, and a missing get applies the overlapping buffered writes
  * first.
  *
@@ -49,6 +50,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   private final TypedWriteBuffer<K, ?> writeBuffer;
   private final ChangeRecords<K, R, ?> changeRecords;
   private final boolean leasesEnabled;
+  private final boolean repairLapsedWrites;
   private final Coordinator.RangeClaim claim;
   private final EntryIndex<K> index;
   private final RangeCache<K, R> common;
@@ -65,6 +67,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     this.writeBuffer = builder.writeBuffer;
     this.changeRecords = builder.changeRecords;
     this.leasesEnabled = builder.leasesEnabled;
+    this.repairLapsedWrites = builder.repairLapsedWrites;
     CacheKeys<K> keys = new CacheKeys<>(builder.collection, builder.domain, type);
     this.claim =
         builder.ownershipGuarded
@@ -193,13 +196,23 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (!leasesEnabled) {
         writes.write(interval, change, apply, cacheUpdate, trips);
       } else {
-        // A flight: the cache requests of each step of the write go out in one write per server
-        // when the write first waits for a reply. Nothing in the write waits for anything but its
-        // own replies while a request is held: the data store is written after the leases' replies
-        // are in.
-        try (IntervalLease<K> exclusive = common.acquire(interval, LeaseMode.EXCLUSIVE);
-            Flight flight = cache.flight()) {
-          writes.write(interval, change, apply, cacheUpdate, trips);
+        IntervalLease<K> exclusive = common.acquire(interval, LeaseMode.EXCLUSIVE);
+        try {
+          // A flight: the cache requests of each step of the write go out in one write per
+          // server when the write first waits for a reply. Nothing in the write waits for
+          // anything but its own replies while a request is held: the data store is written
+          // after the leases' replies are in.
+          try (Flight flight = cache.flight()) {
+            writes.write(interval, change, apply, cacheUpdate, trips);
+          }
+        } finally {
+          exclusive.close();
+          // Checked after the data-store write, whether it threw or not (a failed statement may
+          // still have applied): a lease that lapsed before then let gets cache what the write
+          // changed. Only a clock read when the lease held.
+          if (repairLapsedWrites && exclusive.isExpired()) {
+            common.dropWhatALapsedWriteMissed(interval, trips);
+          }
         }
       }
       metrics.writes.increment();
@@ -278,6 +291,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     private Duration intervalLeaseTimeout = Duration.ofSeconds(10);
     private boolean leasesEnabled = true;
     private boolean ownershipGuarded = true;
+    private boolean repairLapsedWrites = true;
     private boolean dropCached;
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
@@ -390,6 +404,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     /**
      * How long an interval lease lives (so a dead holder cannot block forever) and how long to wait for
      * one before giving up with {@link DendriteBusyException} (defaults 10 s each).
+     *
+     * <p>A write whose data-store write takes longer than the lifetime (a row-lock wait, a stalled store) lets
+     * overlapping gets query and cache the rows it has not changed yet. It stays correct: after its data-store write
+     * it waits for those gets' fills to end (at most one lifetime) and drops every cached result overlapping its
+     * interval, counted in {@link DendriteMetrics#writesOutlivingLease()}. Such writes cost the cache its results for
+     * the interval, so keep the lifetime above the data store's slow writes.
      */
     public Builder<K, R> intervalLeases(Duration lifetime, Duration timeout) {
       if (lifetime == null || lifetime.isNegative() || lifetime.isZero()) {
@@ -422,6 +442,15 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
      */
     Builder<K, R> withoutOwnershipGuardForTesting() {
       this.ownershipGuarded = false;
+      return this;
+    }
+
+    /**
+     * Test-only: a write whose interval lease lapsed before its data-store write ended returns without dropping what
+     * gets cached meanwhile, to show that {@code SlowWriteIT} catches the stale reads that leaves.
+     */
+    Builder<K, R> withoutLapsedWriteRepairForTesting() {
+      this.repairLapsedWrites = false;
       return this;
     }
 

@@ -21,6 +21,7 @@ final class DendriteCounters {
   final LongAdder writes = new LongAdder();
   final LongAdder entriesInvalidated = new LongAdder();
   final LongAdder entriesRefreshed = new LongAdder();
+  final LongAdder writesOutlivingLease = new LongAdder();
   private final LongAdder[] roundTrips = new LongAdder[Operation.values().length];
   private final LongAdder[] operations = new LongAdder[Operation.values().length];
 
@@ -46,6 +47,7 @@ final class DendriteCounters {
         writes.sum(),
         entriesInvalidated.sum(),
         entriesRefreshed.sum(),
+        writesOutlivingLease.sum(),
         average(Operation.GET_HIT),
         average(Operation.GET_MISS),
         average(Operation.WRITE));

@@ -11,6 +11,9 @@ package io.dendrite.core;
  * @param writes inserts, updates and deletes
  * @param entriesInvalidated cached entries deleted by writes
  * @param entriesRefreshed cached entries updated by writes
+ * @param writesOutlivingLease writes whose data-store write ended after their interval lease lapsed (the lifetime of
+ *     {@link Dendrite.Builder#intervalLeases}): each then dropped every cached result overlapping its interval. More
+ *     than a few mean the lifetime is shorter than the data store's slow writes
  * @param roundTripsPerHit average cache round trips of a hit
  * @param roundTripsPerMiss average cache round trips of a miss
  * @param roundTripsPerWrite average cache round trips of a write
@@ -23,6 +26,7 @@ public record DendriteMetrics(
     long writes,
     long entriesInvalidated,
     long entriesRefreshed,
+    long writesOutlivingLease,
     double roundTripsPerHit,
     double roundTripsPerMiss,
     double roundTripsPerWrite) {}

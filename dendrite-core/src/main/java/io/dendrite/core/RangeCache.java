@@ -165,6 +165,24 @@ final class RangeCache<K extends Comparable<? super K>, R> {
     }
   }
 
+  /**
+   * Repairs what a write whose Exclusive lease lapsed before its data-store write ended may have let through (issue
+   * 37, case 2): once the lease lapsed, a get of an overlapping interval could take a Shared lease, read the rows the
+   * write had not changed yet, and cache them under a key the write never saw. So, after the write: wait until every
+   * Shared lease granted by now has ended (a filler that read before the write ended registers before its lease
+   * ends, or not at all), then uncover and drop every cached entry overlapping the write's interval, including the
+   * ones the write itself refreshed, which is cheaper than telling them apart on a path this rare. Fillers granted
+   * later read after the write. Call it only after the data-store write (or the hand-over to the write buffer).
+   */
+  void dropWhatALapsedWriteMissed(Interval<K> interval, RoundTrips trips) {
+    intervalLeases.awaitSharedLeasesGrantedNow(interval);
+    index.uncoverOverlapping(interval);
+    for (EntryIndex.Entry<K> entry : index.impactedBy(interval)) {
+      drop(entry, trips);
+    }
+    metrics.writesOutlivingLease.increment();
+  }
+
   interface DataStoreCall<T> {
     T call() throws Exception;
   }

@@ -9,7 +9,10 @@ import io.dendrite.core.Interval;
  * passed it {@link #isExpired() is expired}: it no longer excludes anyone, even if not yet closed,
  * so that a holder that died cannot block an interval forever. A holder must therefore check
  * {@link #isExpired()} before it commits and abort (and retry) if the lease ran out, as the CPR
- * paper's Lemma 1.1 requires.
+ * paper's Lemma 1.1 requires. A filler does ({@link #runIfUnexpired}); a writer cannot abort a
+ * data-store write that is done, so one whose lease ran out repairs instead: it waits for the
+ * fillers let in meanwhile ({@link IntervalLeases#awaitSharedLeasesGrantedNow}) and drops what
+ * overlaps its write.
  *
  * @param <K> the key type of the interval
  */

@@ -2,6 +2,8 @@ package io.dendrite.core.interval;
 
 import io.dendrite.core.Interval;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -139,6 +141,52 @@ public final class IntervalLeases<K extends Comparable<? super K>> {
       }
     }
     return blockedNanos;
+  }
+
+  /**
+   * Waits until every {@link LeaseMode#SHARED} lease overlapping {@code interval} that is granted when this is called
+   * has been released or has lapsed; leases granted later are not waited for. The wait is never longer than the
+   * lifetime, cannot time out and is not cut short by an interrupt (the thread's interrupt status is kept for its
+   * caller).
+   *
+   * <p>For a writer whose Exclusive lease lapsed before its data-store write ended: once this returns, no filler
+   * that could have read the data store before that write can register a result any more. A released Shared lease's
+   * {@link IntervalLease#runIfUnexpired} action has run, and a lapsed one's is refused, as both are decided under
+   * this table's lock. Fillers granted later read after the write. Unlike a new Exclusive lease, this waits for no
+   * other writer and queues behind nobody, so it cannot fail after the write is done.
+   */
+  public void awaitSharedLeasesGrantedNow(Interval<K> interval) {
+    Objects.requireNonNull(interval, "interval");
+    boolean interrupted = false;
+    lock.lock();
+    try {
+      List<IntervalLease<K>> granted = new ArrayList<>();
+      for (IntervalTree.Entry<K, IntervalLease<K>> entry : grantedLeases.overlapping(interval)) {
+        if (entry.value().mode() == LeaseMode.SHARED) {
+          granted.add(entry.value());
+        }
+      }
+      while (true) {
+        long now = System.nanoTime();
+        granted.removeIf(
+            lease -> lease.nanosLeft(now) <= 0 || !grantedLeases.contains(lease.interval(), lease));
+        if (granted.isEmpty()) {
+          return;
+        }
+        long waitNanos =
+            granted.stream().mapToLong(lease -> lease.nanosLeft(now)).min().orElseThrow();
+        try {
+          changed.awaitNanos(waitNanos); // a release signals; a lapse is waited for
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      lock.unlock();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   boolean runIfUnexpired(IntervalLease<K> lease, Runnable action) {

@@ -101,6 +101,37 @@ class IntervalLeasesTest {
   }
 
   @Test
+  void awaitingSharedLeasesWaitsForThoseGrantedNowAndNoOthers() throws Exception {
+    IntervalLease<Integer> filling = leases.acquire(Interval.of(0, 10), SHARED, NO_WAIT);
+    try (IntervalLease<Integer> writer = leases.acquire(Interval.of(20, 30), EXCLUSIVE, NO_WAIT);
+        IntervalLease<Integer> elsewhere = leases.acquire(Interval.of(40, 50), SHARED, NO_WAIT)) {
+      Future<?> repair =
+          threads.submit(() -> leases.awaitSharedLeasesGrantedNow(Interval.of(5, 25)));
+      Thread.sleep(100);
+      assertThat(repair).as("waits for the overlapping Shared lease").isNotDone();
+      try (IntervalLease<Integer> later = leases.acquire(Interval.of(5, 6), SHARED, NO_WAIT)) {
+        filling.close();
+        repair.get(10, TimeUnit.SECONDS); // not for the Exclusive one, nor one granted later
+      }
+    }
+  }
+
+  @Test
+  void awaitingSharedLeasesEndsWhenTheyLapse() throws Exception {
+    IntervalLeases<Integer> shortLived = new IntervalLeases<>(Duration.ofMillis(200));
+    IntervalLease<Integer> abandoned = shortLived.acquire(Interval.of(0, 10), SHARED, NO_WAIT);
+    long start = System.nanoTime();
+    Thread.currentThread().interrupt();
+    shortLived.awaitSharedLeasesGrantedNow(Interval.of(3, 3));
+    assertThat(Thread.interrupted()).as("the interrupt is kept, not obeyed").isTrue();
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isBetween(Duration.ofMillis(150), PATIENCE);
+    assertThat(abandoned.runIfUnexpired(() -> {}))
+        .as("its holder can no longer register")
+        .isFalse();
+  }
+
+  @Test
   void aWaitingWriterHoldsBackLaterOverlappingReaders() throws Exception {
     IntervalLease<Integer> reader = leases.acquire(Interval.of(0, 10), SHARED, NO_WAIT);
     Future<IntervalLease<Integer>> writer = acquireQueued(Interval.of(5, 6), EXCLUSIVE);
