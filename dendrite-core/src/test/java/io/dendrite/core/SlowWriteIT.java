@@ -28,7 +28,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ExtendWith(RealServers.class)
 class SlowWriteIT {
-  private static final Duration LEASE_LIFETIME = Duration.ofMillis(500);
+  /**
+   * Short enough that the writer's lease lapses while its statement waits, long enough that a get's fill registers
+   * under its own lease on a busy machine (a fill slower than its lease is not registered, and the negative control
+   * would then find nothing stale to serve).
+   */
+  private static final Duration LEASE_LIFETIME = Duration.ofSeconds(3);
+
   private static final ScoreRow OLD = new ScoreRow(7, 0);
   private static final ScoreRow NEW = new ScoreRow(7, 70);
 
@@ -57,7 +63,7 @@ class SlowWriteIT {
                 .range(0, 1_000)
                 .cache(cacheTier.client)
                 .writePolicy(policy)
-                .intervalLeases(LEASE_LIFETIME, Duration.ofSeconds(5)))
+                .intervalLeases(LEASE_LIFETIME, Duration.ofSeconds(30)))
         .build();
   }
 
