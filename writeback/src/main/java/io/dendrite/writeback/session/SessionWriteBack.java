@@ -79,6 +79,7 @@ public final class SessionWriteBack implements AutoCloseable {
   private final List<String> queueNames;
   private final PinnedBudget budget;
   private final EngineCounters counters;
+  private final PinnedReplicas replicas;
   private final int maxSessionBytes;
   private final Duration appliedSessionsGrace;
   private final long compactAfterSessions;
@@ -92,6 +93,7 @@ public final class SessionWriteBack implements AutoCloseable {
   private SessionWriteBack(Builder builder, EngineSettings settings) {
     Clock clock = Clock.systemUTC();
     PinnedReplicas replicas = new PinnedReplicas(settings.cache(), settings.replicas());
+    this.replicas = replicas;
     this.store = builder.store;
     this.queueNames = List.copyOf(builder.queueNames);
     this.counters = new EngineCounters(clock);
@@ -104,8 +106,7 @@ public final class SessionWriteBack implements AutoCloseable {
     this.compactEvery = builder.compactEvery;
     this.sessions =
         new BufferedSessions(
-            BufferedWriteLocks.replicaLeases(
-                settings.cache(), settings.replicas(), settings.lockTimeout()),
+            BufferedWriteLocks.replicaLeases(replicas, settings.lockTimeout()),
             replicas,
             queueNames,
             store,
@@ -274,7 +275,7 @@ public final class SessionWriteBack implements AutoCloseable {
         sessions.queues().stream()
             .flatMap(queue -> queue.entries().stream().map(SessionQueue.Entry::since))
             .toList();
-    return counters.snapshot(pendingSince, budget.used());
+    return counters.snapshot(pendingSince, budget.used(), replicas.unpinnedRefused());
   }
 
   /** Stops the drain threads, waiting for each to finish the pass it is in. */
