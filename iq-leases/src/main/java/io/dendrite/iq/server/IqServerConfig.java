@@ -103,21 +103,9 @@ public record IqServerConfig(
     positive("maxHeldPerConnection", maxHeldPerConnection);
     positive("maxHeldPerUser", maxHeldPerUser);
     pinUsers = Set.copyOf(pinUsers);
-    for (String user : pinUsers) {
-      require(
-          credentials.lists(user),
-          "pin user "
-              + user
-              + " is not in the credentials; pin users need a login to tell them apart");
-    }
+    requireLoggedIn("pin", pinUsers, credentials);
     fenceUsers = Set.copyOf(fenceUsers);
-    for (String user : fenceUsers) {
-      require(
-          credentials.lists(user),
-          "fence user "
-              + user
-              + " is not in the credentials; fence users need a login to tell them apart");
-    }
+    requireLoggedIn("fence", fenceUsers, credentials);
     reservedPrefixes = List.copyOf(reservedPrefixes);
     for (String prefix : reservedPrefixes) {
       checkReservedPrefix(prefix);
@@ -135,6 +123,19 @@ public record IqServerConfig(
       }
     }
     return null;
+  }
+
+  private static void requireLoggedIn(String role, Set<String> users, Credentials credentials) {
+    for (String user : users) {
+      require(
+          credentials.lists(user),
+          role
+              + " user "
+              + user
+              + " is not in the credentials; "
+              + role
+              + " users need a login to tell them apart");
+    }
   }
 
   private static void checkReservedPrefix(String prefix) {
