@@ -262,6 +262,20 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
         if (current != null && !current.owns(range, epoch)) {
           return;
         }
+        FencedOutException fencedOut = fencedOut(failed);
+        if (fencedOut != null && fencedOut.fenceEpoch() > epoch) {
+          // Fences never go down: this epoch can never pass it, and retrying would spin forever.
+          LOG.error(
+              "{}: not served: {} stands at epoch {} on a cache server, above this owner's {}, and fences"
+                  + " never go down; only an owner with a larger epoch, or that server restarted empty, can"
+                  + " serve the range ({})",
+              range,
+              fence,
+              fencedOut.fenceEpoch(),
+              epoch,
+              fencedOut.getMessage());
+          return;
+        }
         LOG.warn("{}: could not rebuild the range, trying again: {}", range, failed.toString());
         try {
           Thread.sleep(100);

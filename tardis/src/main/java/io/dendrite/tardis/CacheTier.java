@@ -52,7 +52,7 @@ final class CacheTier {
   /** The locks of values kept on {@code replicas}; a taker waits up to {@code timeout} for one held elsewhere. */
   BufferedWriteLocks locks(PinnedReplicas replicas, Duration timeout) {
     return hasLeases()
-        ? BufferedWriteLocks.replicaLeases(cache, replicas.count(), timeout)
+        ? BufferedWriteLocks.replicaLeases(replicas, timeout)
         : conditional
             ? new RedleaseLocks(replicas, lockTtl, timeout)
             : RedleaseLocks.unconditional(replicas, lockTtl, timeout);

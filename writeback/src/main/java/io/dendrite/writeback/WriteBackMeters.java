@@ -36,6 +36,8 @@ import java.util.function.ToDoubleFunction;
  *       write-through</td></tr>
  *   <tr><td>{@code dendrite.writeback.undecodable}</td><td>function counter</td><td>buffered values that could not
  *       be decoded and were moved aside to {@code Undecodable:<key>}; each waits for an operator</td></tr>
+ *   <tr><td>{@code dendrite.writeback.unpinned}</td><td>function counter</td><td>values under the engine's keys
+ *       that were not pinned (another user's {@code set}), refused instead of applied</td></tr>
  * </table>
  *
  * <p>A snapshot reads every pending-writes partition or queue from the cache, so the meters share one snapshot
@@ -146,6 +148,11 @@ public final class WriteBackMeters implements MeterBinder {
         "undecodable",
         "buffered values that could not be decoded and were moved aside",
         metrics -> metrics.undecodableMovedAside());
+    counter(
+        registry,
+        "unpinned",
+        "values under the engine's keys that were not pinned, refused instead of applied",
+        metrics -> metrics.unpinnedRefused());
   }
 
   private void gauge(

@@ -15,6 +15,8 @@ import java.time.Duration;
  * @param writeThroughFallbacks writes applied directly to the store because pinned memory was exhausted
  * @param undecodableMovedAside buffered values (documents' buffered writes, session objects) this engine could not
  *     decode and moved aside to {@code Undecodable:<key>} instead of applying them, since it started
+ * @param unpinnedRefused values under this engine's keys that were not pinned, so no engine stored them (another
+ *     user's {@code set}), which this engine refused to apply or serve since it started
  */
 public record WriteBackMetrics(
     long pendingWrites,
@@ -24,4 +26,5 @@ public record WriteBackMetrics(
     double drainRatePerSecond,
     long storeRetries,
     long writeThroughFallbacks,
-    long undecodableMovedAside) {}
+    long undecodableMovedAside,
+    long unpinnedRefused) {}

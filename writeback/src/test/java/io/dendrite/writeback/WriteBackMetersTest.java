@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class WriteBackMetersTest {
   private static final WriteBackMetrics SNAPSHOT =
-      new WriteBackMetrics(7, Duration.ofMillis(1500), 4096, 120, 3.5, 9, 2, 1);
+      new WriteBackMetrics(7, Duration.ofMillis(1500), 4096, 120, 3.5, 9, 2, 1, 0);
 
   @Test
   void everyMetricIsAMeterTaggedWithItsEngine() {
@@ -130,6 +130,6 @@ class WriteBackMetersTest {
   }
 
   private static WriteBackMetrics withDrained(long drained) {
-    return new WriteBackMetrics(0, Duration.ZERO, 0, drained, 0, 0, 0, 0);
+    return new WriteBackMetrics(0, Duration.ZERO, 0, drained, 0, 0, 0, 0, 0);
   }
 }

@@ -5,9 +5,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -26,8 +28,8 @@ import java.util.concurrent.TimeUnit;
  * stalled, still holding a lease and a replica): taking the leases waits for it, and a change it may or may not have
  * applied is reported as not done, never as done.
  *
- * <p>Reads: the value of a key is the first one found in {@link IqClient#serversFor} order among its granted
- * replicas. Replicas differ only after a change that was not reported done (or on a server that restarted empty), and
+ * <p>Reads: the value of a key is the first pinned one found in {@link IqClient#serversFor} order among its granted
+ * replicas (an unpinned one is not this class's: {@link #unpinned()}). Replicas differ only after a change that was not reported done (or on a server that restarted empty), and
  * every commit writes the value to all of them again. Not thread-safe; close it when done.
  */
 public final class ReplicatedTransaction implements AutoCloseable {
@@ -39,6 +41,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
   private final Map<String, List<RefreshLease>> leases;
   private final Map<String, byte[]> values;
   private final Map<String, byte[]> staged = new LinkedHashMap<>();
+  private final Set<String> unpinned = new LinkedHashSet<>();
   private boolean ended;
 
   private ReplicatedTransaction(
@@ -48,12 +51,17 @@ public final class ReplicatedTransaction implements AutoCloseable {
     this.leases = leases;
     this.values = new HashMap<>();
     leases.forEach(
-        (key, granted) ->
-            granted.stream()
-                .map(RefreshLease::current)
-                .flatMap(Optional::stream)
-                .findFirst()
-                .ifPresent(value -> values.put(key, value.data())));
+        (key, granted) -> {
+          List<CacheValue> found =
+              granted.stream().map(RefreshLease::current).flatMap(Optional::stream).toList();
+          found.stream()
+              .filter(CacheValue::pinned)
+              .findFirst()
+              .ifPresent(value -> values.put(key, value.data()));
+          if (found.stream().anyMatch(value -> !value.pinned())) {
+            unpinned.add(key);
+          }
+        });
   }
 
   static ReplicatedTransaction lock(
@@ -121,6 +129,15 @@ public final class ReplicatedTransaction implements AutoCloseable {
   /** The values of the locked keys that have one (see the class comment on which replica's). */
   public Map<String, byte[]> values() {
     return values;
+  }
+
+  /**
+   * The locked keys where some replica held a value that is not pinned ({@link CacheValue#pinned()}). Every value
+   * this class writes is pinned, so such a value was put there by someone else (with {@code --pin-users}, a user who
+   * may not pin): it is left out of {@link #values()}, and the commit replaces it like any other replica.
+   */
+  public Set<String> unpinned() {
+    return unpinned;
   }
 
   /** Stages {@code value} (pinned) for {@code key}, which must be locked; {@code null} stages a delete. */

@@ -1,8 +1,8 @@
 package io.dendrite.iq.server;
 
 /**
- * One connection's client as the commands see it: who logged in, whether it may change pinned items, and the
- * account of what it makes the server hold.
+ * One connection's client as the commands see it: who logged in, whether it may change pinned items and reserved
+ * keys, whether it may raise fences, and the account of what it makes the server hold.
  *
  * <p>Tids and sids are chosen by clients, so two users could pick the same one, or a stranger could name another
  * user's to end its leases. Each user's tids and sids are therefore its own: {@link #own} files them under the user
@@ -12,14 +12,16 @@ final class Client {
 
   private final String user;
   private final boolean mayChangePinned;
+  private final boolean mayRaiseFences;
   private final HeldBytes held;
 
   /**
    * @param user the logged-in user, or {@code null} when the server asks for no login
    */
-  Client(String user, boolean mayChangePinned, HeldBytes held) {
+  Client(String user, boolean mayChangePinned, boolean mayRaiseFences, HeldBytes held) {
     this.user = user;
     this.mayChangePinned = mayChangePinned;
+    this.mayRaiseFences = mayRaiseFences;
     this.held = held;
   }
 
@@ -30,6 +32,10 @@ final class Client {
 
   boolean mayChangePinned() {
     return mayChangePinned;
+  }
+
+  boolean mayRaiseFences() {
+    return mayRaiseFences;
   }
 
   String user() {

@@ -5,7 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Makes each connection's {@link Client}: its account under its user's (or, with no login, under the one shared by
- * everyone), and whether its user may change pinned items. User accounts outlive connections, so that what a closed
+ * everyone), whether its user may change pinned items and reserved keys, and whether it may raise fences. User accounts outlive connections, so that what a closed
  * connection left behind still counts until it lapses.
  */
 final class Clients {
@@ -31,9 +31,12 @@ final class Clients {
                     user == null ? "the server" : "user " + user, config.maxHeldPerUser(), null));
     boolean mayChangePinned =
         user == null || config.pinUsers().isEmpty() || config.pinUsers().contains(user);
+    boolean mayRaiseFences =
+        user == null || config.fenceUsers().isEmpty() || config.fenceUsers().contains(user);
     return new Client(
         user,
         mayChangePinned,
+        mayRaiseFences,
         new HeldBytes("this connection", config.maxHeldPerConnection(), account));
   }
 

@@ -21,6 +21,13 @@ final class Fences {
     long epoch;
   }
 
+  /**
+   * The largest epoch a fence may be raised to: owners' epochs are ZooKeeper versions plus one (see {@code
+   * ZooKeeperCoordinator}), and a version is a 32-bit signed number. A fence raised past every epoch an owner can
+   * have would shut its range out for as long as the server lives.
+   */
+  static final long MAX_EPOCH = 1L << 31;
+
   private final Map<String, Fence> fences = new ConcurrentHashMap<>();
 
   /** A guard a command runs under: the fence it names and the epoch it was let through at. */

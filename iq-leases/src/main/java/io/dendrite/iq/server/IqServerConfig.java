@@ -1,6 +1,7 @@
 package io.dendrite.iq.server;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import javax.net.ssl.SSLContext;
@@ -30,7 +31,13 @@ import javax.net.ssl.SSLContext;
  * @param maxHeldPerUser the same for all of one user's connections together, those closed included until what they
  *     left lapses (default 256 MiB); with no login, for all connections together
  * @param pinUsers the users who may pin items and write, lease, touch, unpin or remove pinned ones (write-back's
- *     buffered writes); empty (the default) lets every user. Only with {@code credentials}
+ *     buffered writes) and write anything under {@code reservedPrefixes}; empty (the default) lets every user. Only
+ *     with {@code credentials}
+ * @param fenceUsers the users who may raise fences ({@code fence}); by default the pin users. Empty lets every
+ *     user. Only with {@code credentials}
+ * @param reservedPrefixes key prefixes that, with {@code pinUsers}, only the pin users may write, lease, touch or
+ *     delete under (other users may read), and that another user's {@code flush_all} leaves: what write-back keeps
+ *     in the cache tier, whose items a stranger must not create or drop ({@link #WRITE_BACK_PREFIXES}, the default)
  * @param preadyGate whether every lease reply says {@code <p>} = 1 ("a buffered write may exist") until a client
  *     sends {@code pready} (the default): a restart loses the pending markers, and a server that answered 0 for a
  *     key whose marker it lost would let a reader fill it from a data store that lacks the buffered write. {@code
@@ -52,7 +59,35 @@ public record IqServerConfig(
     long maxHeldPerConnection,
     long maxHeldPerUser,
     Set<String> pinUsers,
+    Set<String> fenceUsers,
+    List<String> reservedPrefixes,
     boolean preadyGate) {
+
+  /**
+   * The key prefixes write-back and TARDIS keep their state under: buffered writes ({@code BW:}, {@code TW:}),
+   * their listings ({@code PendingWrites:}), locks ({@code Lock:}), TARDIS's cached documents ({@code Doc:}),
+   * sessions ({@code Session:}, {@code SessionMap:}, {@code SessionQueue:}), values moved aside ({@code
+   * Undecodable:}), range write-back's log ({@code bl:}), the engines' and ranges' claim records ({@code
+   * WriteBackEngines}, {@code Owner:}) and fences ({@code Fence:}); plus {@code ls:}, IQ-Twemcached's lease keys,
+   * which a client written for it may read as a lease. A stranger's value under one of them would be applied to the
+   * database as a buffered write, or break a lock or a claim.
+   */
+  public static final List<String> WRITE_BACK_PREFIXES =
+      List.of(
+          "BW:",
+          "TW:",
+          "PendingWrites:",
+          "Lock:",
+          "Doc:",
+          "Session:",
+          "SessionMap:",
+          "SessionQueue:",
+          "Undecodable:",
+          "bl:",
+          "WriteBackEngines",
+          "Owner:",
+          "Fence:",
+          "ls:");
 
   public IqServerConfig {
     checkPort(port);
@@ -68,13 +103,45 @@ public record IqServerConfig(
     positive("maxHeldPerConnection", maxHeldPerConnection);
     positive("maxHeldPerUser", maxHeldPerUser);
     pinUsers = Set.copyOf(pinUsers);
-    for (String user : pinUsers) {
+    requireLoggedIn("pin", pinUsers, credentials);
+    fenceUsers = Set.copyOf(fenceUsers);
+    requireLoggedIn("fence", fenceUsers, credentials);
+    reservedPrefixes = List.copyOf(reservedPrefixes);
+    for (String prefix : reservedPrefixes) {
+      checkReservedPrefix(prefix);
+    }
+  }
+
+  /**
+   * The reserved prefix {@code key} starts with, or {@code null}; see {@link #reservedPrefixes()}. A handful of
+   * prefixes: a scan costs less than any index.
+   */
+  public String reservedPrefixOf(String key) {
+    for (String prefix : reservedPrefixes) {
+      if (key.startsWith(prefix)) {
+        return prefix;
+      }
+    }
+    return null;
+  }
+
+  private static void requireLoggedIn(String role, Set<String> users, Credentials credentials) {
+    for (String user : users) {
       require(
           credentials.lists(user),
-          "pin user "
+          role
+              + " user "
               + user
-              + " is not in the credentials; pin users need a login to tell them apart");
+              + " is not in the credentials; "
+              + role
+              + " users need a login to tell them apart");
     }
+  }
+
+  private static void checkReservedPrefix(String prefix) {
+    require(
+        prefix != null && !prefix.isEmpty() && prefix.indexOf(' ') < 0,
+        "a reserved prefix must be a non-empty key prefix without spaces, got '" + prefix + "'");
   }
 
   private static void checkIdleTimeout(Duration idleTimeout) {
@@ -146,6 +213,8 @@ public record IqServerConfig(
     private long maxHeldPerConnection = 64L << 20;
     private long maxHeldPerUser = 256L << 20;
     private Set<String> pinUsers = Set.of();
+    private Set<String> fenceUsers;
+    private List<String> reservedPrefixes = WRITE_BACK_PREFIXES;
     private boolean preadyGate = true;
 
     private Builder() {}
@@ -173,6 +242,19 @@ public record IqServerConfig(
     /** See {@link IqServerConfig#pinUsers()}; checked against the credentials at {@link #build()}. */
     public Builder pinUsers(Set<String> users) {
       this.pinUsers = Set.copyOf(users);
+      return this;
+    }
+
+    /** See {@link IqServerConfig#fenceUsers()}; the pin users unless set. Checked at {@link #build()}. */
+    public Builder fenceUsers(Set<String> users) {
+      this.fenceUsers = Set.copyOf(users);
+      return this;
+    }
+
+    /** See {@link IqServerConfig#reservedPrefixes()} (default {@link #WRITE_BACK_PREFIXES}; empty reserves none). */
+    public Builder reservedPrefixes(List<String> prefixes) {
+      prefixes.forEach(IqServerConfig::checkReservedPrefix);
+      this.reservedPrefixes = List.copyOf(prefixes);
       return this;
     }
 
@@ -270,6 +352,8 @@ public record IqServerConfig(
           maxHeldPerConnection,
           maxHeldPerUser,
           pinUsers,
+          fenceUsers == null ? pinUsers : fenceUsers,
+          reservedPrefixes,
           preadyGate);
     }
   }

@@ -2,6 +2,7 @@ package io.dendrite.iq.server;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -31,7 +32,14 @@ public final class IqServerMain {
                                        from the users of this file, one user:password per line (default: none)
               --pin-users <u,...>      only these users of the auth file may pin items, or write, lease,
                                        touch, unpin or delete pinned ones: write-back's buffered writes
-                                       (default: every user)
+                                       (default: every user), or any key under a reserved prefix
+              --reserved-prefixes <p,...>  with --pin-users, key prefixes only the pin users may write, lease,
+                                       touch or delete under, and another user's flush_all leaves; "none"
+                                       reserves none (default: write-back's, BW:,TW:,PendingWrites:,Lock:,
+                                       Doc:,Session:,SessionMap:,SessionQueue:,Undecodable:,bl:,
+                                       WriteBackEngines,Owner:,Fence:,ls:)
+              --fence-users <u,...>    only these users of the auth file may raise fences (default: the pin
+                                       users; every user without them)
               --max-held-per-conn <size>  most leases, staged values and tid/session records one
                                        connection may make the server hold (default 64m)
               --max-held-per-user <size>  the same for all of one user's connections (default 256m)
@@ -151,6 +159,9 @@ public final class IqServerMain {
         case "--tls-keystore" -> tlsKeystore = value;
         case "--tls-password-file" -> tlsPasswordFile = value;
         case "--pin-users" -> builder.pinUsers(Set.of(value.split(",")));
+        case "--fence-users" -> builder.fenceUsers(Set.of(value.split(",")));
+        case "--reserved-prefixes" ->
+            builder.reservedPrefixes(value.equals("none") ? List.of() : List.of(value.split(",")));
         case "--max-held-per-conn" -> builder.maxHeldPerConnection(size(option, value));
         case "--max-held-per-user" -> builder.maxHeldPerUser(size(option, value));
         case "--max-item-size" -> builder.maxItemSize(Math.toIntExact(size(option, value)));

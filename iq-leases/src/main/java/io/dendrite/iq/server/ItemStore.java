@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * The user key space. Unpinned items live in a size-bounded Caffeine cache (weigher = key + value
@@ -144,12 +145,12 @@ final class ItemStore {
   }
 
   /**
-   * Drops every unpinned item. Pinned items stay: they are data the cache tier may be the only holder of
+   * Drops every unpinned item whose key {@code dropped} accepts. Pinned items stay: they are data the cache tier may be the only holder of
    * (write-back's buffered writes, their listings and logs), not copies of a database that a flush may drop. A
    * pinned item goes with {@code delete}, or with a flush once {@code unpin}ned.
    */
-  void clearUnpinned() {
-    unpinned.invalidateAll();
+  void clearUnpinned(Predicate<String> dropped) {
+    unpinned.asMap().keySet().removeIf(dropped);
   }
 
   /** Drops expired pinned items; Caffeine reclaims expired unpinned ones itself. */

@@ -258,12 +258,12 @@ final class LeaseCommands {
         out.line("INVALID");
         return;
       }
+      state.requireMayChange(args.client(), key, request.pin());
       if (request.data().length == 0) {
         lease.stage(null);
         out.line("STORED");
         return;
       }
-      state.requireMayChange(args.client(), key, request.pin());
       Item staged = replacementFor(request, lease.hasStaged ? lease.staged : state.items.get(key));
       if (staged.pinned() && !state.items.fitsPinnedQuota(key, staged)) {
         out.line(ServerState.OUT_OF_PINNED_MEMORY);

@@ -3,6 +3,7 @@ package io.dendrite.iq.server;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * Everything the commands share: the item store, the lease, transaction and session tables, the
@@ -175,14 +176,27 @@ final class ServerState {
   /**
    * Refuses a change to {@code key} that {@code client} may not make. Pinned items are write-back's buffered writes,
    * which the cache tier alone holds: with {@code --pin-users}, only those users may pin an item ({@code pinning})
-   * or write, lease, touch, unpin or remove a pinned one; others may read it. Caller holds the key's stripe, so the
-   * item cannot become pinned between this check and the change.
+   * or write, lease, touch, unpin or remove a pinned one; others may read it. The same goes for every key under a
+   * reserved prefix ({@code --reserved-prefixes}), pinned or not, present or not: a stranger's value there would be
+   * taken for a buffered write, a lock or a claim. Caller holds the key's stripe, so the item cannot become pinned
+   * between this check and the change.
    *
    * @throws NotPermittedException when the change is not the client's to make
    */
   void requireMayChange(Client client, String key, boolean pinning) {
     if (client.mayChangePinned()) {
       return;
+    }
+    String reserved = config.reservedPrefixOf(key);
+    if (reserved != null) {
+      throw new NotPermittedException(
+          "user "
+              + client.user()
+              + " may not change reserved key "
+              + key
+              + " (prefix "
+              + reserved
+              + " is reserved for the pin users)");
     }
     if (pinning) {
       requireMayPin(client);
@@ -205,10 +219,16 @@ final class ServerState {
     }
   }
 
-  /** Whether {@code client} may change {@code key}'s current item; caller holds the key's stripe. */
+  /**
+   * Whether {@code client} may change {@code key}'s current item (see {@link #requireMayChange}); caller holds the
+   * key's stripe.
+   */
   boolean mayChange(Client client, String key) {
     if (client.mayChangePinned()) {
       return true;
+    }
+    if (config.reservedPrefixOf(key) != null) {
+      return false;
     }
     Item current = items.get(key);
     return current == null || !current.pinned();
@@ -235,15 +255,18 @@ final class ServerState {
   /**
    * {@code flush_all <delay>}: drops the unpinned items now, or once the delay has passed. The delay is an exptime, as in
    * memcached (seconds up to 30 days, a Unix time beyond); one beyond {@link Long#MAX_VALUE} (it came in as an
-   * unsigned 64-bit number) or too far ahead to count in milliseconds is never reached.
+   * unsigned 64-bit number) or too far ahead to count in milliseconds is never reached. A client that may not change
+   * reserved keys leaves them: write-back's locks are unpinned items, and dropping them would let two writers in.
    */
-  void flush(long delay) {
+  void flush(long delay, Client client) {
     long at = expiryOf(delay < 0 ? Long.MAX_VALUE : delay);
     long delayMillis = at == 0 ? 0 : at - now();
+    Predicate<String> dropped =
+        client.mayChangePinned() ? key -> true : key -> config.reservedPrefixOf(key) == null;
     if (delayMillis <= 0) {
-      items.clearUnpinned();
+      items.clearUnpinned(dropped);
     } else {
-      scheduler.schedule(() -> items.clearUnpinned(), delayMillis, TimeUnit.MILLISECONDS);
+      scheduler.schedule(() -> items.clearUnpinned(dropped), delayMillis, TimeUnit.MILLISECONDS);
     }
   }
 

@@ -198,10 +198,13 @@ final class StandardCommands {
     }
   }
 
-  /** {@code flush_all [<delay>] [noreply]}: drops unpinned items now or after the delay; pinned items and leases stay. */
+  /**
+   * {@code flush_all [<delay>] [noreply]}: drops unpinned items now or after the delay; pinned items and leases stay,
+   * and so do reserved keys when the sender may not change them.
+   */
   private void flushAll(Arguments args, ReplyWriter out) {
     args.requireCount(0, 1);
-    state.flush(args.size() == 1 ? args.number(0) : 0);
+    state.flush(args.size() == 1 ? args.number(0) : 0, args.client());
     out.line("OK");
   }
 
@@ -247,14 +250,26 @@ final class StandardCommands {
 
   /**
    * {@code fence <name> <epoch>}: raises a range's fence (see {@link Fences}); {@code FENCED <epoch now>}. Only a
-   * user who may change pinned items may: a stranger's raised fence would shut the owner out.
+   * fence user ({@code --fence-users}, by default the pin users) may: a stranger's raised fence would shut the owner
+   * out. An epoch past {@link Fences#MAX_EPOCH} is refused: no owner would ever reach it, and the range could never
+   * be served again while the server lives.
    */
   private void fence(Arguments args, ReplyWriter out) {
     args.requireCount(2, 2);
     String name = args.key(0);
     long epoch = args.number(1);
-    if (!args.client().mayChangePinned()) {
+    if (!args.client().mayRaiseFences()) {
       throw new NotPermittedException("user " + args.client().user() + " may not raise fences");
+    }
+    if (Long.compareUnsigned(epoch, Fences.MAX_EPOCH) > 0) {
+      throw new MalformedRequestException(
+          "fence epoch "
+              + Long.toUnsignedString(epoch)
+              + " is beyond "
+              + Fences.MAX_EPOCH
+              + ", the largest an owner can have; fence "
+              + name
+              + " is unchanged");
     }
     long standing = state.fences.raise(name, epoch, args.client());
     // Nothing runs under an older epoch any more: what was leased under one is of no use to anyone.

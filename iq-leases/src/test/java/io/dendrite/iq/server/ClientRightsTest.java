@@ -92,14 +92,16 @@ class ClientRightsTest {
             .isEqualTo("CLIENT_ERROR user ops may not change pinned item bw\n");
       }
       assertThat(ops.call("flush_all")).isEqualTo("OK\n");
-      assertThat(ops.call("get bw")).as("reading is allowed").isEqualTo("VALUE bw 0 3\nbuf\nEND\n");
+      assertThat(ops.call("get bw"))
+          .as("reading is allowed")
+          .isEqualTo("VALUE bw 2147483648 3\nbuf\nEND\n");
       assertThat(ops.call("set mine 0 0 1 1\nx"))
           .isEqualTo("CLIENT_ERROR user ops may not pin items\n");
       assertThat(ops.call("set mine 0 0 1\nx"))
           .as("unpinned items are anyone's")
           .isEqualTo("STORED\n");
 
-      assertThat(app.call("get bw")).isEqualTo("VALUE bw 0 3\nbuf\nEND\n");
+      assertThat(app.call("get bw")).isEqualTo("VALUE bw 2147483648 3\nbuf\nEND\n");
       assertThat(app.call("delete bw")).as("the pin user may").isEqualTo("DELETED\n");
     }
   }
@@ -114,8 +116,8 @@ class ClientRightsTest {
       assertThat(ops.call("qareg j U")).isEqualTo("LEASE 1\n");
       assertThat(app.call("set j 0 0 3 1\nbuf")).isEqualTo("STORED\n");
       assertThat(ops.call("commit U 0")).isEqualTo("OK\n");
-      assertThat(app.call("get k")).isEqualTo("VALUE k 0 3\nbuf\nEND\n");
-      assertThat(app.call("get j")).isEqualTo("VALUE j 0 3\nbuf\nEND\n");
+      assertThat(app.call("get k")).isEqualTo("VALUE k 2147483648 3\nbuf\nEND\n");
+      assertThat(app.call("get j")).isEqualTo("VALUE j 2147483648 3\nbuf\nEND\n");
     }
   }
 

@@ -66,7 +66,7 @@ class PinnedItemsTest {
   void multiAppendAppendsEveryBlockToOneKey() {
     assertThat(c.call("mappend log 1 3 2 1\nabc\nde\nf")).isEqualTo("STORED\n");
     assertThat(c.call("mappend log 0 2\ngh")).isEqualTo("STORED\n");
-    assertThat(c.call("get log")).isEqualTo("VALUE log 0 8\nabcdefgh\nEND\n");
+    assertThat(c.call("get log")).isEqualTo("VALUE log 2147483648 8\nabcdefgh\nEND\n");
     assertThat(c.call("stats")).contains("STAT pinned_items 1\n");
     assertThat(
             c.call(
@@ -96,7 +96,7 @@ class PinnedItemsTest {
       assertThat(c.call("set q" + i + " 0 0 1000 1\n" + KB)).isEqualTo("STORED\n");
     }
     assertThat(c.call("dcommit S")).isEqualTo("SERVER_ERROR out of pinned memory\n");
-    assertThat(c.call("get p")).isEqualTo("VALUE p 0 1\na\nEND\n");
+    assertThat(c.call("get p")).isEqualTo("VALUE p 2147483648 1\na\nEND\n");
     assertThat(c.call("stats")).contains("STAT pinned_items 4\n");
   }
 
@@ -107,7 +107,7 @@ class PinnedItemsTest {
     assertThat(c.call("set cached 0 0 1\nc")).isEqualTo("STORED\n");
     assertThat(c.call("flush_all")).isEqualTo("OK\n");
     assertThat(c.call("get cached")).isEqualTo("END\n");
-    assertThat(c.call("get pinned")).isEqualTo("VALUE pinned 0 1\np\nEND\n");
+    assertThat(c.call("get pinned")).isEqualTo("VALUE pinned 2147483648 1\np\nEND\n");
     assertThat(c.call("unpin pinned")).isEqualTo("OK\n");
     assertThat(c.call("flush_all")).isEqualTo("OK\n");
     assertThat(c.call("get pinned")).as("unpinned, it is cache again").isEqualTo("END\n");

@@ -116,8 +116,7 @@ public final class WriteBack implements AutoCloseable {
                     DOCUMENT_LOCK_STRIPES,
                     new KnownValues(KNOWN_VALUES_BYTES / 8),
                     this::requireOwnedRange)
-                : BufferedWriteLocks.replicaLeases(
-                    settings.cache(), settings.replicas(), settings.lockTimeout());
+                : BufferedWriteLocks.replicaLeases(replicas, settings.lockTimeout());
     // A range-owned engine lists its documents in partitions of its range's own, which only the
     // range's owner drains: another process's engine never locks them.
     String partitionNames =
@@ -341,7 +340,7 @@ public final class WriteBack implements AutoCloseable {
         PendingWritesPartition.entries(pinnedReplicas, partitions).stream()
             .map(PendingWritesPartition.Entry::since)
             .toList();
-    return counters.snapshot(pendingSince, budget.used());
+    return counters.snapshot(pendingSince, budget.used(), pinnedReplicas.unpinnedRefused());
   }
 
   /**

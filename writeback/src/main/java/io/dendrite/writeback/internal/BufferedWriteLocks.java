@@ -1,6 +1,5 @@
 package io.dendrite.writeback.internal;
 
-import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.ReplicatedStore;
 import io.dendrite.iq.client.ReplicatedTransaction;
@@ -84,11 +83,15 @@ public interface BufferedWriteLocks {
     void close();
   }
 
-  /** Locks that exclude every process using the same cache servers; see the class comment. */
-  public static BufferedWriteLocks replicaLeases(IqClient cache, int replicas, Duration timeout) {
-    ReplicatedStore store = cache.replicated(replicas);
+  /**
+   * Locks that exclude every process using the same cache servers; see the class comment. A value that is not
+   * pinned is not one of {@code replicas} ({@link PinnedReplicas#refuseUnpinned}).
+   */
+  public static BufferedWriteLocks replicaLeases(PinnedReplicas replicas, Duration timeout) {
+    ReplicatedStore store = replicas.cache().replicated(replicas.count());
     return keys -> {
       ReplicatedTransaction transaction = store.lock(keys, timeout);
+      transaction.unpinned().forEach(replicas::refuseUnpinned);
       return new Locked() {
         @Override
         public Map<String, byte[]> values() {

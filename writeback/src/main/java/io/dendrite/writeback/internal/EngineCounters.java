@@ -27,8 +27,10 @@ public final class EngineCounters {
   /**
    * @param pendingSince when each pending item (buffered write or session) was registered
    * @param pinnedBytes the engine's pinned bytes, every replica counted
+   * @param unpinnedRefused what {@link PinnedReplicas#unpinnedRefused} counts
    */
-  public WriteBackMetrics snapshot(List<Instant> pendingSince, long pinnedBytes) {
+  public WriteBackMetrics snapshot(
+      List<Instant> pendingSince, long pinnedBytes, long unpinnedRefused) {
     Instant oldest = pendingSince.stream().min(Instant::compareTo).orElse(null);
     Duration oldestAge = oldest == null ? Duration.ZERO : Duration.between(oldest, clock.instant());
     long drainedNow = drained.sum();
@@ -40,6 +42,7 @@ public final class EngineCounters {
         drainRate.observe(drainedNow),
         retries.sum(),
         fallbacks.sum(),
-        undecodable.sum());
+        undecodable.sum(),
+        unpinnedRefused);
   }
 }

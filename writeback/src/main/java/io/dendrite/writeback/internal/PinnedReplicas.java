@@ -23,7 +23,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Values pinned on R distinct cache servers, so that a buffered write and the list that finds it survive the loss
@@ -35,9 +38,13 @@ import java.util.function.Predicate;
  * change is reported as failed (it may or may not have been applied).
  */
 public final class PinnedReplicas {
+  private static final Logger LOG = LoggerFactory.getLogger(PinnedReplicas.class);
+
   private final IqClient cache;
   private final ReplicatedStore store;
   private final boolean pinned;
+  private final LongAdder unpinnedRefused = new LongAdder();
+  private final FirstWarnings unpinnedWarnings = new FirstWarnings(LOG, 20);
 
   /** Values pinned on our IQ servers. */
   public PinnedReplicas(IqClient cache, int count) {
@@ -76,7 +83,37 @@ public final class PinnedReplicas {
 
   /** The value from the first reachable replica that has it. */
   public Optional<byte[]> get(String key) {
-    return store.get(key).map(CacheValue::data);
+    return store.get(key).filter(value -> isOurs(key, value)).map(CacheValue::data);
+  }
+
+  /**
+   * Whether a value read from a replica is one of these values. On IQ servers every one is pinned; one that is not
+   * was stored by someone else, e.g. a user who may not pin, under a key the server does not reserve for the pin
+   * users (a forged buffered write): it is refused, counted and logged, as if absent, and never applied. Stock
+   * memcached pins nothing and has no users: every value there is taken.
+   */
+  private boolean isOurs(String key, CacheValue value) {
+    if (!pinned || value.pinned()) {
+      return true;
+    }
+    refuseUnpinned(key);
+    return false;
+  }
+
+  /** Counts and logs a value under {@code key} that is not pinned, so not an engine's; it is taken as absent. */
+  public void refuseUnpinned(String key) {
+    unpinnedRefused.increment();
+    unpinnedWarnings.warn(
+        "refused the value of {}: it is not pinned, so no write-back engine stored it (another user's set?); it is"
+            + " not applied, and the next change of {} replaces it. Check the cache servers' --pin-users and"
+            + " --reserved-prefixes",
+        key,
+        key);
+  }
+
+  /** How many values {@link #refuseUnpinned} refused since this started. */
+  public long unpinnedRefused() {
+    return unpinnedRefused.sum();
   }
 
   /**
@@ -202,6 +239,7 @@ public final class PinnedReplicas {
           .forEach(
               (key, copies) ->
                   copies.values().stream()
+                      .filter(value -> isOurs(key, value))
                       .findFirst()
                       .ifPresent(value -> values.put(key, value.data())));
       return values;

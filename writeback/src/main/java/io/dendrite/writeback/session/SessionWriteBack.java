@@ -84,6 +84,7 @@ public final class SessionWriteBack implements AutoCloseable {
   private final List<String> queueNames;
   private final PinnedBudget budget;
   private final EngineCounters counters;
+  private final PinnedReplicas replicas;
   private final int maxSessionBytes;
   private final Duration appliedSessionsGrace;
   private final long compactAfterSessions;
@@ -98,6 +99,7 @@ public final class SessionWriteBack implements AutoCloseable {
   private SessionWriteBack(Builder builder, EngineSettings settings) {
     Clock clock = Clock.systemUTC();
     PinnedReplicas replicas = new PinnedReplicas(settings.cache(), settings.replicas());
+    this.replicas = replicas;
     this.store = builder.store;
     this.queueNames = List.copyOf(builder.queueNames);
     this.counters = new EngineCounters(clock);
@@ -111,8 +113,7 @@ public final class SessionWriteBack implements AutoCloseable {
     this.compactEvery = builder.compactEvery;
     this.sessions =
         new BufferedSessions(
-            BufferedWriteLocks.replicaLeases(
-                settings.cache(), settings.replicas(), settings.lockTimeout()),
+            BufferedWriteLocks.replicaLeases(replicas, settings.lockTimeout()),
             replicas,
             queueNames,
             store,
@@ -281,7 +282,7 @@ public final class SessionWriteBack implements AutoCloseable {
         sessions.queues().stream()
             .flatMap(queue -> queue.entries().stream().map(SessionQueue.Entry::since))
             .toList();
-    return counters.snapshot(pendingSince, budget.used());
+    return counters.snapshot(pendingSince, budget.used(), replicas.unpinnedRefused());
   }
 
   /**

@@ -540,11 +540,11 @@ class WriteBackMySqlIT {
 
       assertThatThrownBy(() -> ops.delete(buffered))
           .isInstanceOf(IqException.class)
-          .hasMessageContaining("user ops may not change pinned item " + buffered);
+          .hasMessageContaining("user ops may not change reserved key " + buffered);
       assertThatThrownBy(() -> ops.unpin(buffered))
-          .hasMessageContaining("user ops may not change pinned item " + buffered);
+          .hasMessageContaining("user ops may not change reserved key " + buffered);
       assertThatThrownBy(() -> ops.set(buffered, new byte[] {1}))
-          .hasMessageContaining("user ops may not change pinned item " + buffered);
+          .hasMessageContaining("user ops may not change reserved key " + buffered);
 
       writeBack.drainNow();
       assertThat(store.read(ann).orElseThrow().fields()).containsEntry("score", 42);
