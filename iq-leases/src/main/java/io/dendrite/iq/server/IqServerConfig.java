@@ -68,7 +68,8 @@ public record IqServerConfig(
    * their listings ({@code PendingWrites:}), locks ({@code Lock:}), TARDIS's cached documents ({@code Doc:}),
    * sessions ({@code Session:}, {@code SessionMap:}, {@code SessionQueue:}), values moved aside ({@code
    * Undecodable:}), range write-back's log ({@code bl:}), the engines' and ranges' claim records ({@code
-   * WriteBackEngines}, {@code Owner:}) and fences ({@code Fence:}); plus {@code ls:}, IQ-Twemcached's lease keys,
+   * WriteBackEngines}, {@code Owner:}), fences ({@code Fence:}), and Dendrite's cached range results ({@code dd:},
+   * which hits serve) and their log ({@code dl:}, from which an owner rebuilds PrInT); plus {@code ls:}, IQ-Twemcached's lease keys,
    * which a client written for it may read as a lease. A stranger's value under one of them would be applied to the
    * database as a buffered write, or break a lock or a claim.
    */
@@ -87,6 +88,8 @@ public record IqServerConfig(
           "WriteBackEngines",
           "Owner:",
           "Fence:",
+          "dd:",
+          "dl:",
           "ls:");
 
   public IqServerConfig {
