@@ -201,7 +201,7 @@ final class StandardCommands {
   /** {@code flush_all [<delay>] [noreply]}: drops unpinned items now or after the delay; pinned items and leases stay. */
   private void flushAll(Arguments args, ReplyWriter out) {
     args.requireCount(0, 1);
-    state.flush(args.size() == 1 ? args.number(0) : 0);
+    state.flush(args.size() == 1 ? args.number(0) : 0, args.client());
     out.line("OK");
   }
 
