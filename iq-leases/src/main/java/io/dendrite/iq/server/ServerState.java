@@ -27,6 +27,7 @@ final class ServerState {
   final TransactionTable transactions = new TransactionTable();
   final Clients clients;
   final Fences fences = new Fences();
+  final PendingLogins pendingLogins;
 
   /**
    * Keys with TARDIS's pending marker ({@code pd:} in IQ-Twemcached): set by {@code pmark} and {@code commit <tid>
@@ -70,6 +71,7 @@ final class ServerState {
     this.sessions = new SessionTable(clock, config.leaseLifetime().toMillis(), stats);
     this.leases = new LeaseTable(sessions::isLive, stats);
     this.clients = new Clients(config);
+    this.pendingLogins = new PendingLogins(config.maxPendingLogins(), stats);
     this.startedAtMillis = clock.getAsLong();
   }
 
