@@ -7,5 +7,13 @@ package io.dendrite.iq.protocol;
  * server only has to answer {@code CLIENT_ERROR <reason>}.
  *
  * @param reason a short human-readable cause, sent after {@code CLIENT_ERROR}
+ * @param closes whether the connection must be closed after the reply: the decoder reads nothing more from it (a
+ *     client that has not logged in announced more data than a login needs)
  */
-public record FramingError(String reason) {}
+public record FramingError(String reason, boolean closes) {
+
+  /** An error after which the connection stays in step and open. */
+  public FramingError(String reason) {
+    this(reason, false);
+  }
+}

@@ -15,6 +15,11 @@ import java.util.List;
  * is skipped and a {@link FramingError} is emitted in its place, so replies stay in request order.
  * Memory per connection is bounded by {@code maxLineBytes} plus the largest data block accepted
  * ({@code maxItemSize}); larger blocks are skipped as they stream past, never buffered.
+ *
+ * <p>Until {@link #trust()} is called (a server that asks for a login calls it once the connection has logged in), a
+ * request whose data blocks together exceed {@code untrustedDataBytes} is refused before any of its data is buffered,
+ * with a {@link FramingError} that closes the connection, and lines are limited to the same length; requests are
+ * then decoded one at a time, so that a login takes effect before the request after it is framed.
  */
 public final class RequestDecoder extends ByteToMessageDecoder {
 
@@ -29,6 +34,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
   private final int maxItemSize;
   private final long maxRequestDataBytes;
 
+  private long untrustedDataBytes;
   private State state = State.LINE;
   private long bytesToSkip;
   private String command;
@@ -42,6 +48,17 @@ public final class RequestDecoder extends ByteToMessageDecoder {
    * @param maxItemSize the largest single data block accepted
    */
   public RequestDecoder(int maxLineBytes, int maxItemSize) {
+    this(maxLineBytes, maxItemSize, 0);
+  }
+
+  /**
+   * @param maxLineBytes the longest request line accepted, terminator included
+   * @param maxItemSize the largest single data block accepted
+   * @param untrustedDataBytes until {@link #trust()}, the most data one request may carry; {@code 0}: trusted from
+   *     the start
+   */
+  public RequestDecoder(int maxLineBytes, int maxItemSize, int untrustedDataBytes) {
+    this.untrustedDataBytes = untrustedDataBytes;
     this.maxLineBytes = maxLineBytes;
     this.maxItemSize = maxItemSize;
     // Batch commands carry several blocks; bound their sum so one request cannot pin
@@ -49,9 +66,18 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     this.maxRequestDataBytes = 16L * maxItemSize;
   }
 
+  /** Lifts the limits of a connection that has not logged in: it has. */
+  public void trust() {
+    untrustedDataBytes = 0;
+  }
+
+  private boolean trusted() {
+    return untrustedDataBytes == 0;
+  }
+
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-    while (in.isReadable()) {
+    while (in.isReadable() && (trusted() || out.isEmpty())) {
       boolean progressed =
           switch (state) {
             case LINE -> readLine(in, out);
@@ -66,10 +92,11 @@ public final class RequestDecoder extends ByteToMessageDecoder {
   }
 
   private boolean readLine(ByteBuf in, List<Object> out) {
-    int searchEnd = Math.min(in.writerIndex(), in.readerIndex() + maxLineBytes);
+    int lineLimit = trusted() ? maxLineBytes : (int) Math.min(maxLineBytes, untrustedDataBytes);
+    int searchEnd = Math.min(in.writerIndex(), in.readerIndex() + lineLimit);
     int newline = in.indexOf(in.readerIndex(), searchEnd, (byte) '\n');
     if (newline < 0) {
-      if (in.readableBytes() >= maxLineBytes) {
+      if (in.readableBytes() >= lineLimit) {
         out.add(new FramingError("line too long"));
         state = State.SKIP_LINE;
         return true;
@@ -100,6 +127,15 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     for (int length : lengths) {
       total += length + 2L;
       oversized |= length > maxItemSize;
+    }
+    if (!trusted() && total - 2L * lengths.length > untrustedDataBytes) {
+      out.add(
+          new FramingError(
+              "data block too large before login (more than " + untrustedDataBytes + " bytes)",
+              true));
+      bytesToSkip = Long.MAX_VALUE; // the connection is closing: read nothing more into memory
+      state = State.SKIP_BYTES;
+      return true;
     }
     if (oversized || total > maxRequestDataBytes) {
       out.add(new FramingError("object too large for cache"));

@@ -5,16 +5,22 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Makes each connection's {@link Client}: its account under its user's (or, with no login, under the one shared by
- * everyone), whether its user may change pinned items and reserved keys, and whether it may raise fences. User accounts outlive connections, so that what a closed
- * connection left behind still counts until it lapses.
+ * everyone), both under the server's, whether its user may change pinned items and reserved keys, and whether it may
+ * raise fences. User accounts outlive connections, so that what a closed connection left behind still counts until
+ * it lapses.
  */
 final class Clients {
 
   private final IqServerConfig config;
   private final Map<String, HeldBytes> users = new ConcurrentHashMap<>();
 
+  /** Every user together: many users, each within its own bound, must not exhaust the server. */
+  private final HeldBytes server;
+
   Clients(IqServerConfig config) {
     this.config = config;
+    this.server =
+        new HeldBytes("every user together", config.maxHeldTotal(), "--max-held-total", null);
   }
 
   /**
@@ -28,7 +34,10 @@ final class Clients {
             name,
             n ->
                 new HeldBytes(
-                    user == null ? "the server" : "user " + user, config.maxHeldPerUser(), null));
+                    user == null ? "the server" : "user " + user,
+                    config.maxHeldPerUser(),
+                    "--max-held-per-user",
+                    server));
     boolean mayChangePinned =
         user == null || config.pinUsers().isEmpty() || config.pinUsers().contains(user);
     boolean mayRaiseFences =
@@ -37,11 +46,12 @@ final class Clients {
         user,
         mayChangePinned,
         mayRaiseFences,
-        new HeldBytes("this connection", config.maxHeldPerConnection(), account));
+        new HeldBytes(
+            "this connection", config.maxHeldPerConnection(), "--max-held-per-conn", account));
   }
 
   /** Bytes held for every user. */
   long held() {
-    return users.values().stream().mapToLong(HeldBytes::held).sum();
+    return server.held();
   }
 }

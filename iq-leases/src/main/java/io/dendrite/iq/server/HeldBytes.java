@@ -4,9 +4,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An account of what clients make the server hold apart from items: leases, staged values, transaction and session
- * records and released tids. Each connection has one, whose parent is its user's (or, with no login, everyone's), so
- * that a client can neither hold more than its connection's limit nor escape it by reconnecting: what a closed
- * connection left behind still counts for its user until it lapses with the lease lifetime.
+ * records, released tids, fences and a scheduled flush. Each connection has one, whose parent is its user's (or, with
+ * no login, everyone's), whose parent is the server's, so that a client can neither hold more than its connection's
+ * limit nor escape it by reconnecting (what a closed connection left behind still counts for its user until it
+ * lapses with the lease lifetime), and many users, each within its bound, cannot together hold more than the
+ * server's.
  *
  * <p>Records are charged through a {@link Charge}, which remembers what it charged, so that however a record goes
  * (released, committed, voided, lapsed, replaced) it credits exactly that back, once.
@@ -25,12 +27,22 @@ final class HeldBytes {
 
   private final String name;
   private final long limit;
+  private final String setting;
   private final HeldBytes parent;
   private final AtomicLong held = new AtomicLong();
 
   HeldBytes(String name, long limit, HeldBytes parent) {
+    this(name, limit, null, parent);
+  }
+
+  /**
+   * @param name who holds, as a refusal names it ("this connection", "user u")
+   * @param setting the option that sets {@code limit}, named in a refusal; {@code null} for none
+   */
+  HeldBytes(String name, long limit, String setting, HeldBytes parent) {
     this.name = name;
     this.limit = limit;
+    this.setting = setting;
     this.parent = parent;
   }
 
@@ -65,7 +77,8 @@ final class HeldBytes {
                 + " holds too much: "
                 + before
                 + " bytes of leases and staged values, limit "
-                + limit);
+                + limit
+                + (setting == null ? "" : " (" + setting + ")"));
       }
     } while (!held.compareAndSet(before, before + bytes));
   }

@@ -40,6 +40,9 @@ public final class IqServer implements AutoCloseable {
   /** Longest request line; enough for a batch command naming a couple of hundred full-length keys. */
   private static final int MAX_LINE_BYTES = 64 * 1024;
 
+  /** The most data a request may carry before its connection has logged in: a login needs far less. */
+  static final int MAX_LOGIN_BYTES = 4096;
+
   private final EventLoopGroup acceptor;
   private final EventLoopGroup workers;
   private final Channel serverChannel;
@@ -71,7 +74,8 @@ public final class IqServer implements AutoCloseable {
     new LeaseCommands(state).registerAll(commands);
     new SessionCommands(state).registerAll(commands);
     new MarkerCommands(state).registerAll(commands);
-    ConnectionLimit connectionLimit = new ConnectionLimit(state.stats, config.maxConnections());
+    ConnectionLimit connectionLimit =
+        new ConnectionLimit(state.stats, config.maxConnections(), state.pendingLogins);
     try {
       Channel channel =
           new ServerBootstrap()
@@ -102,10 +106,15 @@ public final class IqServer implements AutoCloseable {
                                 new ReadTimeoutHandler(
                                     config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
                       }
-                      ch.pipeline()
-                          .addLast(
-                              new RequestDecoder(MAX_LINE_BYTES, config.maxItemSize()),
-                              new RequestHandler(commands, state));
+                      // Before a login only the login's own set is read: a connection that has not
+                      // logged in
+                      // can make the server buffer no more than this.
+                      RequestDecoder decoder =
+                          new RequestDecoder(
+                              MAX_LINE_BYTES,
+                              config.maxItemSize(),
+                              config.credentials().required() ? MAX_LOGIN_BYTES : 0);
+                      ch.pipeline().addLast(decoder, new RequestHandler(commands, state, decoder));
                     }
                   })
               .bind(config.listenAddress(), config.port())

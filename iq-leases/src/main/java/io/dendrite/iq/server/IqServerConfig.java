@@ -30,6 +30,9 @@ import javax.net.ssl.SSLContext;
  *     SERVER_ERROR}
  * @param maxHeldPerUser the same for all of one user's connections together, those closed included until what they
  *     left lapses (default 256 MiB); with no login, for all connections together
+ * @param maxHeldTotal the same for every user together (default: {@code memoryBytes}), so that many users, each
+ *     within its own bound, cannot together exhaust the server; every charge passes through it, tid and sid
+ *     records with their names and keys, released tids and a scheduled {@code flush_all} included
  * @param pinUsers the users who may pin items and write, lease, touch, unpin or remove pinned ones (write-back's
  *     buffered writes) and write anything under {@code reservedPrefixes}; empty (the default) lets every user. Only
  *     with {@code credentials}
@@ -42,6 +45,12 @@ import javax.net.ssl.SSLContext;
  *     sends {@code pready} (the default): a restart loses the pending markers, and a server that answered 0 for a
  *     key whose marker it lost would let a reader fill it from a data store that lacks the buffered write. {@code
  *     false} reports only the markers the server holds from the start, as IQ-Twemcached does
+ * @param loginTimeout with {@code credentials}, a connection that has not logged in this long after it opened is
+ *     closed (default 10 s), so that connections that never log in cannot hold slots or buffers for long
+ * @param maxPendingLogins with {@code credentials}, the most connections that may wait to log in at once (default: a
+ *     quarter of {@code maxConnections}, at least 1); past it, or when every connection slot is taken, the connection
+ *     that has waited longest is closed to make room, so that connections that do not log in cannot lock out a
+ *     client that does
  */
 public record IqServerConfig(
     int port,
@@ -58,10 +67,13 @@ public record IqServerConfig(
     SSLContext tls,
     long maxHeldPerConnection,
     long maxHeldPerUser,
+    long maxHeldTotal,
     Set<String> pinUsers,
     Set<String> fenceUsers,
     List<String> reservedPrefixes,
-    boolean preadyGate) {
+    boolean preadyGate,
+    Duration loginTimeout,
+    int maxPendingLogins) {
 
   /**
    * The key prefixes write-back and TARDIS keep their state under: buffered writes ({@code BW:}, {@code TW:}),
@@ -105,6 +117,9 @@ public record IqServerConfig(
     Objects.requireNonNull(credentials, "credentials");
     positive("maxHeldPerConnection", maxHeldPerConnection);
     positive("maxHeldPerUser", maxHeldPerUser);
+    positive("maxHeldTotal", maxHeldTotal);
+    checkLoginTimeout(loginTimeout);
+    positive("maxPendingLogins", maxPendingLogins);
     pinUsers = Set.copyOf(pinUsers);
     requireLoggedIn("pin", pinUsers, credentials);
     fenceUsers = Set.copyOf(fenceUsers);
@@ -151,6 +166,12 @@ public record IqServerConfig(
     require(
         idleTimeout != null && !idleTimeout.isNegative(),
         "idleTimeout must be zero (off) or more, got " + idleTimeout);
+  }
+
+  private static void checkLoginTimeout(Duration loginTimeout) {
+    require(
+        loginTimeout != null && loginTimeout.toMillis() > 0,
+        "loginTimeout must be at least 1 ms, got " + loginTimeout);
   }
 
   private static void positive(String name, long value) {
@@ -215,10 +236,13 @@ public record IqServerConfig(
     private SSLContext tls;
     private long maxHeldPerConnection = 64L << 20;
     private long maxHeldPerUser = 256L << 20;
+    private long maxHeldTotal; // 0: memoryBytes
     private Set<String> pinUsers = Set.of();
     private Set<String> fenceUsers;
     private List<String> reservedPrefixes = WRITE_BACK_PREFIXES;
     private boolean preadyGate = true;
+    private Duration loginTimeout = Duration.ofSeconds(10);
+    private int maxPendingLogins; // 0: a quarter of maxConnections
 
     private Builder() {}
 
@@ -239,6 +263,27 @@ public record IqServerConfig(
     public Builder maxHeldPerUser(long bytes) {
       positive("maxHeldPerUser", bytes);
       this.maxHeldPerUser = bytes;
+      return this;
+    }
+
+    /** See {@link IqServerConfig#maxHeldTotal()} (default: {@link #memoryBytes}). */
+    public Builder maxHeldTotal(long bytes) {
+      positive("maxHeldTotal", bytes);
+      this.maxHeldTotal = bytes;
+      return this;
+    }
+
+    /** See {@link IqServerConfig#loginTimeout()} (default 10 s). */
+    public Builder loginTimeout(Duration loginTimeout) {
+      checkLoginTimeout(loginTimeout);
+      this.loginTimeout = loginTimeout;
+      return this;
+    }
+
+    /** See {@link IqServerConfig#maxPendingLogins()} (default: a quarter of {@link #maxConnections}, at least 1). */
+    public Builder maxPendingLogins(int connections) {
+      positive("maxPendingLogins", connections);
+      this.maxPendingLogins = connections;
       return this;
     }
 
@@ -354,10 +399,13 @@ public record IqServerConfig(
           tls,
           maxHeldPerConnection,
           maxHeldPerUser,
+          maxHeldTotal > 0 ? maxHeldTotal : memoryBytes,
           pinUsers,
           fenceUsers == null ? pinUsers : fenceUsers,
           reservedPrefixes,
-          preadyGate);
+          preadyGate,
+          loginTimeout,
+          maxPendingLogins > 0 ? maxPendingLogins : Math.max(1, maxConnections / 4));
     }
   }
 }

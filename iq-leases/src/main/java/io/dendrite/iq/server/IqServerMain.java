@@ -30,6 +30,9 @@ public final class IqServerMain {
               --tls-password-file <p>  the file holding the keystore's password (first line; required with it)
               --auth-file <path>       require a login (memcached's: a first set whose data is "<user> <password>")
                                        from the users of this file, one user:password per line (default: none)
+              --login-timeout <s>      with --auth-file: close a connection not logged in after s seconds (default 10)
+              --max-pending-logins <n> with --auth-file: most connections waiting to log in; past it, or when every
+                                       slot is taken, the longest waiting is closed (default: --max-conns / 4)
               --pin-users <u,...>      only these users of the auth file may pin items, or write, lease,
                                        touch, unpin or delete pinned ones: write-back's buffered writes
                                        (default: every user), or any key under a reserved prefix
@@ -43,6 +46,8 @@ public final class IqServerMain {
               --max-held-per-conn <size>  most leases, staged values and tid/session records one
                                        connection may make the server hold (default 64m)
               --max-held-per-user <size>  the same for all of one user's connections (default 256m)
+              --max-held-total <size>  the same for every user together, tid/sid names, released tids and
+                                       a delayed flush_all included (default: --memory)
               --max-item-size <size>   largest value (default 1m)
               --memory <size>          memory for unpinned items (default 64m)
               --pinned-memory <size>   memory for pinned items (default 64m)
@@ -164,6 +169,9 @@ public final class IqServerMain {
             builder.reservedPrefixes(value.equals("none") ? List.of() : List.of(value.split(",")));
         case "--max-held-per-conn" -> builder.maxHeldPerConnection(size(option, value));
         case "--max-held-per-user" -> builder.maxHeldPerUser(size(option, value));
+        case "--max-held-total" -> builder.maxHeldTotal(size(option, value));
+        case "--login-timeout" -> builder.loginTimeout(Duration.ofSeconds(integer(option, value)));
+        case "--max-pending-logins" -> builder.maxPendingLogins(integer(option, value));
         case "--max-item-size" -> builder.maxItemSize(Math.toIntExact(size(option, value)));
         case "--memory" -> builder.memoryBytes(size(option, value));
         case "--pinned-memory" -> builder.pinnedMemoryBytes(size(option, value));

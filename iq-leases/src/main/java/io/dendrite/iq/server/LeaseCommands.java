@@ -371,7 +371,7 @@ final class LeaseCommands {
   private void release(Arguments args, ReplyWriter out) {
     args.requireCount(1, 1);
     String tid = args.tid(0);
-    state.transactions.markReleased(tid, state.leaseExpiry(), args.client());
+    state.transactions.markReleased(tid, state.now(), state.leaseExpiry(), args.client());
     boolean found =
         forEachKeyOfTransaction(
             tid,

@@ -3,6 +3,7 @@ package io.dendrite.iq.server;
 import io.dendrite.iq.protocol.FramingError;
 import io.dendrite.iq.protocol.MalformedRequestException;
 import io.dendrite.iq.protocol.Request;
+import io.dendrite.iq.protocol.RequestDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -11,6 +12,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.ArrayDeque;
 import java.util.OptionalLong;
 import java.util.Queue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +42,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
 
   private final CommandTable commands;
+  private final RequestDecoder decoder;
   private final Credentials credentials;
   private final ServerState state;
   private final Queue<Object> held = new ArrayDeque<>();
@@ -50,11 +54,36 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
   /** The {@code fenced <name> <epoch>} guard for the next request, if one came. */
   private Request guard;
 
-  RequestHandler(CommandTable commands, ServerState state) {
+  /** Closes the connection if it has not logged in by then; {@code null} once it has, or with no login. */
+  private ScheduledFuture<?> loginDeadline;
+
+  RequestHandler(CommandTable commands, ServerState state, RequestDecoder decoder) {
     this.commands = commands;
+    this.decoder = decoder;
     this.state = state;
     this.credentials = state.config.credentials();
     this.client = credentials.required() ? null : state.clients.connect(null);
+  }
+
+  /**
+   * A connection that must log in gets until the login deadline to do it, and waits among the {@link PendingLogins},
+   * which close the longest waiting when there are too many.
+   */
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    if (client == null) {
+      state.pendingLogins.opened(ctx.channel());
+      loginDeadline =
+          ctx.executor()
+              .schedule(
+                  () -> {
+                    state.stats.loginTimeouts.increment();
+                    ctx.close();
+                  },
+                  state.config.loginTimeout().toMillis(),
+                  TimeUnit.MILLISECONDS);
+    }
+    ctx.fireChannelActive();
   }
 
   @Override
@@ -75,6 +104,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     if (msg instanceof FramingError error) {
       guard = null;
       out.error("CLIENT_ERROR " + error.reason());
+      if (error.closes()) {
+        held.clear();
+        flush(ctx).addListener(ChannelFutureListener.CLOSE);
+        return;
+      }
     } else if (msg instanceof Request request) {
       if (request.command().equals("quit")) {
         held.clear();
@@ -142,6 +176,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     String user = credentials.userOf(request.blocks().get(0));
     if (user != null) {
       client = state.clients.connect(user);
+      decoder.trust();
+      endLoginWait(ctx);
       out.line("STORED");
       return;
     }
@@ -170,8 +206,17 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     ctx.fireChannelWritabilityChanged();
   }
 
+  private void endLoginWait(ChannelHandlerContext ctx) {
+    state.pendingLogins.done(ctx.channel());
+    if (loginDeadline != null) {
+      loginDeadline.cancel(false);
+      loginDeadline = null;
+    }
+  }
+
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    endLoginWait(ctx);
     held.clear();
     if (client != null) {
       state.closed(client);

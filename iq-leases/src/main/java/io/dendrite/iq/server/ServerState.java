@@ -1,6 +1,8 @@
 package io.dendrite.iq.server;
 
+import io.dendrite.iq.protocol.MalformedRequestException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -26,6 +28,7 @@ final class ServerState {
   final TransactionTable transactions = new TransactionTable();
   final Clients clients;
   final Fences fences = new Fences();
+  final PendingLogins pendingLogins;
 
   /**
    * Keys with TARDIS's pending marker ({@code pd:} in IQ-Twemcached): set by {@code pmark} and {@code commit <tid>
@@ -50,6 +53,14 @@ final class ServerState {
 
   private final ScheduledExecutorService scheduler;
 
+  /** The one delayed flush this server keeps, as memcached keeps one flush time; guarded by {@code this}. */
+  private ScheduledFuture<?> pendingFlush;
+
+  private HeldBytes.Charge pendingFlushCharge;
+
+  /** Counts flushes, so that a delayed one that began to run as it was replaced does nothing. */
+  private long flushes;
+
   ServerState(IqServerConfig config, LongSupplier clock, ScheduledExecutorService scheduler) {
     this.config = config;
     this.clock = clock;
@@ -61,6 +72,7 @@ final class ServerState {
     this.sessions = new SessionTable(clock, config.leaseLifetime().toMillis(), stats);
     this.leases = new LeaseTable(sessions::isLive, stats);
     this.clients = new Clients(config);
+    this.pendingLogins = new PendingLogins(config.maxPendingLogins(), stats);
     this.startedAtMillis = clock.getAsLong();
   }
 
@@ -254,19 +266,53 @@ final class ServerState {
 
   /**
    * {@code flush_all <delay>}: drops the unpinned items now, or once the delay has passed. The delay is an exptime, as in
-   * memcached (seconds up to 30 days, a Unix time beyond); one beyond {@link Long#MAX_VALUE} (it came in as an
-   * unsigned 64-bit number) or too far ahead to count in milliseconds is never reached. A client that may not change
-   * reserved keys leaves them: write-back's locks are unpinned items, and dropping them would let two writers in.
+   * memcached (seconds up to 30 days, a Unix time beyond). The server keeps one delayed flush, as memcached keeps one
+   * flush time: a later {@code flush_all}, delayed or not, replaces it, so clients cannot pile up scheduled tasks. It
+   * is charged to {@code client} until it runs or is replaced. A client that may not change reserved keys leaves
+   * them: write-back's locks are unpinned items, and dropping them would let two writers in.
+   *
+   * @throws MalformedRequestException when the delay falls more than 30 days ahead (one beyond {@link Long#MAX_VALUE}
+   *     came in as an unsigned 64-bit number): nothing changes
+   * @throws HeldBytes.LimitException when {@code client} may not hold the delayed flush: nothing changes
    */
-  void flush(long delay, Client client) {
+  synchronized void flush(long delay, Client client) {
     long at = expiryOf(delay < 0 ? Long.MAX_VALUE : delay);
     long delayMillis = at == 0 ? 0 : at - now();
+    if (delayMillis > MAX_RELATIVE_EXPTIME_SECONDS * 1000) {
+      throw new MalformedRequestException("flush_all delay more than 30 days ahead");
+    }
     Predicate<String> dropped =
         client.mayChangePinned() ? key -> true : key -> config.reservedPrefixOf(key) == null;
+    HeldBytes.Charge charge = null;
+    if (delayMillis > 0) {
+      charge = client.charge();
+      charge.add(HeldBytes.RECORD_OVERHEAD);
+    }
+    endPendingFlush();
+    long flush = ++flushes;
     if (delayMillis <= 0) {
       items.clearUnpinned(dropped);
-    } else {
-      scheduler.schedule(() -> items.clearUnpinned(dropped), delayMillis, TimeUnit.MILLISECONDS);
+      return;
+    }
+    pendingFlushCharge = charge;
+    pendingFlush =
+        scheduler.schedule(
+            () -> runPendingFlush(flush, dropped), delayMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private synchronized void runPendingFlush(long flush, Predicate<String> dropped) {
+    if (flush == flushes) {
+      items.clearUnpinned(dropped);
+      endPendingFlush();
+    }
+  }
+
+  private void endPendingFlush() {
+    if (pendingFlush != null) {
+      pendingFlush.cancel(false);
+      pendingFlushCharge.releaseAll();
+      pendingFlush = null;
+      pendingFlushCharge = null;
     }
   }
 

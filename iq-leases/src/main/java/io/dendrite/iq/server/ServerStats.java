@@ -22,6 +22,8 @@ final class ServerStats {
   final LongAdder rejectedConnections = new LongAdder();
   final LongAdder repliesTooLarge = new LongAdder();
   final LongAdder heldLimitRefusals = new LongAdder();
+  final LongAdder loginTimeouts = new LongAdder();
+  final LongAdder pendingLoginsEvicted = new LongAdder();
   final AtomicInteger currentConnections = new AtomicInteger();
 
   /** The open connections, for what they hold (replies written but not yet sent). */

@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SessionTable {
 
-  /** One session's record, charged to the connection that began it. */
+  /** One session's record, charged, with the sid, to the connection that began it. */
   static final class Session {
     final Set<String> keys = ConcurrentHashMap.newKeySet();
     private final Map<String, StagedChange> staged = new ConcurrentHashMap<>();
@@ -22,11 +22,11 @@ final class SessionTable {
     private final Client client;
     private final HeldBytes.Charge charge;
 
-    Session(long expiresAtMillis, Client client) {
+    Session(String sid, long expiresAtMillis, Client client) {
       this.expiresAtMillis = expiresAtMillis;
       this.client = client;
       this.charge = client.charge();
-      charge.add(HeldBytes.RECORD_OVERHEAD);
+      charge.add(HeldBytes.RECORD_OVERHEAD + sid.length());
     }
 
     /** The client that began the session: sids are per user, so every command of it comes from its user. */
@@ -94,7 +94,7 @@ final class SessionTable {
           if (existing != null && existing.expiresAtMillis > now) {
             return existing;
           }
-          Session fresh = new Session(now + leaseMillis, client);
+          Session fresh = new Session(id, now + leaseMillis, client);
           if (existing != null) {
             existing.release();
           }

@@ -38,10 +38,14 @@ final class StatsCommand implements CommandHandler {
     values.put("curr_connections", stats.currentConnections.get());
     values.put("total_connections", stats.totalConnections.sum());
     values.put("rejected_connections", stats.rejectedConnections.sum());
+    values.put("pending_logins", state.pendingLogins.size());
+    values.put("pending_logins_evicted", stats.pendingLoginsEvicted.sum());
+    values.put("login_timeouts", stats.loginTimeouts.sum());
     values.put("replies_too_large", stats.repliesTooLarge.sum());
     values.put("reply_bytes_unsent", stats.replyBytesUnsent());
     values.put("held_bytes", state.clients.held());
     values.put("held_limit_refusals", stats.heldLimitRefusals.sum());
+    values.put("limit_held_total", state.config.maxHeldTotal());
     values.put("curr_fences", state.fences.size());
     values.put("get_hits", stats.getHits.sum());
     values.put("get_misses", stats.getMisses.sum());
@@ -80,6 +84,11 @@ final class StatsCommand implements CommandHandler {
     values.put("item_size_max", config.maxItemSize());
     values.put("lease_ms", config.leaseLifetime().toMillis());
     values.put("idle_timeout_ms", config.idleTimeout().toMillis());
+    values.put("login_timeout_ms", config.loginTimeout().toMillis());
+    values.put("max_pending_logins", config.maxPendingLogins());
+    values.put("max_held_per_conn", config.maxHeldPerConnection());
+    values.put("max_held_per_user", config.maxHeldPerUser());
+    values.put("max_held_total", config.maxHeldTotal());
     values.put("pready_gate", config.preadyGate() ? "on" : "off");
     values.put("evictions", "on");
     values.put("cas_enabled", "yes");

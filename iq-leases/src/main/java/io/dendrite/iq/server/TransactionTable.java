@@ -15,15 +15,15 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class TransactionTable {
 
-  /** The keys one transaction touched here, charged to the connection that began it. */
+  /** The keys one transaction touched here, charged, with the tid, to the connection that began it. */
   static final class Transaction {
     final Set<String> keys = ConcurrentHashMap.newKeySet();
     volatile long expiresAtMillis;
     private final HeldBytes.Charge charge;
 
-    private Transaction(HeldBytes.Charge charge) {
+    private Transaction(String tid, HeldBytes.Charge charge) {
       this.charge = charge;
-      charge.add(HeldBytes.RECORD_OVERHEAD);
+      charge.add(HeldBytes.RECORD_OVERHEAD + tid.length());
     }
   }
 
@@ -47,7 +47,7 @@ final class TransactionTable {
               if (existing != null && existing.expiresAtMillis > nowMillis) {
                 return existing;
               }
-              Transaction fresh = new Transaction(client.charge());
+              Transaction fresh = new Transaction(id, client.charge());
               if (existing != null) {
                 existing.charge.releaseAll();
               }
@@ -95,11 +95,19 @@ final class TransactionTable {
 
   /**
    * Remembers that {@code tid} was released: it may take no lease here until {@code untilMillis}. Charged to {@code
-   * client} even past its limit, since a release is how a client at its limit frees what it holds.
+   * client}: even past its limit when the tid has a live record, since a release is how a client at its limit frees
+   * what it holds (and the record it ends costs at least as much), within it when there is none.
+   *
+   * @throws HeldBytes.LimitException when the tid has no live record and the client may not hold more; nothing is
+   *     remembered then
    */
-  void markReleased(String tid, long untilMillis, Client client) {
+  void markReleased(String tid, long nowMillis, long untilMillis, Client client) {
     HeldBytes.Charge charge = client.charge();
-    charge.addAlways(HeldBytes.RECORD_OVERHEAD + tid.length());
+    if (find(tid, nowMillis) != null) {
+      charge.addAlways(HeldBytes.RECORD_OVERHEAD + tid.length());
+    } else {
+      charge.add(HeldBytes.RECORD_OVERHEAD + tid.length());
+    }
     Released previous = released.put(tid, new Released(untilMillis, charge));
     if (previous != null) {
       previous.charge().releaseAll();

@@ -64,10 +64,14 @@ class MalformedInputTest {
 
   @Test
   void aFlushDelayTooFarAheadToCountInMillisecondsDoesNotFlushNow() {
-    // delay * 1000 overflowed into a negative delay: the flush ran at once.
+    // delay * 1000 overflowed into a negative delay: the flush ran at once. Now a delay more than
+    // 30 days ahead is
+    // refused, and nothing changes.
     assertThat(c.call("set kept 0 0 1\nv")).isEqualTo("STORED\n");
-    assertThat(c.call("flush_all 99999999999999999")).isEqualTo("OK\n");
-    assertThat(c.call("flush_all 18446744073709551615")).isEqualTo("OK\n");
+    assertThat(c.call("flush_all 99999999999999999"))
+        .isEqualTo("CLIENT_ERROR flush_all delay more than 30 days ahead\n");
+    assertThat(c.call("flush_all 18446744073709551615"))
+        .isEqualTo("CLIENT_ERROR flush_all delay more than 30 days ahead\n");
     assertThat(c.call("get kept")).isEqualTo("VALUE kept 0 1\nv\nEND\n");
   }
 
