@@ -343,7 +343,19 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     if (current != null && !current.owned().containsKey(range)) {
       throw new IllegalStateException("range " + range + " is not owned by this process");
     }
-    return localClaims.claim(collection, rangeDomain);
+    io.dendrite.core.Coordinator.RangeClaim local = localClaims.claim(collection, rangeDomain);
+    return new io.dendrite.core.Coordinator.RangeClaim() {
+      @Override
+      public boolean excludesOtherOwners() {
+        return true; // ZooKeeper grants the range to one process, and the fence keeps a former
+        // owner out
+      }
+
+      @Override
+      public void close() {
+        local.close();
+      }
+    };
   }
 
   /** The domain name of range {@code index}'s Dendrite, and so of its cache and log keys. */

@@ -38,6 +38,16 @@ public interface Coordinator {
      */
     default void check() {}
 
+    /**
+     * Whether no other process can own the range while this claim holds: a claim in the cache tier ({@link
+     * LocalCoordinator}), or ownership granted by ZooKeeper behind a fence. Only then may a write-back write drop a
+     * cached result whose lease another writer holds instead of waiting for it (its one-round-trip update): the other
+     * writer can only be one of this Dendrite's own, serialized by the interval leases. By default, false.
+     */
+    default boolean excludesOtherOwners() {
+      return false;
+    }
+
     /** Gives the range up. */
     @Override
     void close();

@@ -105,7 +105,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
             ? new UnleasedWrite<>(common, policy, writeBuffer)
             : policy == WritePolicy.WRITE_AROUND
                 ? new WriteAround<>(common)
-                : new RefreshingWrite<>(common, writeBuffer);
+                : new RefreshingWrite<>(common, writeBuffer, claim.excludesOtherOwners());
   }
 
   /**

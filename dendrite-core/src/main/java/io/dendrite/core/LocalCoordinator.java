@@ -102,6 +102,11 @@ public final class LocalCoordinator implements Coordinator {
       }
 
       @Override
+      public boolean excludesOtherOwners() {
+        return true;
+      }
+
+      @Override
       public void close() {
         try {
           record.close();

@@ -31,15 +31,22 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
   private final DendriteCounters metrics;
   private final ResultSetCodec<R> resultSets;
   private final TypedWriteBuffer<K, ?> writeBuffer;
+  private final boolean oneTripAllowed;
 
-  /** {@code writeBuffer}: null for write-through. */
-  RefreshingWrite(RangeCache<K, R> common, TypedWriteBuffer<K, ?> writeBuffer) {
+  /**
+   * {@code writeBuffer}: null for write-through. {@code soleOwner}: whether the range's claim excludes every other
+   * owner ({@link Coordinator.RangeClaim#excludesOtherOwners}), without which write-back never takes the one-trip
+   * path (its refused appends are dropped, not waited for, which is right only when the other writer is this
+   * Dendrite's own).
+   */
+  RefreshingWrite(RangeCache<K, R> common, TypedWriteBuffer<K, ?> writeBuffer, boolean soleOwner) {
     this.common = common;
     this.cache = common.cache;
     this.index = common.index;
     this.metrics = common.metrics;
     this.resultSets = common.resultSets;
     this.writeBuffer = writeBuffer;
+    this.oneTripAllowed = soleOwner;
   }
 
   @Override
@@ -76,7 +83,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         }
       }
     }
-    if (writeBuffer != null && appends.size() == targets.size()) {
+    if (writeBuffer != null && oneTripAllowed && appends.size() == targets.size()) {
       writeBackInOneTrip(interval, change, targets, record, trips);
       return;
     }

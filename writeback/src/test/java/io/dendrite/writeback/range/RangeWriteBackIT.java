@@ -367,6 +367,37 @@ class RangeWriteBackIT {
    * writes; then the buffered writes, their listings and the commit). The replica-lease engine, which locks each
    * document on its replicas before reading it, takes more, so the count can tell them apart.
    */
+  /**
+   * The one-trip update drops a result whose append another writer's lease refused instead of waiting: right only
+   * when that writer is this Dendrite's own. Behind a coordinator that does not exclude other owners, no update takes
+   * that path.
+   */
+  @Test
+  void withoutASoleOwnerNoUpdateTakesTheOneTripPath(MySqlTestDatabase database)
+      throws SQLException {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
+        MySqlStore store = open(database);
+        RangeStack stack =
+            new RangeStack(
+                cache.client,
+                store,
+                engine -> engine.drainThreads(0).replicas(2).singleProcess(true),
+                range -> range,
+                settings ->
+                    settings
+                        .changeRecords(RangeRow.CHANGE_RECORDS)
+                        .coordinator((collection, domain) -> () -> {}))) {
+      seed(store, 0, 19);
+      stack.get(0, 9);
+      stack.get(5, 14);
+      stack.update(new RangeRow(7, 70));
+      assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(7, 71))))
+          .as("a buffered write this process knows, two change records, but no sole owner")
+          .isGreaterThan(1);
+      assertThat(stack.get(0, 14)).contains(new RangeRow(7, 71));
+    }
+  }
+
   @Test
   void aWriteBackUpdateAwaitsTwoRoundTripsWhateverItRefreshes(MySqlTestDatabase database)
       throws SQLException {
