@@ -3,7 +3,11 @@ package io.dendrite.writeback.internal;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.writeback.UndecodableValueException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -60,6 +64,29 @@ public final class UndecodableValues {
   }
 
   /**
+   * The name of {@code key}'s {@code copy}-th copy: {@code Undecodable:<key>[#n]}, or, where that would pass
+   * memcached's 250-byte key limit (a key of 239 bytes or more), {@code Undecodable:#<SHA-256 of key>[#n]}; the
+   * warning names the original key either way.
+   */
+  static String copyKey(String key, int copy) {
+    String suffix = copy == 1 ? "" : "#" + copy;
+    String plain = UndecodableValueException.QUARANTINE_PREFIX + key + suffix;
+    if (plain.getBytes(StandardCharsets.UTF_8).length <= 250) {
+      return plain;
+    }
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+      return UndecodableValueException.QUARANTINE_PREFIX
+          + "#"
+          + Base64.getUrlEncoder().withoutPadding().encodeToString(digest)
+          + suffix;
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
+
+  /**
    * Pins {@code value} on every replica of {@code Undecodable:<key>}, or, when that name holds another value
    * already (an earlier undecodable value of the same key, not yet deleted), of {@code Undecodable:<key>#2}, and so
    * on: a copy never replaces another. A name that holds these bytes already is reused, so copying again after a
@@ -71,8 +98,7 @@ public final class UndecodableValues {
     String key = undecodable.key();
     String why = undecodable.getCause().getMessage();
     for (int copy = 1; copy <= MAX_COPIES; copy++) {
-      String copyKey =
-          UndecodableValueException.QUARANTINE_PREFIX + key + (copy == 1 ? "" : "#" + copy);
+      String copyKey = copyKey(key, copy);
       Optional<byte[]> there = replicas.get(copyKey);
       if (there.isPresent() && Arrays.equals(there.get(), value)) {
         return new Copy(key, copyKey, why);
