@@ -3,6 +3,7 @@ package io.dendrite.writeback.internal;
 import io.dendrite.core.DataStoreException;
 import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.iq.client.Flight;
+import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.PartlyCommittedException;
@@ -37,6 +38,10 @@ import java.util.stream.Collectors;
  * held from the read of the buffered writes to the commit of their deletion.
  */
 public final class BufferedWrites {
+  /** The drains that left documents buffered because their idempotent form did not fit: the first few. */
+  private final FirstWarnings refusedForms =
+      new FirstWarnings(org.slf4j.LoggerFactory.getLogger(BufferedWrites.class), 20);
+
   /** Past this many documents {@link #listedHere} starts over (a bound on its memory; see there). */
   private static final int LISTED_HERE_LIMIT = 1 << 20;
 
@@ -460,6 +465,7 @@ public final class BufferedWrites {
 
   private void drainAll(List<EntityKey> keys, boolean moveAside) {
     List<EntityKey> distinct = keys.stream().distinct().toList();
+    IdempotentFormRefusedException stayed = null;
     int from = 0;
     while (from < distinct.size()) {
       int size = Math.min(batchLimit.get(), distinct.size() - from);
@@ -470,9 +476,20 @@ public final class BufferedWrites {
           batchLimit.updateAndGet(limit -> Math.max(1, Math.min(limit, size / 2)));
         }
         throw unavailable;
+      } catch (IdempotentFormRefusedException refused) {
+        // The documents whose form the cache refused stay buffered; the rest of the pass goes on,
+        // or one document too large to convert would hold every other back for good.
+        if (!moveAside) {
+          throw refused;
+        }
+        refusedForms.warn("{}", refused.getMessage());
+        stayed = stayed == null ? refused : stayed;
       }
       batchLimit.updateAndGet(limit -> Math.min(drainBatch, limit + limit / 4 + 1));
       from += size;
+    }
+    if (stayed != null) {
+      throw stayed;
     }
   }
 
@@ -495,9 +512,36 @@ public final class BufferedWrites {
       if (batch.size() == 1) {
         throw lapsed;
       }
-      int half = batch.size() / 2;
+      drainHalves(batch, moveAside);
+    } catch (IdempotentFormRefusedException refused) {
+      // Nothing of the batch was applied: its halves drain apart, down to the documents whose form
+      // does not fit.
+      if (batch.size() == 1) {
+        throw refused;
+      }
+      drainHalves(batch, moveAside);
+    }
+  }
+
+  /** Drains both halves of {@code batch}; a refused form in the first does not keep the second from draining. */
+  private void drainHalves(List<EntityKey> batch, boolean moveAside) {
+    int half = batch.size() / 2;
+    IdempotentFormRefusedException first = null;
+    try {
       drainSplittingWhenLocksLapse(batch.subList(0, half), moveAside);
+    } catch (IdempotentFormRefusedException refused) {
+      first = refused;
+    }
+    try {
       drainSplittingWhenLocksLapse(batch.subList(half, batch.size()), moveAside);
+    } catch (IdempotentFormRefusedException second) {
+      if (first == null) {
+        throw second;
+      }
+      first.addSuppressed(second);
+    }
+    if (first != null) {
+      throw first;
     }
   }
 
@@ -679,13 +723,20 @@ public final class BufferedWrites {
       // starts over under fresh locks whichever form it finds (a busy machine's recovery drain
       // failed here instead).
       throw new LeaseLostException(buffered.keySet() + " on " + partly.lapsed());
+    } catch (IqConnectionException | LeaseLostException notAboutTheForms) {
+      throw notAboutTheForms;
+    } catch (IqException refused) {
+      // A server refused to stage a form (one larger than its item limit), or answered the commit
+      // in a way that leaves it unknown on which replicas the forms are: nothing is applied to the
+      // store yet, and either form applies the same, so the documents stay buffered and the drain
+      // goes on without them.
+      throw new IdempotentFormRefusedException(buffered.keySet(), refused.getMessage());
     }
     if (!persisted.isOk()) {
       // Applying without the persisted form would risk a double apply after a crash, so this waits
       // for pinned memory instead (a converted $push holds the whole array and may not fit where
       // the original did).
-      throw new IqException(
-          "could not persist the idempotent form of " + buffered.keySet() + ": " + persisted);
+      throw new IdempotentFormRefusedException(buffered.keySet(), persisted.toString());
     }
     budget.adjust(growth * replicas.count());
     return true;
