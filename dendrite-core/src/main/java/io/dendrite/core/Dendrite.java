@@ -143,6 +143,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       return reads.fill(interval, query, trips);
     } finally {
       metrics.completed(DendriteCounters.Operation.GET_MISS, trips.count());
+      compactLogWhenDue();
     }
   }
 
@@ -218,6 +219,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       metrics.writes.increment();
     } finally {
       metrics.completed(DendriteCounters.Operation.WRITE, trips.count());
+      compactLogWhenDue();
     }
   }
 
@@ -238,6 +240,19 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     write(interval, command, kind::apply, kind.cacheUpdate(command));
   }
 
+  /**
+   * Rewrites the range's log compacted when it is due, only while this process still owns the range: a former owner
+   * must not rewrite the log its successor appends to.
+   */
+  private void compactLogWhenDue() {
+    try {
+      claim.check();
+    } catch (IllegalStateException notOwned) {
+      return;
+    }
+    index.compactLogWhenDue();
+  }
+
   /** What this Dendrite has done so far, copied now. */
   public DendriteMetrics metrics() {
     return metrics.snapshot();
@@ -246,6 +261,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   /** The number of cached result sets registered in PrInT. */
   public int cachedEntries() {
     return index.size();
+  }
+
+  /** Test-only: see {@link EntryIndex#compactLogOnlyAtRebuildForTesting}. */
+  void compactLogOnlyAtRebuildForTesting() {
+    index.compactLogOnlyAtRebuildForTesting();
   }
 
   /** Test-only: see {@link EntryIndex#afterCoverageLookForTesting}. */

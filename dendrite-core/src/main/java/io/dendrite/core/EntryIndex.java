@@ -360,6 +360,24 @@ final class EntryIndex<K extends Comparable<? super K>> {
     log.flush();
   }
 
+  /**
+   * Rewrites the log compacted once it holds many more records than are in force ({@link
+   * PredicateLog#compactWhenDue}): called after gets and writes, outside every lock of the index.
+   */
+  void compactLogWhenDue() {
+    log.compactWhenDue(
+        record ->
+            record.action() == LogRecord.Action.INSERT
+                ? record.key().orElseThrow()
+                : keys.entryKey(
+                    Interval.of(type.parse(record.lowerBound()), type.parse(record.upperBound()))));
+  }
+
+  /** Test-only: see {@link PredicateLog#compactOnlyAtRebuildForTesting}. */
+  void compactLogOnlyAtRebuildForTesting() {
+    log.compactOnlyAtRebuildForTesting();
+  }
+
   int size() {
     return entries.size();
   }

@@ -7,10 +7,16 @@ import io.dendrite.iq.client.ServerAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
 import java.util.function.IntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A range's log of PrInT changes, kept in the cache servers so that a process that takes the range
@@ -26,11 +32,21 @@ import java.util.function.IntFunction;
  * <p>A fixed set of {@value #PARTITIONS} partition keys is spread over the servers by the client's
  * hash ring, so rebuilding reads a known set of keys whatever servers there are.
  *
+ * <p>The log is pinned, and every fill and drop appends to it: left alone it would grow until pinned memory
+ * refused new records (then fills stop being cached, and write-back falls back to write-through). So it is rewritten
+ * compacted not only when an owner rebuilds the index, but also while the range is served, once the records appended
+ * since the last compaction outnumber twice those in force then ({@link #compactWhenDue}); appends wait meanwhile.
+ *
  * <p>Thread-safe.
  */
 public final class PredicateLog {
+  private static final Logger LOG = LoggerFactory.getLogger(PredicateLog.class);
+
   /** Number of log partition keys per range. */
   public static final int PARTITIONS = 256;
+
+  /** The fewest records appended since the last compaction that make the next one due. */
+  public static final int MIN_RECORDS_BEFORE_COMPACTION = 1024;
 
   private final IqClient cache;
   private final IntFunction<String> partitionKey;
@@ -38,6 +54,14 @@ public final class PredicateLog {
   private final Map<ServerAddress, List<String>> partitionsByServer = new HashMap<>();
   private final Map<ServerAddress, List<LogRecord>> bufferedRemovals = new HashMap<>();
   private final AtomicLong nextLsn = new AtomicLong(1);
+
+  /** Appends hold it shared; a compaction holds it exclusively, so that no record lands in a partition it rewrites. */
+  private final ReentrantReadWriteLock appends = new ReentrantReadWriteLock();
+
+  private final AtomicLong appendedSinceCompaction = new AtomicLong();
+  private final AtomicBoolean compacting = new AtomicBoolean();
+  private volatile long inForceAtCompaction;
+  private volatile boolean compactsWhileServed = true;
 
   /**
    * @param cache the cache servers
@@ -129,6 +153,8 @@ public final class PredicateLog {
    * with). Callers must make sure no record is appended meanwhile.
    */
   public void rewrite(Map<LogRecord, String> live) {
+    inForceAtCompaction = live.size();
+    appendedSinceCompaction.set(0);
     Map<String, StringBuilder> byPartition = new HashMap<>();
     live.forEach(
         (record, colocatedWith) ->
@@ -147,12 +173,56 @@ public final class PredicateLog {
     }
   }
 
+  /**
+   * Rewrites the log compacted when it is due: once the records appended since the last compaction (or rebuild)
+   * reach {@value #MIN_RECORDS_BEFORE_COMPACTION} and twice the records in force then. Appends wait meanwhile;
+   * buffered removals are appended first. A rewrite that fails part-way leaves each partition either as it was or
+   * compacted, which rebuilds the same index (an insert whose delete went first only costs a miss); it is logged,
+   * not thrown, and tried again later.
+   *
+   * @param colocatedWith the key each record in force is kept beside: its entry's, or its interval's entry key
+   * @return whether it compacted now
+   */
+  public boolean compactWhenDue(Function<LogRecord, String> colocatedWith) {
+    long appended = appendedSinceCompaction.get();
+    if (!compactsWhileServed
+        || appended < Math.max(MIN_RECORDS_BEFORE_COMPACTION, 2 * inForceAtCompaction)
+        || !compacting.compareAndSet(false, true)) {
+      return false;
+    }
+    appends.writeLock().lock();
+    try {
+      flush();
+      Map<LogRecord, String> live = new LinkedHashMap<>();
+      readCompacted().forEach(record -> live.put(record, colocatedWith.apply(record)));
+      rewrite(live);
+      return true;
+    } catch (RuntimeException failed) {
+      LOG.warn("compacting the predicate log failed, to be tried again: {}", failed.toString());
+      return false;
+    } finally {
+      appends.writeLock().unlock();
+      compacting.set(false);
+    }
+  }
+
+  /** Test-only: the log grows until an owner rebuilds it, as before, to show that a test can tell. */
+  public void compactOnlyAtRebuildForTesting() {
+    compactsWhileServed = false;
+  }
+
   private boolean appendAll(String partition, List<LogRecord> records) {
     List<byte[]> lines =
         records.stream()
             .map(record -> (record.toLine() + "\n").getBytes(StandardCharsets.UTF_8))
             .toList();
-    return cache.appendAll(partition, lines, true) == Outcome.OK;
+    appends.readLock().lock();
+    try {
+      appendedSinceCompaction.addAndGet(records.size());
+      return cache.appendAll(partition, lines, true) == Outcome.OK;
+    } finally {
+      appends.readLock().unlock();
+    }
   }
 
   private String partitionFor(String colocatedWith) {
