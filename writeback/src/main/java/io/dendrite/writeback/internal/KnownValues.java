@@ -46,6 +46,25 @@ public final class KnownValues {
     return Optional.of(value == ABSENT ? Optional.empty() : Optional.of(value));
   }
 
+  /** The replica placement version the remembered values were confirmed under. */
+  private volatile long placementVersion;
+
+  /**
+   * Forgets everything when replica placement changed since the last call ({@code version}, {@link
+   * io.dendrite.iq.client.IqClient#replicaPlacementVersion}): a value confirmed on a key's former servers, or its
+   * absence there, says nothing of its servers now.
+   */
+  public void placement(long version) {
+    if (version != placementVersion) {
+      synchronized (this) {
+        if (version != placementVersion) {
+          known.invalidateAll();
+          placementVersion = version;
+        }
+      }
+    }
+  }
+
   /** Before a change to {@code key} is sent: until it is confirmed, its value is unknown. */
   public void forget(String key) {
     known.invalidate(key);
