@@ -31,11 +31,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(RealServers.class)
 class RangeOwnedEngineIT {
-  private static final String FENCE = "Fence:users.id.0";
+  static final String FENCE = "Fence:users.id.0";
   private static final EntityKey ANN = new EntityKey("users", 1);
 
   /** An ownership of range {@code users.id.0} at {@code epoch}, held while {@code held} is. */
-  private static OwnedRange range(long epoch, AtomicBoolean held) {
+  static OwnedRange range(long epoch, AtomicBoolean held) {
     return new OwnedRange() {
       @Override
       public String collection() {

@@ -4,7 +4,6 @@ import static io.dendrite.writeback.change.Change.inc;
 import static io.dendrite.writeback.change.Change.insert;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dendrite.core.OwnedRange;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -12,6 +11,7 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.MySqlStore;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -24,7 +24,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(RealServers.class)
 class SecondEngineOnTheSameDocumentsIT {
-  private static final String FENCE = "Fence:users.id.7";
   private static final EntityKey ANN = new EntityKey("users", 1);
 
   @Test
@@ -32,14 +31,14 @@ class SecondEngineOnTheSameDocumentsIT {
       MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database)) {
-      cache.client.raiseFence(FENCE, 1);
+      cache.client.raiseFence(RangeOwnedEngineIT.FENCE, 1);
       try (WriteBack owned =
               WriteBack.builder()
                   .cache(cache.client)
                   .store(store)
                   .replicas(2)
                   .drainThreads(0)
-                  .ownedRange(range())
+                  .ownedRange(RangeOwnedEngineIT.range(1, new AtomicBoolean(true)))
                   .build();
           WriteBack shared =
               WriteBack.builder()
@@ -58,34 +57,5 @@ class SecondEngineOnTheSameDocumentsIT {
           .as("1 + 10 + 100: each acknowledged write applied once")
           .isEqualTo(111);
     }
-  }
-
-  private static OwnedRange range() {
-    return new OwnedRange() {
-      @Override
-      public String collection() {
-        return "users";
-      }
-
-      @Override
-      public String domain() {
-        return "id.7";
-      }
-
-      @Override
-      public String fence() {
-        return FENCE;
-      }
-
-      @Override
-      public long epoch() {
-        return 1;
-      }
-
-      @Override
-      public boolean held() {
-        return true;
-      }
-    };
   }
 }
