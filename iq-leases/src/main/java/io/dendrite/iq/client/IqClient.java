@@ -376,6 +376,15 @@ public final class IqClient implements AutoCloseable {
   }
 
   /**
+   * The servers {@linkplain #excludeFromReplicas taken out} of placement that held {@code key}'s copies before, when
+   * every one of its own {@code replicas} servers is out (e.g. all of them were cut off by the network and came back
+   * as the same runs): their copies are then the only ones. Empty while one of the key's own servers is in placement.
+   */
+  public List<ServerAddress> formerServersFor(String key, int replicas) {
+    return placement.formerServersFor(key, replicas);
+  }
+
+  /**
    * Takes {@code server} out of replica placement, e.g. one that has been down too long: every replicated key that
    * had a copy there gets the next server clockwise instead (see {@link #serversFor}), which the caller must fill
    * with a copy to have R copies again. Plain (unreplicated) keys stay where they are. Placement is this client's

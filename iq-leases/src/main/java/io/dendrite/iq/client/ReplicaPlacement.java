@@ -67,6 +67,32 @@ final class ReplicaPlacement {
     return chosen;
   }
 
+  /**
+   * The servers taken out of placement that held {@code key}'s copies before, when <em>every one</em> of the key's
+   * own {@code replicas} servers (those it has with nobody taken out) is out: then no server in its placement now was
+   * ever one of its replicas, and the copies that were on the servers taken out are the only ones there are (all of
+   * them cut off at once: nothing could change the key meanwhile). Empty while one of its own servers is in
+   * placement: that one saw every change, so its copy, or its lack of one, is the key's state.
+   */
+  List<ServerAddress> formerServersFor(String key, int replicas) {
+    Set<ServerAddress> out = excluded;
+    if (out.isEmpty()) {
+      return List.of();
+    }
+    List<ServerAddress> walk = ring.serversFor(key, Math.min(serverCount, replicas + out.size()));
+    List<ServerAddress> own = walk.subList(0, Math.min(replicas, walk.size()));
+    if (!out.containsAll(own)) {
+      return List.of();
+    }
+    List<ServerAddress> former = new ArrayList<>();
+    for (ServerAddress server : walk) {
+      if (out.contains(server)) {
+        former.add(server);
+      }
+    }
+    return former;
+  }
+
   /** Takes {@code server} out; returns false if it was out already or is the last one in. */
   boolean exclude(ServerAddress server) {
     synchronized (changes) {

@@ -49,6 +49,11 @@ public final class ReplicatedStore {
     return client.serversFor(key, replicas);
   }
 
+  /** {@link IqClient#formerServersFor}: where {@code key}'s only copies are when all its own servers are out. */
+  public List<ServerAddress> formerServersFor(String key) {
+    return client.formerServersFor(key, replicas);
+  }
+
   /**
    * Stores a pinned copy of the value on every replica, all at once.
    *

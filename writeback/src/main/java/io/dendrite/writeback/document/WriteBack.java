@@ -111,11 +111,12 @@ public final class WriteBack implements AutoCloseable {
             ? BufferedWriteLocks.inProcess(
                 replicas, DOCUMENT_LOCK_STRIPES, new KnownValues(KNOWN_VALUES_BYTES), claim::check)
             : ownedRange != null
+                // No KnownValues: the range's fence keeps its other owners out, but nothing keeps
+                // a shared engine (or another range's) off the same documents, and a value this
+                // engine remembered would overwrite what that one buffered since
+                // (SecondEngineOnTheSameDocumentsIT). Each write reads its buffered write.
                 ? BufferedWriteLocks.inProcess(
-                    replicas,
-                    DOCUMENT_LOCK_STRIPES,
-                    new KnownValues(KNOWN_VALUES_BYTES / 8),
-                    this::requireOwnedRange)
+                    replicas, DOCUMENT_LOCK_STRIPES, KnownValues.none(), this::requireOwnedRange)
                 : BufferedWriteLocks.replicaLeases(replicas, settings.lockTimeout());
     // A range-owned engine lists its documents in partitions of its range's own, which only the
     // range's owner drains: another process's engine never locks them.

@@ -5,10 +5,13 @@ import io.dendrite.iq.client.ReplicatedStore;
 import io.dendrite.iq.client.ReplicatedTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -89,18 +92,30 @@ public interface BufferedWriteLocks {
    */
   public static BufferedWriteLocks replicaLeases(PinnedReplicas replicas, Duration timeout) {
     ReplicatedStore store = replicas.cache().replicated(replicas.count());
+    PinnedReplicas pinned = replicas;
     return keys -> {
       ReplicatedTransaction transaction = store.lock(keys, timeout);
-      transaction.unpinned().forEach(replicas::refuseUnpinned);
+      Map<String, byte[]> values;
+      Map<String, byte[]> former;
+      try {
+        transaction.unpinned().forEach(replicas::refuseUnpinned);
+        values = new HashMap<>(transaction.values());
+        former = formerCopiesOfMissing(pinned, keys, values);
+      } catch (RuntimeException failed) {
+        transaction.close();
+        throw failed;
+      }
+      Set<String> staged = new HashSet<>();
       return new Locked() {
         @Override
         public Map<String, byte[]> values() {
-          return transaction.values();
+          return values;
         }
 
         @Override
         public void stage(String key, byte[] value) {
           transaction.stage(key, value);
+          staged.add(key);
         }
 
         @Override
@@ -108,6 +123,9 @@ public interface BufferedWriteLocks {
           Outcome outcome = transaction.commit();
           if (outcome == Outcome.INVALID) {
             throw new LeaseLostException(String.join(",", keys));
+          }
+          if (outcome.isOk()) {
+            deleteFormerCopiesOfStaged(pinned, former, staged);
           }
           return outcome;
         }
@@ -146,6 +164,10 @@ public interface BufferedWriteLocks {
       @Override
       public PinnedReplicas.Sent<Locked> lockAsync(List<String> keys) {
         mayLock.run();
+        // What this process confirmed under an earlier placement says nothing of a key's copies on
+        // the
+        // servers it has now (a key's own servers taken out: its copies are only on them).
+        known.placement(replicas.cache().replicaPlacementVersion());
         TreeSet<Integer> indexes = new TreeSet<>();
         keys.forEach(key -> indexes.add(Math.floorMod(key.hashCode(), stripes)));
         List<ReentrantLock> held = new ArrayList<>(indexes.size());
@@ -163,7 +185,7 @@ public interface BufferedWriteLocks {
                   () -> unknown.add(key));
         }
         if (unknown.isEmpty()) {
-          Locked locked = holding(replicas, held, values, known);
+          Locked locked = holding(replicas, held, values, Map.of(), known);
           return () -> locked;
         }
         PinnedReplicas.Sent<Map<String, byte[]>> reading;
@@ -174,16 +196,45 @@ public interface BufferedWriteLocks {
           throw failed;
         }
         return () -> {
+          Map<String, byte[]> former;
           try {
             values.putAll(reading.await());
+            former = formerCopiesOfMissing(replicas, unknown, values);
           } catch (RuntimeException failed) {
             held.forEach(ReentrantLock::unlock);
             throw failed;
           }
-          return holding(replicas, held, values, known);
+          return holding(replicas, held, values, former, known);
         };
       }
     };
+  }
+
+  /**
+   * Adds to {@code values} the copies that former servers hold of those of {@code keys} it lacks ({@link
+   * PinnedReplicas#formerCopies}); returns them.
+   */
+  private static Map<String, byte[]> formerCopiesOfMissing(
+      PinnedReplicas replicas, Collection<String> keys, Map<String, byte[]> values) {
+    List<String> missing = keys.stream().filter(key -> !values.containsKey(key)).toList();
+    if (missing.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, byte[]> former = replicas.formerCopies(missing);
+    values.putAll(former);
+    return former;
+  }
+
+  /**
+   * Once a holder's change of a key whose value came from former servers is on every replica (or the key is drained),
+   * deletes those copies: read again later, they would bring the value back.
+   */
+  private static void deleteFormerCopiesOfStaged(
+      PinnedReplicas replicas, Map<String, byte[]> former, Collection<String> changed) {
+    List<String> done = changed.stream().filter(former::containsKey).toList();
+    if (!done.isEmpty()) {
+      replicas.deleteFormerCopies(done);
+    }
   }
 
   /** What {@link #inProcess} holds: the stripes' locks, and the values read under them. */
@@ -191,6 +242,7 @@ public interface BufferedWriteLocks {
       PinnedReplicas replicas,
       List<ReentrantLock> held,
       Map<String, byte[]> values,
+      Map<String, byte[]> former,
       KnownValues known) {
     Map<String, byte[]> staged = new LinkedHashMap<>();
     return new Locked() {
@@ -214,6 +266,7 @@ public interface BufferedWriteLocks {
       @Override
       public void changeConfirmed(String key, byte[] value) {
         known.confirm(key, value);
+        deleteFormerCopiesOfStaged(replicas, former, List.of(key));
       }
 
       @Override
@@ -242,6 +295,7 @@ public interface BufferedWriteLocks {
           }
           replicas.deleteAll(deleted);
           deleted.forEach(key -> known.confirm(key, null));
+          deleteFormerCopiesOfStaged(replicas, former, staged.keySet());
           return Outcome.OK;
         } finally {
           close();

@@ -624,14 +624,18 @@ public final class BufferedWrites {
         }
         Map<PendingWritesPartition, PendingWritesPartition.Found> listings =
             PendingWritesPartition.listingsOf(replicas, partitions, bufferedKeys);
+        Set<String> unconfirmed = listedWithoutACopyFound(keys, pinnedSizes, listings);
         DataStoreException refused = applyAll(toApply);
         if (alsoApply != null) {
           alsoApply.run();
         }
-        Set<String> kept = new HashSet<>();
+        Set<String> kept = new HashSet<>(unconfirmed);
         long freed = 0;
         for (EntityKey key : keys) {
           String bufferedKey = keyOf(key);
+          if (unconfirmed.contains(bufferedKey)) {
+            continue; // no copy read, but none proven absent either: stays listed
+          }
           if (pinnedSizes.containsKey(key)
               && !toApply.containsKey(key)
               && !movedAside.containsKey(key)) {
@@ -685,9 +689,46 @@ public final class BufferedWrites {
         if (notMoved != null) {
           throw notMoved;
         }
+        if (!unconfirmed.isEmpty()) {
+          throw new IqException(
+              "no server answered for the buffered writes of "
+                  + unconfirmed
+                  + " (their replica servers are unreachable): they stay listed for a later drain");
+        }
         return;
       }
     }
+  }
+
+  /**
+   * The buffered-write keys among {@code keys} that are listed but whose buffered write was not found, and whose
+   * absence is not proven ({@link PinnedReplicas#provablyAbsent}): none of their replica servers answered (all cut
+   * off at once, say), so the copies may all be there. Taking such a listing for drained would lose the write. A
+   * listing without a buffered write is otherwise normal (a duplicate listing, a write put back), and one read per
+   * replica of those few keys proves it.
+   */
+  private Set<String> listedWithoutACopyFound(
+      List<EntityKey> keys,
+      Map<EntityKey, Integer> found,
+      Map<PendingWritesPartition, PendingWritesPartition.Found> listings) {
+    Set<String> listed = new HashSet<>();
+    listings
+        .values()
+        .forEach(
+            partition ->
+                partition.listings().forEach(listing -> listed.add(listing.bufferedKey())));
+    List<String> notFound =
+        keys.stream()
+            .filter(key -> !found.containsKey(key))
+            .map(this::keyOf)
+            .filter(listed::contains)
+            .toList();
+    if (notFound.isEmpty()) {
+      return Set.of();
+    }
+    Set<String> unconfirmed = new HashSet<>(notFound);
+    unconfirmed.removeAll(replicas.provablyAbsent(notFound));
+    return unconfirmed;
   }
 
   /**

@@ -314,7 +314,19 @@ public final class PinnedReplicas {
    */
   public int restoreLines(Collection<String> keys) {
     int restored = 0;
-    for (Map.Entry<String, Map<ServerAddress, CacheValue>> log : getAllOnEach(keys).entrySet()) {
+    Map<String, Map<ServerAddress, CacheValue>> logs = new LinkedHashMap<>(getAllOnEach(keys));
+    // A log whose own servers were all taken out of placement at once has its only lines there.
+    Map<String, Map<ServerAddress, Optional<CacheValue>>> former =
+        readEach(formerServersOf(keys), false);
+    former.forEach(
+        (key, copies) ->
+            copies.forEach(
+                (server, copy) ->
+                    copy.ifPresent(
+                        value ->
+                            logs.computeIfAbsent(key, k -> new LinkedHashMap<>())
+                                .putIfAbsent(server, value))));
+    for (Map.Entry<String, Map<ServerAddress, CacheValue>> log : logs.entrySet()) {
       Set<String> all = new LinkedHashSet<>();
       log.getValue().values().forEach(copy -> all.addAll(PinnedLines.lines(copy.data())));
       for (ServerAddress server : store.serversFor(log.getKey())) {
@@ -373,6 +385,133 @@ public final class PinnedReplicas {
     if (confirmed == 0 && !showsEffect.test(null)) {
       throw failure;
     }
+  }
+
+  /**
+   * The copies that the servers of their former placement ({@link ReplicatedStore#formerServersFor}) hold of those
+   * of {@code keys} that placement holds none of: when every one of a key's own servers was taken out of placement
+   * at once (all cut off by the network, back as the same runs), those copies are its only ones, and a reader that
+   * took placement's lack of a copy for "nothing buffered" would lose them. Only keys with former servers are read
+   * (none while a key's own server is in placement, the usual case). A former server that is down is passed over, as
+   * a down replica is: its copies are taken as gone with it.
+   *
+   * @return per key that a former server holds, the first such server's copy
+   * @throws IqConnectionException when a former server that is not down did not answer
+   */
+  public Map<String, byte[]> formerCopies(Collection<String> keys) {
+    Map<String, byte[]> found = new HashMap<>();
+    readEach(formerServersOf(keys), false)
+        .forEach(
+            (key, copies) ->
+                copies.values().stream()
+                    .flatMap(Optional::stream)
+                    .findFirst()
+                    .ifPresent(copy -> found.put(key, copy.data())));
+    return found;
+  }
+
+  /**
+   * Deletes the copies that the former servers of {@code keys} hold (see {@link #formerCopies}), once their value
+   * is in placement or drained: left there, a later reader finding placement without a copy would take it up again.
+   * A former server that cannot be reached keeps its copy (logged).
+   */
+  public void deleteFormerCopies(Collection<String> keys) {
+    formerServersOf(keys)
+        .forEach(
+            (key, servers) ->
+                servers.forEach(
+                    server -> {
+                      try {
+                        cache.deleteOn(server, key);
+                      } catch (IqConnectionException unreachable) {
+                        LOG.warn(
+                            "could not delete the copy of {} on {}, out of its placement: {}",
+                            key,
+                            server,
+                            unreachable.toString());
+                      }
+                    }));
+  }
+
+  /**
+   * Those of {@code keys} that are provably not held anywhere: some server of their placement answered that it holds
+   * no copy, and every former server ({@link #formerCopies}) that is not down answered the same. A key none of
+   * whose servers answered (all of them cut off, say) is not among them: its only copies may be there.
+   */
+  public Set<String> provablyAbsent(Collection<String> keys) {
+    Map<String, List<ServerAddress>> servers = new LinkedHashMap<>();
+    Map<String, List<ServerAddress>> former = formerServersOf(keys);
+    for (String key : keys) {
+      servers.put(key, store.serversFor(key));
+    }
+    Map<String, Map<ServerAddress, Optional<CacheValue>>> inPlacement = readEach(servers, true);
+    Map<String, Map<ServerAddress, Optional<CacheValue>>> outOfPlacement;
+    try {
+      outOfPlacement = readEach(former, false);
+    } catch (IqConnectionException unanswered) {
+      return Set.of();
+    }
+    Set<String> absent = new LinkedHashSet<>();
+    for (String key : keys) {
+      Map<ServerAddress, Optional<CacheValue>> answered = inPlacement.getOrDefault(key, Map.of());
+      Map<ServerAddress, Optional<CacheValue>> answeredOut =
+          outOfPlacement.getOrDefault(key, Map.of());
+      if (!answered.isEmpty()
+          && answered.values().stream().allMatch(Optional::isEmpty)
+          && answeredOut.values().stream().allMatch(Optional::isEmpty)) {
+        absent.add(key);
+      }
+    }
+    return absent;
+  }
+
+  private Map<String, List<ServerAddress>> formerServersOf(Collection<String> keys) {
+    Map<String, List<ServerAddress>> former = new LinkedHashMap<>();
+    for (String key : keys) {
+      List<ServerAddress> servers = store.formerServersFor(key);
+      if (!servers.isEmpty()) {
+        former.put(key, servers);
+      }
+    }
+    return former;
+  }
+
+  /**
+   * Reads each key from each of its given servers, all in flight at once: per key, the answer of each server that
+   * answered. A server that is down is left out; one that did not answer in time is left out too with {@code
+   * leaveOutUnanswered}, and fails the read otherwise.
+   */
+  private Map<String, Map<ServerAddress, Optional<CacheValue>>> readEach(
+      Map<String, List<ServerAddress>> serversOf, boolean leaveOutUnanswered) {
+    Map<String, Map<ServerAddress, CompletableFuture<Optional<CacheValue>>>> sent =
+        new LinkedHashMap<>();
+    serversOf.forEach(
+        (key, servers) -> {
+          Map<ServerAddress, CompletableFuture<Optional<CacheValue>>> reads = new LinkedHashMap<>();
+          servers.forEach(server -> reads.put(server, cache.getOnAsync(server, key)));
+          sent.put(key, reads);
+        });
+    Map<String, Map<ServerAddress, Optional<CacheValue>>> answers = new LinkedHashMap<>();
+    IqConnectionException unanswered = null;
+    for (Map.Entry<String, Map<ServerAddress, CompletableFuture<Optional<CacheValue>>>> key :
+        sent.entrySet()) {
+      Map<ServerAddress, Optional<CacheValue>> answered = new LinkedHashMap<>();
+      for (Map.Entry<ServerAddress, CompletableFuture<Optional<CacheValue>>> read :
+          key.getValue().entrySet()) {
+        try {
+          answered.put(read.getKey(), join(read.getValue()));
+        } catch (IqConnectionException failed) {
+          if (!leaveOutUnanswered && (failed.timedOut() || !cache.isDown(read.getKey()))) {
+            unanswered = unanswered == null ? failed : unanswered;
+          }
+        }
+      }
+      answers.put(key.getKey(), answered);
+    }
+    if (unanswered != null) {
+      throw unanswered;
+    }
+    return answers;
   }
 
   /** Deletes every replica of every key, all in flight at once. */

@@ -6,6 +6,7 @@ import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.IqException;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.writeback.IqServerProcess;
@@ -170,8 +171,17 @@ class CacheServerLossIT {
               stuck);
         }
       }
-      writeBack.drainNow();
-      assertThat(writeBack.metrics().pendingWrites()).isZero();
+      if (replicas > 1) {
+        writeBack.drainNow();
+        assertThat(writeBack.metrics().pendingWrites()).isZero();
+      } else {
+        // The killed server held the only copy of some: they stay listed, and the drain says so.
+        try {
+          writeBack.drainNow();
+        } catch (IqException noServerAnswered) {
+          assertThat(noServerAnswered).hasMessageContaining("stay listed");
+        }
+      }
       if (replicas > 1) {
         // A buffered write left unlisted would swallow later writes unseen by the pending count:
         // look on the servers.
