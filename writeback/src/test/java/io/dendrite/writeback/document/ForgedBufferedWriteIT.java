@@ -45,7 +45,12 @@ class ForgedBufferedWriteIT {
         IqClient guest = guestOf(cache);
         MySqlStore store = open(database);
         WriteBack writeBack =
-            WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+            WriteBack.builder()
+                .replicas(1)
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                .build()) {
       writeBack.write(ANN, ChangeSequence.of(insert(Map.of("name", "ann", "balance", 100))));
       writeBack.drainNow();
       String buffered = BufferedWriteKey.of(ANN);
@@ -82,7 +87,12 @@ class ForgedBufferedWriteIT {
         IqClient guest = guestOf(cache);
         MySqlStore store = open(database);
         WriteBack writeBack =
-            WriteBack.builder().cache(cache.client).store(store).drainThreads(0).build()) {
+            WriteBack.builder()
+                .replicas(1)
+                .cache(cache.client)
+                .store(store)
+                .drainThreads(0)
+                .build()) {
       writeBack.write(ANN, ChangeSequence.of(insert(Map.of("name", "ann", "balance", 100))));
       writeBack.drainNow();
       String buffered = BufferedWriteKey.of(ANN);
