@@ -172,8 +172,8 @@ class ServerBoundsTest {
       assertThat(statValue(c, "evictions")).isPositive();
       for (int i = 0; i < pinned; i++) {
         assertThat(c.call("get p" + i))
-            .as("p" + i)
-            .isEqualTo("VALUE p" + i + " 0 1000\n" + kb + "\nEND\n");
+            .as("p" + i + ", whose flags say it is pinned (bit 31)")
+            .isEqualTo("VALUE p" + i + " 2147483648 1000\n" + kb + "\nEND\n");
       }
       assertThat(c.call("get late")).isEqualTo("END\n");
       assertThat(c.call("get s")).isEqualTo("END\n");
