@@ -448,8 +448,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     /**
      * Drops, when built, every cached result set the range's log records name, instead of serving them: for a
      * successor whose predecessor stopped without finishing its writes (its session ended, it was killed or paused).
-     * Such a write may have changed the data store and left, under its lease, a cached result older than that; the
-     * lease lapses, the value stays. Default false: the predecessor handed the range over after its writes ended.
+     * Such a write may have changed the data store and left, under its lease, a cached result older than that: the
+     * IQ servers drop it when the lease lapses, but a successor may serve before then, and a write whose statement
+     * outlived its lease may have left a fill from before the statement. Default false: the predecessor handed the
+     * range over after its writes ended.
      */
     public Builder<K, R> dropCachedOnBuild(boolean drop) {
       this.dropCached = drop;

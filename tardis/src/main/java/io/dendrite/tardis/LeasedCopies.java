@@ -92,8 +92,10 @@ final class LeasedCopies implements DocumentCopies {
         Outcome committed = transaction.commit(keepMarker);
         if (committed != Outcome.OK && dropWhenNotCommitted) {
           // The lease lapsed while the write was made durable (a data store timeout, then a wait
-          // for the buffered write's lock): the server dropped the refreshed copy and kept the old
-          // one, which lacks this acknowledged write, and a later writer may have refreshed that.
+          // for the buffered write's lock): the server dropped the refreshed copy, and the old one
+          // went with the lease, but a read may have filled it again from the database before this
+          // write (and a server that keeps values on a lapse kept the old one); a later writer may
+          // have refreshed that.
           dropStaleCopy(cacheKey, committed);
         }
       } catch (RuntimeException notRefreshed) {

@@ -51,6 +51,11 @@ import javax.net.ssl.SSLContext;
  *     quarter of {@code maxConnections}, at least 1); past it, or when every connection slot is taken, the connection
  *     that has waited longest is closed to make room, so that connections that do not log in cannot lock out a
  *     client that does
+ * @param lapseDropsValue whether a Q-refresh or Q-incremental lease that ends without its holder's {@code commit}
+ *     (it lapses, or a raised fence voids it) takes its key's unpinned value with it, as a Q-invalidate lease always
+ *     does (the default): its holder may have written the data store and died before the commit, and the value it
+ *     quarantined would then be older than the data store. {@code false} keeps the value, as IQ-Twemcached does: only
+ *     to show what that leaves stale ({@code KilledWriterIT})
  */
 public record IqServerConfig(
     int port,
@@ -73,7 +78,8 @@ public record IqServerConfig(
     List<String> reservedPrefixes,
     boolean preadyGate,
     Duration loginTimeout,
-    int maxPendingLogins) {
+    int maxPendingLogins,
+    boolean lapseDropsValue) {
 
   /**
    * The key prefixes write-back and TARDIS keep their state under: buffered writes ({@code BW:}, {@code TW:}),
@@ -243,8 +249,15 @@ public record IqServerConfig(
     private boolean preadyGate = true;
     private Duration loginTimeout = Duration.ofSeconds(10);
     private int maxPendingLogins; // 0: a quarter of maxConnections
+    private boolean lapseDropsValue = true;
 
     private Builder() {}
+
+    /** See {@link IqServerConfig#lapseDropsValue()} (default true). */
+    public Builder lapseDropsValue(boolean drops) {
+      this.lapseDropsValue = drops;
+      return this;
+    }
 
     /** See {@link IqServerConfig#preadyGate()} (default true). */
     public Builder preadyGate(boolean gate) {
@@ -405,7 +418,8 @@ public record IqServerConfig(
           reservedPrefixes,
           preadyGate,
           loginTimeout,
-          maxPendingLogins > 0 ? maxPendingLogins : Math.max(1, maxConnections / 4));
+          maxPendingLogins > 0 ? maxPendingLogins : Math.max(1, maxConnections / 4),
+          lapseDropsValue);
     }
   }
 }

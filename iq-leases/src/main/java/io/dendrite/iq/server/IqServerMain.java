@@ -56,6 +56,10 @@ public final class IqServerMain {
               --pready-gate <on|off>   on (default): every lease reply says <p> = 1 (a buffered write may
                                        exist) until a client sends pready, since a restart lost the pending
                                        markers; off: report only the markers held, as IQ-Twemcached does
+              --lapse-drops-value <on|off>  on (default): a Q-ref/Q-inc lease that lapses without its
+                                       holder's commit takes the key's unpinned value with it (the holder
+                                       may have written the database and died); off: keep it, as
+                                       IQ-Twemcached does
               --handover-ms <n>        on SIGTERM with pinned items: keep serving this long, announced as
                                        leaving, so that clients copy them to other servers (default 10000;
                                        0 stops at once)
@@ -155,6 +159,7 @@ public final class IqServerMain {
         case "--handover-ms" -> handoverMillis(value);
         case "--transport" -> builder.epoll(transport(value));
         case "--pready-gate" -> builder.preadyGate(onOff(option, value));
+        case "--lapse-drops-value" -> builder.lapseDropsValue(onOff(option, value));
         case "--listen" -> builder.listenAddress(value);
         case "--port" -> builder.port(integer(option, value));
         case "--threads" -> builder.threads(integer(option, value));

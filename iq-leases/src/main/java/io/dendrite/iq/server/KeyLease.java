@@ -45,6 +45,15 @@ final class KeyLease {
 
   Item staged;
 
+  /**
+   * The CAS unique of the value a Q-ref/Q-inc lease made expire with it ({@link ServerState#quarantineValue}), and
+   * that value's own expiry, given back if the lease ends without changing it ({@code release}, {@code unlease});
+   * {@code 0} when it made none expire.
+   */
+  long quarantinedCas;
+
+  long quarantinedValueExpiry;
+
   /** What the IQ-family lease and its staged value are charged to; {@code null} while none is held. */
   private HeldBytes.Charge charge;
 
@@ -140,6 +149,8 @@ final class KeyLease {
     grantedUnder = null;
     hasStaged = false;
     staged = null;
+    quarantinedCas = 0;
+    quarantinedValueExpiry = 0;
     if (charge != null) {
       charge.releaseAll();
       charge = null;

@@ -14,7 +14,9 @@ import java.util.function.UnaryOperator;
  * <p>Where IQ-Twemcached is unsafe this class deliberately differs (see {@code docs/protocol.md}):
  * {@code release} leaves other tids' share of a Q-inv lease alone; {@code commit} keeps original
  * TTLs, voids I leases and deletes the value of a key whose lease the tid lost; a tid-less
- * {@code qaread} is not filed under a shared empty tid; {@code sar} with an empty body deletes.
+ * {@code qaread} is not filed under a shared empty tid; {@code sar} with an empty body deletes; a
+ * Q-ref or Q-inc lease that lapses without a commit takes its key's unpinned value with it, as a
+ * Q-inv lease does ({@link ServerState#quarantineValue}).
  */
 final class LeaseCommands {
 
@@ -130,6 +132,7 @@ final class LeaseCommands {
     try (KeyLocks.Held held = state.locks.lock(key)) {
       KeyLease lease = state.leases.find(key, state.now());
       if (lease != null && lease.tokenMatches(token)) {
+        state.endQuarantine(key, lease);
         lease.clearIq();
         state.leases.removeIfEmpty(key, lease);
       }
@@ -242,8 +245,9 @@ final class LeaseCommands {
       state.abortReaders(lease, null);
       long granted = grant(lease, key, KeyLease.Kind.Q_REF, tid, args.client());
       if (item != null) {
-        lease.stage(item);
+        lease.stage(item); // with the value's own expiry, which a commit keeps
       }
+      state.quarantineValue(key, lease);
       writeLease(out, key, item, granted);
     }
   }
@@ -285,6 +289,7 @@ final class LeaseCommands {
         return;
       }
       state.requireMayChange(args.client(), key, request.pin());
+      state.endQuarantine(key, lease); // exptime 0 keeps the value's own expiry
       lease.clearIq();
       state.leases.removeIfEmpty(key, lease);
       if (request.data().length == 0) {
@@ -367,7 +372,7 @@ final class LeaseCommands {
     return item != null && item.pinned();
   }
 
-  /** {@code release <tid> [noreply]}: the abort path; values are untouched. */
+  /** {@code release <tid> [noreply]}: the abort path; values are untouched (they get their own expiry back). */
   private void release(Arguments args, ReplyWriter out) {
     args.requireCount(1, 1);
     String tid = args.tid(0);
@@ -377,6 +382,9 @@ final class LeaseCommands {
             tid,
             (key, lease) -> {
               if (lease != null) {
+                if (lease.heldByTid(tid)) {
+                  state.endQuarantine(key, lease); // the value was not changed: it keeps its expiry
+                }
                 releaseTid(lease, tid);
               }
             });
@@ -433,13 +441,17 @@ final class LeaseCommands {
         out.line("NOT_STORED");
         return;
       }
-      if (!lease.isQuarantine()) {
+      boolean granting = !lease.isQuarantine();
+      if (granting) {
         state.voidInhibit(lease);
         state.abortReaders(lease, null);
         grant(lease, key, KeyLease.Kind.Q_INC, tid, client);
       }
       if (changed != null) {
-        lease.stage(changed);
+        lease.stage(changed); // with the value's own expiry, which a commit keeps
+      }
+      if (granting) {
+        state.quarantineValue(key, lease);
       }
       int pending = state.pendingMarkers.pendingBit(key);
       out.line((changed != null ? "OK " : "OK_NOVALUE ") + pending + " " + lease.token);

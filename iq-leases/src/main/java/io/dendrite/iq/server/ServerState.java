@@ -142,10 +142,51 @@ final class ServerState {
   }
 
   /**
+   * Makes {@code key}'s value expire when {@code lease}, a Q-ref or Q-inc lease just granted, lapses, as {@code qareg}
+   * does for a Q-inv lease: the holder may write the data store and die (or lose its connection) before its {@code
+   * commit}, and the value it quarantined is then older than the data store; gone, the next reader misses and reads
+   * the data store. A {@code commit} stores the staged value with the value's own expiry (the staged copy carries
+   * it); {@code release} and {@code unlease} give it back ({@link #endQuarantine}). Pinned values stay as they are:
+   * they are data the cache tier alone may hold (write-back's buffered writes), not copies of the data store. Off with
+   * {@link IqServerConfig#lapseDropsValue()} false. Caller holds the key's stripe.
+   */
+  void quarantineValue(String key, KeyLease lease) {
+    if (!config.lapseDropsValue()) {
+      return;
+    }
+    Item item = items.get(key);
+    if (item == null
+        || item.pinned()
+        || (item.expiresAtMillis() != 0 && item.expiresAtMillis() <= lease.expiresAtMillis)) {
+      return;
+    }
+    items.put(key, item.withExpiry(lease.expiresAtMillis));
+    lease.quarantinedCas = items.get(key).cas();
+    lease.quarantinedValueExpiry = item.expiresAtMillis();
+  }
+
+  /**
+   * {@code lease}, a Q-ref or Q-inc lease, ends without changing {@code key}'s value ({@code release}, {@code
+   * unlease}, before {@code sar}): the value {@link #quarantineValue} made expire with the lease, if it is still
+   * there, gets its own expiry back. Caller holds the key's stripe.
+   */
+  void endQuarantine(String key, KeyLease lease) {
+    if (lease.quarantinedCas == 0) {
+      return;
+    }
+    Item item = items.get(key);
+    if (item != null && item.cas() == lease.quarantinedCas) {
+      items.put(key, item.withExpiry(lease.quarantinedValueExpiry));
+    }
+    lease.quarantinedCas = 0;
+  }
+
+  /**
    * Voids every IQ-family lease granted under fence {@code name} at an epoch below {@code epoch}, as if it had
    * lapsed now: its holder, an owner the fence has just shut out, could only be refused when it used it, and until
    * then it would keep others waiting for the lease's lifetime (a killed owner's Q leases did, after a takeover). A
-   * Q-inv lease takes its key's value with it, as its lapse would; a Q-ref or Q-inc lease drops what it staged.
+   * Q lease takes its key's value with it, as its lapse would (a Q-ref or Q-inc lease unless {@link
+   * IqServerConfig#lapseDropsValue()} is false: it then only drops what it staged).
    *
    * @return how many were voided
    */
@@ -162,11 +203,14 @@ final class ServerState {
           continue;
         }
         Item item = items.get(key);
-        if (lease.kind == KeyLease.Kind.Q_INV
-            && item != null
-            && item.expiresAtMillis() != 0
-            && item.expiresAtMillis() <= lease.expiresAtMillis) {
-          items.remove(key); // qareg made it expire with the lease: it goes now, with the lease
+        boolean expiresWithLease =
+            item != null
+                && (lease.kind == KeyLease.Kind.Q_INV
+                    ? item.expiresAtMillis() != 0 && item.expiresAtMillis() <= lease.expiresAtMillis
+                    : lease.quarantinedCas != 0 && item.cas() == lease.quarantinedCas);
+        if (expiresWithLease) {
+          items.remove(
+              key); // made to expire with the lease (qareg, quarantineValue): it goes now, with it
         }
         lease.clearIq();
         leases.removeIfEmpty(key, lease);

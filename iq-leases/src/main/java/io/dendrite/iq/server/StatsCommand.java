@@ -90,6 +90,7 @@ final class StatsCommand implements CommandHandler {
     values.put("max_held_per_user", config.maxHeldPerUser());
     values.put("max_held_total", config.maxHeldTotal());
     values.put("pready_gate", config.preadyGate() ? "on" : "off");
+    values.put("lapse_drops_value", config.lapseDropsValue() ? "on" : "off");
     values.put("evictions", "on");
     values.put("cas_enabled", "yes");
     return values;

@@ -49,6 +49,70 @@ class LeaseLifetimeTest {
   }
 
   /**
+   * A writer that took Q-refresh or Q-incremental leases, wrote the data store and died before its {@code commit}
+   * (issue 37): the values it quarantined are older than the data store, and once its leases lapse they go, as a
+   * Q-inv lease's value does, so the next reader misses and reads the data store. A committed or released lease
+   * leaves the value with its own expiry, and a pinned value (a buffered write, data the cache alone may hold)
+   * stays.
+   */
+  @Test
+  void aQuarantinedValueGoesWhenItsLeaseLapsesWithoutACommit() throws InterruptedException {
+    try (IqServer server =
+            IqServer.start(
+                IqServerConfig.builder().port(0).leaseLifetime(Duration.ofMillis(300)).build());
+        TestConnection c = new TestConnection(server.port())) {
+      for (String key : new String[] {"refreshed", "appended", "committed", "released", "sarred"}) {
+        c.call("set " + key + " 0 0 3\nold");
+      }
+      c.call("set pinned 0 0 3 1\nold");
+      assertThat(c.call("qaread refreshed 0 T1")).startsWith("LEASE refreshed ");
+      assertThat(c.call("iqappend appended 3 T2\nnew")).startsWith("OK ");
+      long committed = TestConnection.token(c.call("qaread committed 0 T3"));
+      assertThat(c.call("swap committed 0 0 3 " + committed + "\nnew")).isEqualTo("STORED\n");
+      assertThat(c.call("commit T3 0")).isEqualTo("OK\n");
+      assertThat(c.call("qaread released 0 T4")).startsWith("LEASE released ");
+      assertThat(c.call("release T4")).isEqualTo("OK\n");
+      long sarred = TestConnection.token(c.call("qaread sarred 0"));
+      assertThat(c.call("sar sarred 0 0 3 " + sarred + "\nnew")).isEqualTo("STORED\n");
+      assertThat(c.call("qaread pinned 0 T5")).startsWith("LEASE pinned ");
+      assertThat(c.call("get refreshed")).as("readable while quarantined").contains("old");
+
+      Thread.sleep(600);
+
+      assertThat(c.call("get refreshed")).as("went with its Q-ref lease").isEqualTo("END\n");
+      assertThat(c.call("get appended")).as("went with its Q-inc lease").isEqualTo("END\n");
+      assertThat(c.call("get committed")).contains("new");
+      assertThat(c.call("get released")).as("released: its own expiry back").contains("old");
+      assertThat(c.call("get sarred")).contains("new");
+      assertThat(c.call("get pinned")).as("pinned values are data: kept").contains("old");
+      assertThat(c.call("commit T1 0")).as("the lapsed writer's commit").isEqualTo("NOT_FOUND\n");
+      assertThat(c.call("stats settings")).contains("STAT lapse_drops_value on\n");
+    }
+  }
+
+  /** With {@code lapseDropsValue(false)} a lapsed Q-ref or Q-inc lease leaves the old value, as IQ-Twemcached does. */
+  @Test
+  void aServerToldToKeepTheValueOnALapseKeepsIt() throws InterruptedException {
+    try (IqServer server =
+            IqServer.start(
+                IqServerConfig.builder()
+                    .port(0)
+                    .leaseLifetime(Duration.ofMillis(300))
+                    .lapseDropsValue(false)
+                    .build());
+        TestConnection c = new TestConnection(server.port())) {
+      c.call("set refreshed 0 0 3\nold");
+      c.call("set appended 0 0 3\nold");
+      assertThat(c.call("qaread refreshed 0 T1")).startsWith("LEASE refreshed ");
+      assertThat(c.call("iqappend appended 3 T2\nnew")).startsWith("OK ");
+      Thread.sleep(600);
+      assertThat(c.call("get refreshed")).contains("old");
+      assertThat(c.call("get appended")).contains("old");
+      assertThat(c.call("stats settings")).contains("STAT lapse_drops_value off\n");
+    }
+  }
+
+  /**
    * A client whose {@code qaread} timed out releases the transaction on a fresh connection; the server may read that
    * release before the request still queued on the closed connection. The late request must not take a lease that
    * nobody would release (it blocked every other writer of the key until it expired).
