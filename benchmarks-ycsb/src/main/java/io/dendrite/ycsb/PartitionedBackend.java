@@ -1,5 +1,6 @@
 package io.dendrite.ycsb;
 
+import io.dendrite.coordination.ForwardingSecurity;
 import io.dendrite.coordination.PartitionedDendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.OwnedRange;
@@ -10,6 +11,7 @@ import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.document.WriteBack;
 import io.dendrite.writeback.range.RangeWriteBack;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,6 +58,13 @@ final class PartitionedBackend implements RecordBackend {
 
   /** {@code dendrite.sessionms}: the ZooKeeper session timeout in ms (default 10 000). */
   static final String SESSION_MS = "dendrite.sessionms";
+
+  /**
+   * {@code dendrite.forwardingsecretfile}: a file whose first line is the forwarding secret every process of the
+   * service shares (at least 16 bytes). Unset: forwarding without a secret, on 127.0.0.1 only (every process of the
+   * run on one machine).
+   */
+  static final String FORWARDING_SECRET_FILE = "dendrite.forwardingsecretfile";
 
   private static final String SCAN = "scan";
   private static final String CHANGE = "change";
@@ -110,7 +119,12 @@ final class PartitionedBackend implements RecordBackend {
               .zooKeeper(
                   properties.optional(ZOOKEEPER).orElseThrow(), properties.string(SERVICE, "ycsb"))
               .sessionTimeout(Duration.ofMillis(properties.number(SESSION_MS, 10_000, 100)))
-              .forwardingThreads(forwardingThreads(properties));
+              .forwardingThreads(forwardingThreads(properties))
+              .forwardingSecurity(
+                  properties
+                      .optional(FORWARDING_SECRET_FILE)
+                      .map(file -> ForwardingSecurity.sharedSecret(Path.of(file)))
+                      .orElseGet(ForwardingSecurity::unauthenticatedOnLoopback));
       properties.optional(MEMBER).ifPresent(builder::member);
       if (policy == WritePolicy.WRITE_BACK) {
         IqClient rangeCache = cache;

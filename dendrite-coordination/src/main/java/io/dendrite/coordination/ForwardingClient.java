@@ -12,19 +12,28 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 
 /**
  * Sends requests to the owners of ranges ({@link ForwardingServer}): one pipelined connection per owner, opened on
  * first use and again after it drops. Every call has a deadline, which travels with the request (the owner does not
  * run what has waited past it) and bounds the wait here. A connection that drops fails its outstanding requests as
  * {@link ForwardingException.Reason#OWNER_UNREACHABLE}; the caller looks the owner up again and retries.
+ *
+ * <p>A connection carries requests only once the owner proved, in the handshake of the service's {@link
+ * ForwardingSecurity}, that it holds the shared secret (through TLS, trusting the owner's certificate, when it says
+ * so). An owner that does not fails the calls as {@link ForwardingException.Reason#NOT_AUTHENTICATED}: nothing was
+ * sent.
  */
 public final class ForwardingClient implements AutoCloseable {
   private static final int CONNECT_TIMEOUT_MILLIS = 2_000;
@@ -32,6 +41,12 @@ public final class ForwardingClient implements AutoCloseable {
   private final EventLoopGroup group = new NioEventLoopGroup(1);
   private final Map<String, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
   private final AtomicLong ids = new AtomicLong();
+  private final ForwardingSecurity security;
+
+  /** A client that connects as {@code security} says: the same settings as the service's servers. */
+  public ForwardingClient(ForwardingSecurity security) {
+    this.security = Objects.requireNonNull(security, "security");
+  }
 
   /**
    * Runs {@code operation} on {@code range} at the process at {@code endpoint}, which the caller believes owns the
@@ -46,6 +61,10 @@ public final class ForwardingClient implements AutoCloseable {
     connection(endpoint)
         .whenComplete(
             (connection, unreachable) -> {
+              if (unreachable instanceof ForwardingException refused) {
+                result.completeExceptionally(refused);
+                return;
+              }
               if (unreachable != null) {
                 result.completeExceptionally(
                     new ForwardingException(
@@ -93,6 +112,9 @@ public final class ForwardingClient implements AutoCloseable {
       return fresh;
     }
     Connection connection = new Connection(endpoint);
+    String host = endpoint.substring(0, colon);
+    int port = Integer.parseInt(endpoint.substring(colon + 1));
+    CompletableFuture<Void> handshake = new CompletableFuture<>();
     ChannelFuture connecting =
         new Bootstrap()
             .group(group)
@@ -103,18 +125,38 @@ public final class ForwardingClient implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    ForwardingFrames.frame(ch.pipeline(), connection);
+                    if (security.clientTls() != null) {
+                      SSLEngine engine = security.clientTls().createSSLEngine(host, port);
+                      engine.setUseClientMode(true);
+                      // The owner's certificate must name the address connected to, as HTTPS checks
+                      // it.
+                      SSLParameters parameters = engine.getSSLParameters();
+                      parameters.setEndpointIdentificationAlgorithm("HTTPS");
+                      engine.setSSLParameters(parameters);
+                      ch.pipeline().addLast(new SslHandler(engine));
+                    }
+                    ForwardingFrames.frame(
+                        ch.pipeline(),
+                        new ForwardingHandshake.ClientSide(security, endpoint, handshake),
+                        connection);
                   }
                 })
-            .connect(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
+            .connect(host, port);
     connecting.addListener(
         done -> {
           if (done.isSuccess()) {
             connection.channel = connecting.channel();
+          } else {
+            handshake.completeExceptionally(done.cause());
+          }
+        });
+    handshake.whenComplete(
+        (ready, failed) -> {
+          if (failed == null) {
             fresh.complete(connection);
           } else {
             connections.remove(endpoint, fresh);
-            fresh.completeExceptionally(done.cause());
+            fresh.completeExceptionally(failed);
           }
         });
     return fresh;

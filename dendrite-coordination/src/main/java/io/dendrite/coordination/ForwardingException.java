@@ -20,7 +20,13 @@ public final class ForwardingException extends RuntimeException {
     /** No reply within the caller's timeout; the request may still run at the owner. */
     TIMED_OUT(false),
     /** The connection to the owner dropped with the request outstanding: it may or may not have run. */
-    CONNECTION_LOST(false);
+    CONNECTION_LOST(false),
+    /**
+     * The owner and this process do not share the forwarding secret or TLS trust ({@link ForwardingSecurity}): the
+     * connection was refused before any request was sent, and resending will not help. The message names the
+     * setting.
+     */
+    NOT_AUTHENTICATED(false);
 
     private final boolean retryAtNewOwner;
 

@@ -9,7 +9,8 @@ import io.netty.handler.codec.LengthFieldPrepender;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The frames forwarded requests and replies travel in, each behind a 4-byte length. A request: {@code 'Q'}, id
+ * The frames forwarded requests and replies travel in, each behind a 4-byte length, after the handshake's frames
+ * ({@link ForwardingHandshake}). A request: {@code 'Q'}, id
  * (long), the milliseconds left before its deadline (int), operation, range (each a short length and UTF-8), the
  * epoch the caller believes the owner holds (long), then the body. A reply: {@code 'R'}, id, a status byte, then
  * the result (OK) or a UTF-8 message.
@@ -25,12 +26,14 @@ final class ForwardingFrames {
 
   static final byte OK = 0;
 
-  /** Frames {@code pipeline} both ways (a 4-byte length before each frame), then hands frames to {@code handler}. */
-  static void frame(ChannelPipeline pipeline, ChannelHandler handler) {
+  /**
+   * Frames {@code pipeline} both ways (a 4-byte length before each frame), then hands frames to {@code handlers}, in
+   * order: the handshake ({@link ForwardingHandshake}), then requests or replies.
+   */
+  static void frame(ChannelPipeline pipeline, ChannelHandler... handlers) {
     pipeline.addLast(
-        new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4),
-        new LengthFieldPrepender(4),
-        handler);
+        new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4), new LengthFieldPrepender(4));
+    pipeline.addLast(handlers);
   }
 
   record Request(

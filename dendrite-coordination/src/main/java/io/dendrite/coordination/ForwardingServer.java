@@ -11,7 +11,10 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
@@ -20,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +34,9 @@ import org.slf4j.LoggerFactory;
  * caller finds the owner again), when the queue is full ({@code BUSY}), or when it waited past its deadline; it runs
  * on a bounded pool, never on a network thread. A connection that sends a malformed or oversized frame is closed;
  * the others go on.
+ *
+ * <p>Every connection first passes the handshake of the service's {@link ForwardingSecurity} (through TLS when it
+ * says so): one that does not prove the shared secret is refused and closed before anything it sent runs.
  */
 public final class ForwardingServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ForwardingServer.class);
@@ -53,12 +60,14 @@ public final class ForwardingServer implements AutoCloseable {
   private final EventLoopGroup group;
   private final Channel channel;
   private final String host;
+  private final ForwardingSecurity security;
   private final java.util.concurrent.atomic.AtomicBoolean closed =
       new java.util.concurrent.atomic.AtomicBoolean();
 
   private ForwardingServer(Builder builder) {
     this.ownership = builder.ownership;
     this.host = builder.host;
+    this.security = builder.security;
     this.pool =
         new ThreadPoolExecutor(
             builder.threads,
@@ -82,7 +91,15 @@ public final class ForwardingServer implements AutoCloseable {
                   new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                      ForwardingFrames.frame(ch.pipeline(), new RequestHandler());
+                      if (security.serverTls() != null) {
+                        SSLEngine engine = security.serverTls().createSSLEngine();
+                        engine.setUseClientMode(false);
+                        ch.pipeline().addLast(new SslHandler(engine));
+                      }
+                      ForwardingFrames.frame(
+                          ch.pipeline(),
+                          new ForwardingHandshake.ServerSide(security),
+                          new RequestHandler());
                     }
                   })
               .bind(builder.host, builder.port)
@@ -207,15 +224,38 @@ public final class ForwardingServer implements AutoCloseable {
     ctx.writeAndFlush(out);
   }
 
-  /** Settings of a {@link ForwardingServer}; the ownership check is required. */
+  private static boolean isLoopback(String host) {
+    try {
+      for (InetAddress address : InetAddress.getAllByName(host)) {
+        if (!address.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return true;
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("cannot resolve the forwarding host " + host, e);
+    }
+  }
+
+  /** Settings of a {@link ForwardingServer}; the ownership check and the security are required. */
   public static final class Builder {
     private String host = "127.0.0.1";
     private int port;
     private Ownership ownership;
     private int threads = 4;
     private int maxQueued = 1024;
+    private ForwardingSecurity security;
 
     private Builder() {}
+
+    /**
+     * Who may send requests here, and whether through TLS. Required: {@link ForwardingSecurity#sharedSecret}, or
+     * {@link ForwardingSecurity#unauthenticatedOnLoopback} for a loopback {@link #host}.
+     */
+    public Builder security(ForwardingSecurity security) {
+      this.security = Objects.requireNonNull(security, "security");
+      return this;
+    }
 
     /** The address to listen on and to announce (default 127.0.0.1). */
     public Builder host(String host) {
@@ -255,8 +295,29 @@ public final class ForwardingServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * @throws IllegalStateException when the security is missing, or is unauthenticated on an address that is not a
+     *     loopback one
+     */
     public ForwardingServer start() {
       Objects.requireNonNull(ownership, "ownership");
+      if (security == null) {
+        throw new IllegalStateException(
+            "forwarding security is required: give every process of the service the same "
+                + "ForwardingSecurity.sharedSecret(...), or ForwardingSecurity.unauthenticatedOnLoopback() when"
+                + " they all run on one machine ("
+                + ForwardingHandshake.SETTING
+                + ")");
+      }
+      if (!security.authenticated() && !isLoopback(host)) {
+        throw new IllegalStateException(
+            "forwarding without a secret listens on loopback addresses only, got "
+                + host
+                + ": anyone who reaches "
+                + host
+                + " could run the service's writes; set "
+                + ForwardingHandshake.SETTING);
+      }
       return new ForwardingServer(this);
     }
   }

@@ -73,7 +73,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
   private final ServedRanges<K, R> served;
   private final Counters counters = new Counters();
-  private final ForwardingClient client = new ForwardingClient();
+  private final ForwardingClient client;
   private final ForwardingServer server;
   private final ZooKeeperCoordinator coordinator;
 
@@ -128,6 +128,11 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       reads.add(served.rangeBuilder(i).buildReads());
     }
     this.ranges = List.copyOf(ids);
+    this.client =
+        new ForwardingClient(
+            builder.ownEveryRange
+                ? ForwardingSecurity.unauthenticatedOnLoopback()
+                : builder.forwardingSecurity);
     if (builder.ownEveryRange) {
       // The negative control: every process believes it owns every range, nobody forwards.
       this.server = null;
@@ -135,18 +140,29 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       ranges.forEach(range -> served.gained(range, 1, true));
       return;
     }
-    this.server =
-        ForwardingServer.builder()
-            .host(builder.host)
-            .port(builder.port)
-            .threads(builder.forwardingThreads)
-            .ownership(served::owns)
-            .start();
+    try {
+      this.server =
+          ForwardingServer.builder()
+              .host(builder.host)
+              .port(builder.port)
+              .threads(builder.forwardingThreads)
+              .ownership(served::owns)
+              .security(builder.forwardingSecurity)
+              .start();
+    } catch (RuntimeException e) {
+      client.close();
+      sharedRecord.close();
+      throw e;
+    }
     server.register(GET, this::serveForwardedGet);
     server.register(WRITE, this::serveForwardedWrite);
     try {
+      ZooKeeperCoordinator.Builder coordination = ZooKeeperCoordinator.builder();
+      if (builder.zooKeeperUser != null) {
+        coordination.credentials(builder.zooKeeperUser, builder.zooKeeperPassword);
+      }
       this.coordinator =
-          ZooKeeperCoordinator.builder()
+          coordination
               .connectString(builder.connectString)
               .service(builder.service + "." + collection + "." + domain)
               .member(builder.member)
@@ -615,6 +631,9 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     private int forwardingThreads = 8;
     private Duration requestTimeout = Duration.ofSeconds(10);
     private boolean ownEveryRange;
+    private ForwardingSecurity forwardingSecurity;
+    private String zooKeeperUser;
+    private String zooKeeperPassword;
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
       this.type = Objects.requireNonNull(type, "type");
@@ -734,6 +753,31 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       return this;
     }
 
+    /**
+     * Who may send this process forwarded requests, and whether they travel through TLS; the same in every process of
+     * the service. Required: {@link ForwardingSecurity#sharedSecret} (each connection proves the secret before any
+     * request runs), or {@link ForwardingSecurity#unauthenticatedOnLoopback} when every process runs on one machine
+     * and {@link #listen} stays on a loopback address. Anyone who can send requests to the port runs the registered
+     * queries and writes as the owner.
+     */
+    public Builder<K, R> forwardingSecurity(ForwardingSecurity security) {
+      this.forwardingSecurity = Objects.requireNonNull(security, "security");
+      return this;
+    }
+
+    /**
+     * ZooKeeper credentials (digest scheme), the same in every process of the service: the service's membership and
+     * ownership nodes are then readable and writable only with them ({@link ZooKeeperCoordinator.Builder#credentials}).
+     * Without them (the default) the nodes have open ACLs, anyone who reaches ZooKeeper can change who owns which
+     * range, and a warning is logged at start.
+     */
+    public Builder<K, R> zooKeeperCredentials(String user, String password) {
+      ZooKeeperCoordinator.builder().credentials(user, password); // checks them now
+      this.zooKeeperUser = user;
+      this.zooKeeperPassword = password;
+      return this;
+    }
+
     /** How many forwarded requests run at once here (default 8). */
     public Builder<K, R> forwardingThreads(int threads) {
       this.forwardingThreads = threads;
@@ -769,6 +813,13 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       }
       if (!ownEveryRange && connectString == null) {
         throw new IllegalStateException("zooKeeper(connectString, service) is required");
+      }
+      if (!ownEveryRange && forwardingSecurity == null) {
+        throw new IllegalStateException(
+            "forwardingSecurity(...) is required: give every process of the service the same"
+                + " ForwardingSecurity.sharedSecret(...), or ForwardingSecurity.unauthenticatedOnLoopback() when"
+                + " they all run on one machine; otherwise anyone who reaches the forwarding port runs the"
+                + " registered writes as the owner");
       }
       RangeNames.check("domain and range number", domain + "." + (ranges - 1));
       if (writeBack != null) {

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
@@ -25,6 +26,8 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +66,9 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
   private final OwnershipListener listener;
   private final ScheduledExecutorService worker;
 
+  /** {@code user:password} for ZooKeeper's digest scheme, or null: open ACLs. */
+  private final byte[] credentials;
+
   /**
    * Heartbeats run on a thread of their own: a listener that takes long to rebuild a range it gained must not let
    * this process's other ownerships lapse meanwhile.
@@ -94,13 +100,24 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     this.listener = builder.listener;
     this.worker = daemonThread("dendrite-coordinator-" + member);
     this.heartbeats = daemonThread("dendrite-coordinator-heartbeat-" + member);
-    this.client =
+    this.credentials = builder.credentials;
+    CuratorFrameworkFactory.Builder settings =
         CuratorFrameworkFactory.builder()
             .connectString(builder.connectString)
             .sessionTimeoutMs(Math.toIntExact(builder.sessionTimeout.toMillis()))
             .connectionTimeoutMs(Math.toIntExact(builder.sessionTimeout.toMillis()))
-            .retryPolicy(new ExponentialBackoffRetry(100, 5, 1_000))
-            .build();
+            .retryPolicy(new ExponentialBackoffRetry(100, 5, 1_000));
+    if (credentials != null) {
+      settings.authorization("digest", credentials).aclProvider(new ServiceAcls(root));
+    } else {
+      LOG.warn(
+          "{}: no ZooKeeper credentials: the nodes under {} get open ACLs, and anyone who reaches ZooKeeper"
+              + " can change who owns which range; set ZooKeeperCoordinator.Builder.credentials (in"
+              + " PartitionedDendrite: zooKeeperCredentials)",
+          member,
+          root);
+    }
+    this.client = settings.build();
     client.getConnectionStateListenable().addListener((c, state) -> connectionChanged(state));
     client.start();
     try {
@@ -116,6 +133,9 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
         createIfAbsent(epochPath(range));
       }
       createIfAbsent(root + "/members");
+      if (credentials != null) {
+        restrictPersistentNodes();
+      }
       memberNode =
           new PersistentNode(
               client,
@@ -146,6 +166,17 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
       worker.shutdownNow();
       heartbeats.shutdownNow();
       client.close();
+      if (e instanceof KeeperException.NoAuthException denied) {
+        throw new IllegalStateException(
+            "ZooKeeper refused "
+                + member
+                + " access to "
+                + denied.getPath()
+                + ": the service's nodes were made by processes with other ZooKeeper credentials"
+                + " (or with some, and this process has none); give every process of the service the same"
+                + " ZooKeeperCoordinator.Builder.credentials (in PartitionedDendrite: zooKeeperCredentials)",
+            e);
+      }
       throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);
     }
     long beat = Math.max(50, builder.sessionTimeout.toMillis() / 5);
@@ -485,6 +516,49 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     }
   }
 
+  /**
+   * Gives the service's persistent nodes the service's ACL, should they have been made before with another (by an
+   * earlier run without credentials): a node that keeps an open ACL lets anyone delete or add the nodes below it.
+   */
+  private void restrictPersistentNodes() throws Exception {
+    List<String> paths = new ArrayList<>(List.of(root, root + "/members", root + "/ranges"));
+    for (String range : ranges) {
+      paths.add(root + "/ranges/" + range);
+      paths.add(epochPath(range));
+    }
+    for (String path : paths) {
+      List<ACL> now = client.getACL().forPath(path);
+      if (now.stream().anyMatch(acl -> acl.getId().equals(ZooDefs.Ids.ANYONE_ID_UNSAFE))) {
+        client.setACL().withACL(ZooDefs.Ids.CREATOR_ALL_ACL).forPath(path);
+        LOG.info("{}: restricted the ACL of {} (was {})", member, path, now);
+      }
+    }
+  }
+
+  /**
+   * The service's ACLs: its nodes, from {@code /dendrite/<service>} down, belong to whoever logs in with the service's
+   * credentials, and nobody else may read or change them; the nodes above it (shared by every service) may be read
+   * and given children by anyone, and changed or deleted by nobody but their creator.
+   */
+  private record ServiceAcls(String root) implements ACLProvider {
+    private static final List<ACL> SHARED_PARENT =
+        List.of(
+            new ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
+            new ACL(ZooDefs.Perms.READ | ZooDefs.Perms.CREATE, ZooDefs.Ids.ANYONE_ID_UNSAFE));
+
+    @Override
+    public List<ACL> getDefaultAcl() {
+      return ZooDefs.Ids.CREATOR_ALL_ACL;
+    }
+
+    @Override
+    public List<ACL> getAclForPath(String path) {
+      return path.equals(root) || path.startsWith(root + "/")
+          ? ZooDefs.Ids.CREATOR_ALL_ACL
+          : SHARED_PARENT;
+    }
+  }
+
   private String memberPath(String id) {
     return root + "/members/" + id;
   }
@@ -506,8 +580,31 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     private Duration sessionTimeout = Duration.ofSeconds(10);
     private List<String> ranges;
     private OwnershipListener listener;
+    private byte[] credentials;
 
     private Builder() {}
+
+    /**
+     * ZooKeeper credentials (the digest scheme), the same for every process of the service: its nodes are then made
+     * readable and writable only by processes that log in with them ({@code CREATOR_ALL_ACL}), so a client without
+     * them can neither join, nor take, delete or rewrite an ownership. Without them (the default) the nodes have open
+     * ACLs and a warning is logged at start. The password travels to ZooKeeper as plain as the connection is: use
+     * ZooKeeper's client TLS where the network is not trusted.
+     *
+     * @throws IllegalArgumentException when the user is empty or holds a colon, or the password is empty
+     */
+    public Builder credentials(String user, String password) {
+      Objects.requireNonNull(user, "user");
+      Objects.requireNonNull(password, "password");
+      if (user.isEmpty() || user.contains(":") || password.isEmpty()) {
+        throw new IllegalArgumentException(
+            "ZooKeeper credentials need a user without colons and a password, got user \""
+                + user
+                + "\"");
+      }
+      this.credentials = (user + ":" + password).getBytes(StandardCharsets.UTF_8);
+      return this;
+    }
 
     /** ZooKeeper's servers, {@code host:port[,host:port...]}. */
     public Builder connectString(String connectString) {

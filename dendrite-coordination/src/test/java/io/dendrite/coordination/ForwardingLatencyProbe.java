@@ -120,6 +120,9 @@ class ForwardingLatencyProbe {
                 List.copyOf(PartitionedDendriteInputIT.subMap(table, lower, upper).values()))
         .command("set", new InMemorySet(table))
         .zooKeeper(zk.connectString(), zk.service())
+        .forwardingSecurity(
+            ForwardingSecurity.sharedSecret(
+                "the probe's test-only secret".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
         .member(member)
         .build();
   }

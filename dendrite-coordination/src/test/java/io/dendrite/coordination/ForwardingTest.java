@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
 /** Forwarding between processes over loopback: results, every refusal, and a bad peer. */
 class ForwardingTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
+  private static final ForwardingSecurity SECURITY =
+      ForwardingSecurity.sharedSecret(text("the service's test-only secret"));
 
   private final List<AutoCloseable> toClose = new ArrayList<>();
   private final Set<String> owned = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -35,6 +37,7 @@ class ForwardingTest {
     ForwardingServer server =
         ForwardingServer.builder()
             .ownership((range, epoch) -> owned.contains(range + "@" + epoch))
+            .security(SECURITY)
             .threads(threads)
             .maxQueued(maxQueued)
             .start();
@@ -43,7 +46,11 @@ class ForwardingTest {
   }
 
   private ForwardingClient client() {
-    ForwardingClient client = new ForwardingClient();
+    return client(SECURITY);
+  }
+
+  private ForwardingClient client(ForwardingSecurity security) {
+    ForwardingClient client = new ForwardingClient(security);
     toClose.add(client);
     return client;
   }
@@ -200,9 +207,11 @@ class ForwardingTest {
       out.write(new byte[] {0, 0, 0, 5, 'X', 1, 2, 3, 4}); // a frame that is no request
       out.write(new byte[] {0x7f, 0, 0, 0}); // a length far past the frame limit
       out.flush();
-      assertThat(rogue.getInputStream().read())
-          .as("the server closed the connection")
-          .isEqualTo(-1);
+      rogue.setSoTimeout(10_000);
+      // The challenge, then the refusal; then the server closes the connection.
+      assertThat(new String(rogue.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1))
+          .as("the server refused and closed the connection")
+          .contains("before the handshake");
     }
     ForwardingClient client = client();
     assertThat(
@@ -210,5 +219,140 @@ class ForwardingTest {
         .isEqualTo("ok");
     assertThatThrownBy(() -> server.register("echo", (range, body) -> body))
         .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aClientWithAnotherSecretIsRefusedAndNothingRuns() {
+    ForwardingServer server = server(1, 4);
+    int[] runs = {0};
+    server.register("op", (range, body) -> text("ran " + ++runs[0]));
+    owned.add("r@1");
+    ForwardingClient stranger =
+        client(ForwardingSecurity.sharedSecret(text("a guess, not the secret")));
+
+    ForwardingException refused =
+        failure(stranger.call(server.endpoint(), "op", "r", 1, text(""), TIMEOUT));
+
+    assertThat(refused.reason()).isEqualTo(ForwardingException.Reason.NOT_AUTHENTICATED);
+    assertThat(refused.retryAtNewOwner()).isFalse();
+    assertThat(refused)
+        .hasMessageContaining("wrong forwarding secret")
+        .hasMessageContaining("PartitionedDendrite.Builder.forwardingSecurity");
+    assertThat(runs[0]).isZero();
+  }
+
+  @Test
+  void aRequestSentBeforeTheHandshakeIsRefusedAndNothingRuns() throws Exception {
+    ForwardingServer server = server(1, 4);
+    int[] runs = {0};
+    server.register("op", (range, body) -> text("ran " + ++runs[0]));
+    owned.add("r@1");
+    io.netty.buffer.ByteBuf frame = io.netty.buffer.Unpooled.buffer();
+    ForwardingFrames.writeRequest(
+        frame, new ForwardingFrames.Request(1, 5_000, "op", "r", 1, text("")));
+    byte[] request = new byte[frame.readableBytes()];
+    frame.readBytes(request);
+
+    try (Socket stranger = new Socket("127.0.0.1", server.port())) {
+      stranger.setSoTimeout(10_000);
+      java.io.DataOutputStream out = new java.io.DataOutputStream(stranger.getOutputStream());
+      out.writeInt(request.length);
+      out.write(request);
+      out.flush();
+      String answer =
+          new String(stranger.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+      assertThat(answer)
+          .as("refused, then closed")
+          .contains("a forwarded request before the handshake: nothing ran")
+          .contains("forwardingSecurity");
+    }
+    assertThat(runs[0]).isZero();
+  }
+
+  @Test
+  void withoutASecretOnOneSideNeitherSideTalksAndTheRefusalNamesTheSetting() {
+    ForwardingServer secured = server(1, 4);
+    secured.register("op", (range, body) -> text("ran"));
+    owned.add("r@1");
+    ForwardingSecurity none = ForwardingSecurity.unauthenticatedOnLoopback();
+
+    ForwardingException noSecret =
+        failure(client(none).call(secured.endpoint(), "op", "r", 1, text(""), TIMEOUT));
+    assertThat(noSecret.reason()).isEqualTo(ForwardingException.Reason.NOT_AUTHENTICATED);
+    assertThat(noSecret)
+        .hasMessageContaining("requires the forwarding secret and this process has none")
+        .hasMessageContaining("forwardingSecurity");
+
+    ForwardingServer open =
+        ForwardingServer.builder().ownership((range, epoch) -> true).security(none).start();
+    toClose.add(open);
+    open.register("op", (range, body) -> text("ran"));
+    assertThat(
+            new String(client(none).call(open.endpoint(), "op", "r", 1, text(""), TIMEOUT).join()))
+        .as("both without a secret, on loopback")
+        .isEqualTo("ran");
+    ForwardingException openServer =
+        failure(client().call(open.endpoint(), "op", "r", 1, text(""), TIMEOUT));
+    assertThat(openServer.reason()).isEqualTo(ForwardingException.Reason.NOT_AUTHENTICATED);
+    assertThat(openServer).hasMessageContaining("takes forwarded requests without a secret");
+  }
+
+  @Test
+  void forwardingWithoutASecretListensOnLoopbackOnlyAndSomeSecurityIsRequired() {
+    assertThatThrownBy(
+            () ->
+                ForwardingServer.builder()
+                    .host("0.0.0.0")
+                    .ownership((range, epoch) -> true)
+                    .security(ForwardingSecurity.unauthenticatedOnLoopback())
+                    .start())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("loopback addresses only, got 0.0.0.0")
+        .hasMessageContaining("forwardingSecurity");
+    assertThatThrownBy(() -> ForwardingServer.builder().ownership((range, epoch) -> true).start())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("forwarding security is required");
+    assertThatThrownBy(() -> ForwardingSecurity.sharedSecret(text("short")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 16 bytes, got 5");
+    assertThat(SECURITY.toString()).doesNotContain("test-only");
+  }
+
+  /** A peer that answers the challenge protocol but cannot prove the secret gets no request. */
+  @Test
+  void aServerThatCannotProveTheSecretGetsNoRequest() throws Exception {
+    try (java.net.ServerSocket impostor = new java.net.ServerSocket(0)) {
+      CompletableFuture<byte[]> received =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try (Socket peer = impostor.accept()) {
+                  peer.setSoTimeout(10_000);
+                  java.io.DataOutputStream out =
+                      new java.io.DataOutputStream(peer.getOutputStream());
+                  java.io.DataInputStream in = new java.io.DataInputStream(peer.getInputStream());
+                  out.writeInt(3 + 32);
+                  out.write(new byte[] {'C', 1, 1});
+                  out.write(new byte[32]);
+                  out.flush();
+                  in.readFully(new byte[in.readInt()]); // the answer
+                  out.writeInt(1 + 32);
+                  out.write('P');
+                  out.write(new byte[32]); // no proof
+                  out.flush();
+                  return in.readAllBytes(); // whatever comes after: must be nothing
+                } catch (java.io.IOException e) {
+                  return new byte[0];
+                }
+              });
+
+      ForwardingException refused =
+          failure(
+              client()
+                  .call("127.0.0.1:" + impostor.getLocalPort(), "op", "r", 1, text("x"), TIMEOUT));
+
+      assertThat(refused.reason()).isEqualTo(ForwardingException.Reason.NOT_AUTHENTICATED);
+      assertThat(refused).hasMessageContaining("did not prove it holds the forwarding secret");
+      assertThat(received.get(30, TimeUnit.SECONDS)).as("sent after the bad proof").isEmpty();
+    }
   }
 }

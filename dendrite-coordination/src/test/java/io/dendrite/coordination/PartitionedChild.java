@@ -32,7 +32,8 @@ import java.util.stream.Collectors;
  * <p>Arguments ({@link ServiceProcesses} gives them): ZooKeeper connect string, service, member, JDBC URL, database
  * name, cache addresses, write policy, seconds, history file, go file, {@code coordinated} or {@code bypass} (the
  * negative control: this process serves every range itself), the process's number (written values are unique per
- * process).
+ * process), the file holding the service's forwarding secret. The processes also share ZooKeeper credentials, so the
+ * service's nodes have closed ACLs.
  */
 public final class PartitionedChild {
   static final int ROWS = 60;
@@ -67,6 +68,8 @@ public final class PartitionedChild {
               .cache(cache)
               .query("range", (lower, upper) -> slowly(table.range(lower, upper)))
               .zooKeeper(args[0], args[1])
+              .zooKeeperCredentials("scores-service", "test-only-zookeeper-password")
+              .forwardingSecurity(ForwardingSecurity.sharedSecret(Path.of(args[12])))
               .member(args[2])
               .sessionTimeout(Duration.ofSeconds(3))
               // A takeover under write-back applies the range's buffered writes first; on a busy

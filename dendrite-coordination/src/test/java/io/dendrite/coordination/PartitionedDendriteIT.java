@@ -104,7 +104,7 @@ class PartitionedDendriteIT {
         MySqlStore.open(database.jdbcUrl(), 2, java.time.Duration.ofSeconds(10))) {
       for (int range = 0; range < PartitionedChild.RANGES; range++) {
         // Above any epoch ZooKeeper gave out in the run, as a later owner's would be.
-        OwnedRange lastOwner = new LastOwner("scores", "id." + range, 1L << 40);
+        OwnedRange lastOwner = new LastOwner("scores", "id." + range, 1L << 31);
         cacheTier.client.raiseFence(lastOwner.fence(), lastOwner.epoch());
         try (WriteBack engine =
             WriteBack.builder()

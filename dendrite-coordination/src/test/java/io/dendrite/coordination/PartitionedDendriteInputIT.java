@@ -46,6 +46,7 @@ class PartitionedDendriteInputIT {
                     })
                 .command("set", new InMemorySet(table))
                 .zooKeeper(zk.connectString(), zk.service())
+                .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()) // one process
                 .sessionTimeout(Duration.ofSeconds(3))
                 .build()) {
       assertThat(dendrite.awaitSettled(1, Duration.ofSeconds(30))).isTrue();
@@ -102,6 +103,7 @@ class PartitionedDendriteInputIT {
               .query("range", (lower, upper) -> List.copyOf(subMap(table, lower, upper).values()))
               .command("set", new InMemorySet(table))
               .zooKeeper(zk.connectString(), zk.service())
+              .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()) // one process
               .sessionTimeout(Duration.ofSeconds(3));
       Dendrite.Builder<Integer, Scores.Score> plain =
           Dendrite.builder(DomainType.INTEGER, Scores.CODEC)

@@ -50,6 +50,15 @@ final class ServiceProcesses implements AutoCloseable {
     this.dir = dir;
     this.go = dir.resolve("go");
     this.seconds = seconds;
+    Path secret = dir.resolve("forwarding-secret");
+    try {
+      byte[] random = new byte[32];
+      new java.security.SecureRandom().nextBytes(random);
+      java.nio.file.Files.writeString(
+          secret, java.util.Base64.getEncoder().encodeToString(random) + "\n");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
     this.arguments =
         List.of(
             connectString,
@@ -69,6 +78,7 @@ final class ServiceProcesses implements AutoCloseable {
     args.add(2, "process-" + n);
     args.add(8, dir.resolve("history-" + n).toString());
     args.add(Integer.toString(n + 1));
+    args.add(dir.resolve("forwarding-secret").toString());
     ChildJvm child = ChildJvm.start(PartitionedChild.class.getName(), List.of("-Xmx128m"), args);
     children.add(child);
     if (serves >= 0) {

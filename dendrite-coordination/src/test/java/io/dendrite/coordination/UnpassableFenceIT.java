@@ -43,6 +43,7 @@ class UnpassableFenceIT {
                       List.copyOf(PartitionedDendriteInputIT.subMap(table, lower, upper).values()))
               .command("set", new InMemorySet(table))
               .zooKeeper(zk.connectString(), zk.service())
+              .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()) // one process
               .sessionTimeout(Duration.ofSeconds(3))
               .build()) {
         // Not settled ever (a range it owns is not served): wait for the other range instead.
