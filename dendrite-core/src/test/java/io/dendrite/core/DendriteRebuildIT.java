@@ -123,7 +123,8 @@ class DendriteRebuildIT {
         .build();
   }
 
-  private static long logRecords(EmbeddedIqServers cacheTier) {
+  /** The records in the log of scores/id, over every partition. */
+  static long logRecords(EmbeddedIqServers cacheTier) {
     List<String> partitions =
         IntStream.range(0, PredicateLog.PARTITIONS).mapToObj(KEYS::logKey).toList();
     return cacheTier.client.getAll(partitions).values().stream()

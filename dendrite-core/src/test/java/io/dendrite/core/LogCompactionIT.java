@@ -6,9 +6,6 @@ import io.dendrite.core.log.PredicateLog;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -19,8 +16,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(RealServers.class)
 class LogCompactionIT {
-  private static final CacheKeys<Integer> KEYS =
-      new CacheKeys<>("scores", "id", DomainType.INTEGER);
   private static final int CYCLES = 700;
 
   @Test
@@ -30,7 +25,7 @@ class LogCompactionIT {
         ScoreTable table = new ScoreTable(database).create(100)) {
       try (Dendrite<Integer, ScoreRow> owner = build(cacheTier)) {
         fillAndDrop(owner, table);
-        assertThat(logRecords(cacheTier))
+        assertThat(DendriteRebuildIT.logRecords(cacheTier))
             .as("records after %d fills and drops", CYCLES)
             .isLessThan(PredicateLog.MIN_RECORDS_BEFORE_COMPACTION + 100L);
         owner.get(50, 59, table::range);
@@ -55,7 +50,7 @@ class LogCompactionIT {
         Dendrite<Integer, ScoreRow> owner = build(cacheTier)) {
       owner.compactLogOnlyAtRebuildForTesting();
       fillAndDrop(owner, table);
-      assertThat(logRecords(cacheTier)).isGreaterThanOrEqualTo(2L * CYCLES);
+      assertThat(DendriteRebuildIT.logRecords(cacheTier)).isGreaterThanOrEqualTo(2L * CYCLES);
     }
   }
 
@@ -77,13 +72,5 @@ class LogCompactionIT {
         .cache(cacheTier.client)
         .logBatch(1)
         .build();
-  }
-
-  private static long logRecords(EmbeddedIqServers cacheTier) {
-    List<String> partitions =
-        IntStream.range(0, PredicateLog.PARTITIONS).mapToObj(KEYS::logKey).toList();
-    return cacheTier.client.getAll(partitions).values().stream()
-        .mapToLong(value -> new String(value.data(), StandardCharsets.UTF_8).lines().count())
-        .sum();
   }
 }
