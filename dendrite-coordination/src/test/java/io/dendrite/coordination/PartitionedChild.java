@@ -82,7 +82,8 @@ public final class PartitionedChild {
                     // Each range's engine is its own, locking the range's documents in this
                     // process under the range's lease; the buffer closes it with the range.
                     .writeBack(
-                        WriteBack.builder().replicas(1)
+                        WriteBack.builder()
+                            .replicas(1)
                             .cache(cache)
                             .store(store)
                             .ownedRange(range)

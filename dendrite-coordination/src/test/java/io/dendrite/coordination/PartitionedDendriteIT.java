@@ -107,7 +107,8 @@ class PartitionedDendriteIT {
         OwnedRange lastOwner = new LastOwner("scores", "id." + range, 1L << 40);
         cacheTier.client.raiseFence(lastOwner.fence(), lastOwner.epoch());
         try (WriteBack engine =
-            WriteBack.builder().replicas(1)
+            WriteBack.builder()
+                .replicas(1)
                 .cache(cacheTier.client)
                 .store(store)
                 .drainThreads(0)
