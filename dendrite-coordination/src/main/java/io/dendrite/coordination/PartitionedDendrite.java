@@ -10,6 +10,7 @@ import io.dendrite.core.OwnedRange;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.RangeQuery;
 import io.dendrite.core.RowCodec;
+import io.dendrite.core.StoreFence;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.iq.client.IqClient;
@@ -121,7 +122,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
             builder.settings,
             builder.writeBack,
             builder.ownEveryRange,
-            counters.servedHere);
+            counters.servedHere,
+            builder.storeFenceOff ? null : builder.storeFence);
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < layout.size(); i++) {
       ids.add(served.rangeId(i));
@@ -538,9 +540,26 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
                 "lost " + range + " (epoch " + local.epoch + ") before applying the write");
           }
           applied.set(true);
-          kind.apply(change);
+          if (local.storeToken == null) {
+            kind.apply(change);
+          } else {
+            kind.apply(change, local.storeToken);
+          }
         },
         kind.cacheUpdate(command));
+    if (!served.owns(range, local.epoch)) {
+      // The cache client reports a commit the new owner's fence refused as a lost state, not an
+      // error, and the write returns: the statement ran, but the cache may hold what it changed,
+      // unchanged. Never report that as done.
+      throw new OutcomeUnknownException(
+          "lost "
+              + range
+              + " (epoch "
+              + local.epoch
+              + ") while writing: the statement ran, the cache commit may have been fenced out;"
+              + " the write may have been applied",
+          null);
+    }
   }
 
   @SuppressWarnings("unchecked")
@@ -615,6 +634,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     private int forwardingThreads = 8;
     private Duration requestTimeout = Duration.ofSeconds(10);
     private boolean ownEveryRange;
+    private StoreFence storeFence;
+    private boolean storeFenceOff;
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
       this.type = Objects.requireNonNull(type, "type");
@@ -688,6 +709,27 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       }
       commands.forEach(this::command);
       this.writeBack = new ServedRanges.BufferedCommands<>(buffers, List.copyOf(commands.values()));
+      return this;
+    }
+
+    /**
+     * The ranges' fences in the data store: a process that takes a range over raises the range's fence there to its
+     * epoch before it serves the range, and a write command's statement carries the owner's {@link
+     * io.dendrite.core.FenceToken} ({@link WriteCommand#apply(Object, io.dendrite.core.FenceToken)}), so a former
+     * owner's statement that reaches the data store after the takeover is refused instead of applied (the write is
+     * then sent to the new owner). Only commands that fence their statements are covered: {@link
+     * io.dendrite.core.SqlWriteCommand} over the same {@link io.dendrite.core.SqlFence}; write-back engines owned by
+     * the range over {@code MySqlStore} or {@code MongoStore} (give the store here). Default: none (statements are
+     * not fenced; {@code docs/coordination.md} says what that leaves open).
+     */
+    public Builder<K, R> storeFence(StoreFence fence) {
+      this.storeFence = Objects.requireNonNull(fence, "fence");
+      return this;
+    }
+
+    /** Test-only negative control: the data-store fence is neither raised nor carried. */
+    Builder<K, R> storeFenceOffForTesting() {
+      this.storeFenceOff = true;
       return this;
     }
 

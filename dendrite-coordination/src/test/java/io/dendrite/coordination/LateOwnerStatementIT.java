@@ -2,9 +2,11 @@ package io.dendrite.coordination;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mysql.cj.jdbc.MysqlDataSource;
 import io.dendrite.core.CacheUpdate;
 import io.dendrite.core.DomainType;
-import io.dendrite.core.WriteCommand;
+import io.dendrite.core.SqlFence;
+import io.dendrite.core.SqlWriteCommand;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
@@ -14,6 +16,7 @@ import io.dendrite.testsupport.faults.CuttableProxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +29,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * A former owner's data-store statement that lands after a takeover (issue 37). Owner A passes its last ownership
  * check and then waits, inside the write command, on a latch (as a pool checkout, a GC pause or a row-lock wait
  * would make it wait); meanwhile it is cut off from ZooKeeper, B takes the range over and caches the row. Then A's
- * statement goes on.
+ * statement goes on. With the data store fenced ({@code storeFence}), B raised the range's fence in the table
+ * {@code dendrite_fences} before it read anything, and A's transaction, which checks it last, is rolled back.
  */
 @ExtendWith(RealServers.class)
 class LateOwnerStatementIT {
@@ -36,7 +40,7 @@ class LateOwnerStatementIT {
   @Test
   void aLateStatementOfAFormerOwnerLeavesNoStaleCachedResultAndIsNotReportedAsDone(
       MySqlTestDatabase database, ZooKeeperAddress zk) throws Exception {
-    Outcome outcome = lateWrite(database, zk);
+    Outcome outcome = lateWrite(database, zk, true);
     assertThat(outcome.cached())
         .as("what B serves for row 3 against the table (A's write ended with %s)", outcome.write())
         .isEqualTo(outcome.stored());
@@ -45,11 +49,27 @@ class LateOwnerStatementIT {
     }
   }
 
+  /**
+   * The negative control: the data-store fence neither raised nor carried. A's statement lands after B cached the
+   * row, and B serves the old value; the write is not reported done (its cache commit was fenced out).
+   */
+  @Test
+  void withoutTheStoreFenceTheLateStatementLeavesTheCachedRowStale(
+      MySqlTestDatabase database, ZooKeeperAddress zk) throws Exception {
+    Outcome outcome = lateWrite(database, zk, false);
+    assertThat(outcome.stored()).as("A's late statement landed").isEqualTo(7);
+    assertThat(outcome.cached()).as("B serves the row it cached before").isZero();
+    assertThat(outcome.write()).isEqualTo("OutcomeUnknownException");
+  }
+
   /** What the late write did: how A's write ended, row 3's val in the table, and in what B serves. */
   private record Outcome(String write, long stored, long cached) {}
 
-  private static Outcome lateWrite(MySqlTestDatabase database, ZooKeeperAddress zk)
+  private static Outcome lateWrite(MySqlTestDatabase database, ZooKeeperAddress zk, boolean fenced)
       throws Exception {
+    MysqlDataSource connections = new MysqlDataSource();
+    connections.setURL(database.jdbcUrl());
+    SqlFence fence = SqlFence.of(connections);
     String[] hostPort = zk.connectString().split(":");
     try (Scores table = new Scores(database).create(10);
         EmbeddedIqServers cache = EmbeddedIqServers.start(1);
@@ -57,8 +77,15 @@ class LateOwnerStatementIT {
       CountDownLatch applying = new CountDownLatch(1);
       CountDownLatch goOn = new CountDownLatch(1);
       try (PartitionedDendrite<Integer, Scores.Score> a =
-          service(table, cache.client, "127.0.0.1:" + zkOfA.port(), zk.service(), "a")
-              .command("set", pausing(database, applying, goOn))
+          service(
+                  table,
+                  cache.client,
+                  "127.0.0.1:" + zkOfA.port(),
+                  zk.service(),
+                  "a",
+                  fence,
+                  fenced)
+              .command("set", pausing(fence, applying, goOn))
               .build()) {
         await(() -> a.servedRanges().size() == 1);
         CompletableFuture<String> write =
@@ -78,8 +105,8 @@ class LateOwnerStatementIT {
         zkOfA.blackHole();
         try (var bCache = cache.anotherClient();
             PartitionedDendrite<Integer, Scores.Score> b =
-                service(table, bCache, zk.connectString(), zk.service(), "b")
-                    .command("set", pausing(database, new CountDownLatch(1), null))
+                service(table, bCache, zk.connectString(), zk.service(), "b", fence, fenced)
+                    .command("set", pausing(fence, new CountDownLatch(1), null))
                     .build()) {
           await(() -> b.servedRanges().size() == 1);
           assertThat(val(b.get(3, 3, "range"))).as("B's first read, cached").isZero();
@@ -97,8 +124,16 @@ class LateOwnerStatementIT {
       io.dendrite.iq.client.IqClient cache,
       String zooKeeper,
       String service,
-      String member) {
-    return PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
+      String member,
+      SqlFence fence,
+      boolean fenced) {
+    PartitionedDendrite.Builder<Integer, Scores.Score> builder =
+        PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC);
+    if (!fenced) {
+      builder.storeFenceOffForTesting();
+    }
+    return builder
+        .storeFence(fence)
         .collection("scores")
         .domain("id")
         .range(0, 9)
@@ -116,9 +151,14 @@ class LateOwnerStatementIT {
    * Scores' set, whose statement waits for {@code goOn} (when given) after telling {@code applying} it got there:
    * the window between an owner's last check and its statement, held open.
    */
-  private static WriteCommand<Integer, Scores.Score, Scores.SetVal> pausing(
-      MySqlTestDatabase database, CountDownLatch applying, CountDownLatch goOn) {
-    return new WriteCommand<>() {
+  private static SqlWriteCommand<Integer, Scores.Score, Scores.SetVal> pausing(
+      SqlFence fence, CountDownLatch applying, CountDownLatch goOn) {
+    return new SqlWriteCommand<>() {
+      @Override
+      public SqlFence fence() {
+        return fence;
+      }
+
       @Override
       public Class<Scores.SetVal> type() {
         return Scores.SetVal.class;
@@ -136,15 +176,19 @@ class LateOwnerStatementIT {
       }
 
       @Override
-      public void apply(Scores.SetVal write) throws Exception {
+      public void apply(Scores.SetVal write, Connection connection) throws SQLException {
         applying.countDown();
-        if (goOn != null && !goOn.await(LONG.toSeconds(), TimeUnit.SECONDS)) {
-          throw new IllegalStateException("never told to go on");
+        try {
+          if (goOn != null && !goOn.await(LONG.toSeconds(), TimeUnit.SECONDS)) {
+            throw new IllegalStateException("never told to go on");
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
         }
-        try (Connection connection = database.connect();
-            PreparedStatement upsert =
-                connection.prepareStatement(
-                    "INSERT INTO scores VALUES (?, ?, 0) ON DUPLICATE KEY UPDATE val = VALUES(val)")) {
+        try (PreparedStatement upsert =
+            connection.prepareStatement(
+                "INSERT INTO scores VALUES (?, ?, 0) ON DUPLICATE KEY UPDATE val = VALUES(val)")) {
           upsert.setInt(1, write.id());
           upsert.setLong(2, write.val());
           upsert.executeUpdate();
