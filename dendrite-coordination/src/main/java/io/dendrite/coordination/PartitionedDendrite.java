@@ -43,8 +43,9 @@ import java.util.function.UnaryOperator;
  * <p>An owner serves a range only while {@link ZooKeeperCoordinator#owns} says so, and every cache request it sends
  * for the range is guarded by the range's fence at its epoch ({@link IqClient#fenced}), which it raised before it
  * rebuilt the range: an owner that paused past its session and resumes changes nothing in the cache. A write checks
- * ownership once more just before its data-store statement; see {@code docs/coordination.md} for what that leaves
- * open.
+ * ownership once more just before its data-store statement; with {@link Builder#storeFence} the statement itself is
+ * fenced in the data store, so a former owner's statement that arrives after a takeover is refused (see {@code
+ * docs/coordination.md}, "Fencing the data store", for which statements are, and what is left open).
  *
  * <p>A get spanning several ranges is split at their bounds and its parts are served where their ranges live; a write
  * must lie in one range. Thread-safe.
@@ -528,36 +529,35 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       // Write-back hands the command to the range's buffer, whose every request is fenced: no
       // data-store statement here to look at ownership before.
       local.dendrite.write(interval.lo(), interval.hi(), command, kind);
-      return;
+    } else {
+      local.dendrite.write(
+          interval.lo(),
+          interval.hi(),
+          command,
+          change -> {
+            if (!served.owns(range, local.epoch)) {
+              throw ForwardingException.notOwner(
+                  "lost " + range + " (epoch " + local.epoch + ") before applying the write");
+            }
+            applied.set(true);
+            if (local.storeToken == null) {
+              kind.apply(change);
+            } else {
+              kind.apply(change, local.storeToken);
+            }
+          },
+          kind.cacheUpdate(command));
     }
-    local.dendrite.write(
-        interval.lo(),
-        interval.hi(),
-        command,
-        change -> {
-          if (!served.owns(range, local.epoch)) {
-            throw ForwardingException.notOwner(
-                "lost " + range + " (epoch " + local.epoch + ") before applying the write");
-          }
-          applied.set(true);
-          if (local.storeToken == null) {
-            kind.apply(change);
-          } else {
-            kind.apply(change, local.storeToken);
-          }
-        },
-        kind.cacheUpdate(command));
-    if (!served.owns(range, local.epoch)) {
-      // The cache client reports a commit the new owner's fence refused as a lost state, not an
-      // error, and the write returns: the statement ran, but the cache may hold what it changed,
-      // unchanged. Never report that as done.
+    if (!served.owns(range, local.epoch) && served.fenceMovedOn(local)) {
+      // The cache client reports a commit a new owner's fence refused as a lost state, not as an
+      // error, and the write returns: the cache may still hold what the write changed, unchanged.
+      // Never report that as done.
       throw new OutcomeUnknownException(
-          "lost "
-              + range
-              + " (epoch "
+          range
+              + " was taken over (its fence stands above epoch "
               + local.epoch
-              + ") while writing: the statement ran, the cache commit may have been fenced out;"
-              + " the write may have been applied",
+              + ") while the write ran: its cache commit may have been fenced out; it may have"
+              + " been applied",
           null);
     }
   }

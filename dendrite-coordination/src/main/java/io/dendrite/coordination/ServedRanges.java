@@ -15,6 +15,7 @@ import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.FencedOutException;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqException;
+import io.dendrite.iq.client.ServerAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -196,6 +197,23 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
       throw ForwardingException.notOwner(range + ": " + fencedOut.getMessage());
     } finally {
       local.exit();
+    }
+  }
+
+  /**
+   * Whether {@code local}'s fence stands above its epoch on some cache server now (or a server could not tell):
+   * asked with a request guarded by the fence at that epoch on every server, from inside the operation's fence
+   * scope. Sent after the operation's commit was answered, so a pass everywhere means the commit was not fenced out
+   * (fences never go down).
+   */
+  boolean fenceMovedOn(Served<K, R> local) {
+    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
+      for (ServerAddress server : cache.config().servers()) {
+        cache.getOn(server, local.fence);
+      }
+      return false;
+    } catch (IqException refusedOrUnreachable) {
+      return true;
     }
   }
 

@@ -29,7 +29,8 @@ public interface DataStore extends AutoCloseable {
    * {@link #apply(List)} as the range owner holding {@code owner}: the batch applies only while no later owner
    * raised the range's fence in the data store ({@link io.dendrite.core.StoreFence}); otherwise it throws {@link
    * StoreFencedOutException} and applies nothing that was not applied before the fence rose. {@link MySqlStore} and
-   * {@link MongoStore} fence; the default applies the batch unfenced.
+   * {@link MongoStore} fence; the default applies the batch unfenced, so a store that wraps another must pass
+   * this call on as it is to stay fenced.
    */
   default void apply(List<EntityChanges> batch, FenceToken owner) {
     apply(batch);
