@@ -10,6 +10,7 @@ import io.dendrite.core.OwnedRange;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.RangeQuery;
 import io.dendrite.core.RowCodec;
+import io.dendrite.core.StoreFence;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.iq.client.IqClient;
@@ -42,8 +43,9 @@ import java.util.function.UnaryOperator;
  * <p>An owner serves a range only while {@link ZooKeeperCoordinator#owns} says so, and every cache request it sends
  * for the range is guarded by the range's fence at its epoch ({@link IqClient#fenced}), which it raised before it
  * rebuilt the range: an owner that paused past its session and resumes changes nothing in the cache. A write checks
- * ownership once more just before its data-store statement; see {@code docs/coordination.md} for what that leaves
- * open.
+ * ownership once more just before its data-store statement; with {@link Builder#storeFence} the statement itself is
+ * fenced in the data store, so a former owner's statement that arrives after a takeover is refused (see {@code
+ * docs/coordination.md}, "Fencing the data store", for which statements are, and what is left open).
  *
  * <p>A get spanning several ranges is split at their bounds and its parts are served where their ranges live; a write
  * must lie in one range. Thread-safe.
@@ -121,7 +123,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
             builder.settings,
             builder.writeBack,
             builder.ownEveryRange,
-            counters.servedHere);
+            counters.servedHere,
+            builder.storeFenceOff ? null : builder.storeFence);
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < layout.size(); i++) {
       ids.add(served.rangeId(i));
@@ -542,21 +545,37 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       // Write-back hands the command to the range's buffer, whose every request is fenced: no
       // data-store statement here to look at ownership before.
       local.dendrite.write(interval.lo(), interval.hi(), command, kind);
-      return;
+    } else {
+      local.dendrite.write(
+          interval.lo(),
+          interval.hi(),
+          command,
+          change -> {
+            if (!served.owns(range, local.epoch)) {
+              throw ForwardingException.notOwner(
+                  "lost " + range + " (epoch " + local.epoch + ") before applying the write");
+            }
+            applied.set(true);
+            if (local.storeToken == null) {
+              kind.apply(change);
+            } else {
+              kind.apply(change, local.storeToken);
+            }
+          },
+          kind.cacheUpdate(command));
     }
-    local.dendrite.write(
-        interval.lo(),
-        interval.hi(),
-        command,
-        change -> {
-          if (!served.owns(range, local.epoch)) {
-            throw ForwardingException.notOwner(
-                "lost " + range + " (epoch " + local.epoch + ") before applying the write");
-          }
-          applied.set(true);
-          kind.apply(change);
-        },
-        kind.cacheUpdate(command));
+    if (!served.owns(range, local.epoch) && served.fenceMovedOn(local)) {
+      // The cache client reports a commit a new owner's fence refused as a lost state, not as an
+      // error, and the write returns: the cache may still hold what the write changed, unchanged.
+      // Never report that as done.
+      throw new OutcomeUnknownException(
+          range
+              + " was taken over (its fence stands above epoch "
+              + local.epoch
+              + ") while the write ran: its cache commit may have been fenced out; it may have"
+              + " been applied",
+          null);
+    }
   }
 
   @SuppressWarnings("unchecked")
@@ -634,6 +653,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     private ForwardingSecurity forwardingSecurity;
     private String zooKeeperUser;
     private String zooKeeperPassword;
+    private StoreFence storeFence;
+    private boolean storeFenceOff;
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
       this.type = Objects.requireNonNull(type, "type");
@@ -707,6 +728,27 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       }
       commands.forEach(this::command);
       this.writeBack = new ServedRanges.BufferedCommands<>(buffers, List.copyOf(commands.values()));
+      return this;
+    }
+
+    /**
+     * The ranges' fences in the data store: a process that takes a range over raises the range's fence there to its
+     * epoch before it serves the range, and a write command's statement carries the owner's {@link
+     * io.dendrite.core.FenceToken} ({@link WriteCommand#apply(Object, io.dendrite.core.FenceToken)}), so a former
+     * owner's statement that reaches the data store after the takeover is refused instead of applied (the write is
+     * then sent to the new owner). Only commands that fence their statements are covered: {@link
+     * io.dendrite.core.SqlWriteCommand} over the same {@link io.dendrite.core.SqlFence}; write-back engines owned by
+     * the range over {@code MySqlStore} or {@code MongoStore} (give the store here). Default: none (statements are
+     * not fenced; {@code docs/coordination.md} says what that leaves open).
+     */
+    public Builder<K, R> storeFence(StoreFence fence) {
+      this.storeFence = Objects.requireNonNull(fence, "fence");
+      return this;
+    }
+
+    /** Test-only negative control: the data-store fence is neither raised nor carried. */
+    Builder<K, R> storeFenceOffForTesting() {
+      this.storeFenceOff = true;
       return this;
     }
 

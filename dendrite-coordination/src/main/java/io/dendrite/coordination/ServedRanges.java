@@ -2,16 +2,20 @@ package io.dendrite.coordination;
 
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.FenceToken;
 import io.dendrite.core.Interval;
 import io.dendrite.core.LocalCoordinator;
 import io.dendrite.core.OwnedRange;
 import io.dendrite.core.RowCodec;
+import io.dendrite.core.StoreFence;
+import io.dendrite.core.StoreFencedOutException;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.FencedOutException;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqException;
+import io.dendrite.iq.client.ServerAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +53,9 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
   private final BufferedCommands<K, R, ?> writeBack;
   private final LongAdder servedHere;
 
+  /** The ranges' fences in the data store, raised at each takeover; null when the data store is not fenced. */
+  private final StoreFence storeFence;
+
   /** The negative control: every process believes it owns every range, and nobody forwards. */
   private final boolean everyRangeOwned;
 
@@ -71,7 +78,8 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
       UnaryOperator<Dendrite.Builder<K, R>> settings,
       BufferedCommands<K, R, ?> writeBack,
       boolean everyRangeOwned,
-      LongAdder servedHere) {
+      LongAdder servedHere,
+      StoreFence storeFence) {
     this.type = type;
     this.rows = rows;
     this.collection = collection;
@@ -82,6 +90,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     this.writeBack = writeBack;
     this.everyRangeOwned = everyRangeOwned;
     this.servedHere = servedHere;
+    this.storeFence = storeFence;
     for (int index = 0; index < layout.size(); index++) {
       indexOfRange.put(rangeId(index), index);
     }
@@ -156,6 +165,11 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
       servedHere.increment();
       return operation.run(local, applied);
     } catch (RuntimeException failed) {
+      StoreFencedOutException storeRefused = storeFencedOut(failed);
+      if (storeRefused != null) {
+        // The data store refused the statement and changed nothing: the write may run at the owner.
+        throw ForwardingException.notOwner(range + ": " + storeRefused.getMessage());
+      }
       FencedOutException fencedOut = fencedOut(failed);
       if (fencedOut == null) {
         throw failed;
@@ -165,9 +179,14 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
         raiseFence(local.fence, local.epoch);
       }
       if (applied.get()) {
-        // The data store has the write; what the cache holds is the fence's business now.
-        LOG.warn("{}: a write was applied, then fenced out of the cache: {}", range, fencedOut);
-        return null;
+        // The statement may have reached the data store (with a store fence, only before the new
+        // owner took the range over), but the cache commit did not: never report it as done.
+        throw new OutcomeUnknownException(
+            range
+                + ": the write's statement ran, then its cache commit was fenced out (the range has a"
+                + " new owner); it may have been applied: "
+                + fencedOut.getMessage(),
+            failed);
       }
       if (write && local.buffer != null) {
         // Part of the buffered write may have been stored before the fence rose: the new owner may
@@ -179,6 +198,33 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     } finally {
       local.exit();
     }
+  }
+
+  /**
+   * Whether {@code local}'s fence stands above its epoch on some cache server now (or a server could not tell):
+   * asked with a request guarded by the fence at that epoch on every server, from inside the operation's fence
+   * scope. Sent after the operation's commit was answered, so a pass everywhere means the commit was not fenced out
+   * (fences never go down).
+   */
+  boolean fenceMovedOn(Served<K, R> local) {
+    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
+      for (ServerAddress server : cache.config().servers()) {
+        cache.getOn(server, local.fence);
+      }
+      return false;
+    } catch (IqException refusedOrUnreachable) {
+      return true;
+    }
+  }
+
+  /** The data store's fence refusal behind {@code failure}, or null. */
+  private static StoreFencedOutException storeFencedOut(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof StoreFencedOutException refused) {
+        return refused;
+      }
+    }
+    return null;
   }
 
   /** The fence refusal behind {@code failure}, or null. */
@@ -229,6 +275,13 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     int index = indexOfRange.get(range);
     while (true) {
       try (FenceScope fenced = cache.fenced(fence, epoch)) {
+        if (storeFence != null) {
+          // Before anything of the range is read: a former owner's statement either committed
+          // before this returns or is refused by the data store.
+          storeFence.raise(
+              new StoreFence.Range(
+                  fence, collection, domain, layout.lowerOf(index), layout.upperOf(index), epoch));
+        }
         Dendrite.Builder<K, R> settings = rangeBuilder(index).dropCachedOnBuild(!handedOver);
         Opened<K, R> opened =
             writeBack == null
@@ -255,7 +308,14 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
           closeQuietly(buffer);
           throw failed;
         }
-        served.put(range, new Served<>(dendrite, buffer, epoch, fence));
+        served.put(
+            range,
+            new Served<>(
+                dendrite,
+                buffer,
+                epoch,
+                fence,
+                storeFence == null ? null : new FenceToken(fence, epoch)));
         return;
       } catch (RuntimeException failed) {
         ZooKeeperCoordinator current = coordinator;
@@ -370,14 +430,23 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     final long epoch;
     final String fence;
 
+    /** What the owner's data-store statements carry; null when the data store is not fenced. */
+    final FenceToken storeToken;
+
     private final ReentrantReadWriteLock inFlight = new ReentrantReadWriteLock();
     private volatile boolean stopping;
 
-    Served(Dendrite<K, R> dendrite, WriteBuffer<K, ?> buffer, long epoch, String fence) {
+    Served(
+        Dendrite<K, R> dendrite,
+        WriteBuffer<K, ?> buffer,
+        long epoch,
+        String fence,
+        FenceToken storeToken) {
       this.dendrite = dendrite;
       this.buffer = buffer;
       this.epoch = epoch;
       this.fence = fence;
+      this.storeToken = storeToken;
     }
 
     /** Counts an operation in, unless the range is being given up. */

@@ -78,6 +78,8 @@ public final class PartitionedChild {
               // noise here.
               .requestTimeout(Duration.ofSeconds(30));
       if (writeBack) {
+        // The drains' statements carry the range's fence token; a takeover raises it in the table.
+        builder.storeFence(store);
         builder.writeBack(
             // Typed, so that the buffers' change type (DocumentChanges) is inferred from them.
             (OwnedRange range) ->

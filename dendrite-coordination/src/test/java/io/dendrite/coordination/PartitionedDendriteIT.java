@@ -103,8 +103,9 @@ class PartitionedDendriteIT {
     try (MySqlStore store =
         MySqlStore.open(database.jdbcUrl(), 2, java.time.Duration.ofSeconds(10))) {
       for (int range = 0; range < PartitionedChild.RANGES; range++) {
-        // Above any epoch ZooKeeper gave out in the run, as a later owner's would be.
-        OwnedRange lastOwner = new LastOwner("scores", "id." + range, 1L << 31);
+        // Above any epoch ZooKeeper gave out in the run, as a later owner's would be, and within
+        // the IQ server's largest fence epoch (2^31).
+        OwnedRange lastOwner = new LastOwner("scores", "id." + range, 1L << 30);
         cacheTier.client.raiseFence(lastOwner.fence(), lastOwner.epoch());
         try (WriteBack engine =
             WriteBack.builder()

@@ -29,6 +29,16 @@ public interface WriteCommand<K extends Comparable<? super K>, R, C> {
   void apply(C command) throws Exception;
 
   /**
+   * Applies the command as the range owner holding {@code owner}: a kind that can fence its statements applies it
+   * only while {@code owner} is not fenced out in the data store ({@link StoreFence}), and otherwise throws {@link
+   * StoreFencedOutException} having changed nothing. {@link SqlWriteCommand} does. The default applies it unfenced
+   * ({@link #apply(Object)}): a former owner's statement that arrives after a takeover is then applied.
+   */
+  default void apply(C command, FenceToken owner) throws Exception {
+    apply(command);
+  }
+
+  /**
    * How the command changes a cached result set ({@link Dendrite#write}'s {@code cacheUpdate}); null (the default)
    * when the Dendrite writes around, or keeps commands of this kind as {@link ChangeRecords}.
    */

@@ -1,5 +1,6 @@
 package io.dendrite.writeback.document;
 
+import io.dendrite.core.FenceToken;
 import io.dendrite.core.OwnedRange;
 import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.IqClient;
@@ -27,6 +28,7 @@ import io.dendrite.writeback.internal.RetryingStore;
 import io.dendrite.writeback.internal.UndecodableValues;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
+import io.dendrite.writeback.store.OwnerStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -126,7 +128,17 @@ public final class WriteBack implements AutoCloseable {
         IntStream.range(0, builder.partitions)
             .mapToObj(index -> new PendingWritesPartition(replicas, partitionNames + index))
             .toList();
-    this.store = new RetryingStore(builder.store, settings.storeRetryDeadline(), counters.retries);
+    // A range-owned engine's statements carry the ownership's fence token: once a later owner
+    // raised
+    // the range's fence in the data store, what this engine still drains is refused there.
+    this.store =
+        new RetryingStore(
+            ownedRange == null || builder.storeFenceOff
+                ? builder.store
+                : new OwnerStore(
+                    builder.store, new FenceToken(ownedRange.fence(), ownedRange.epoch())),
+            settings.storeRetryDeadline(),
+            counters.retries);
     this.budget = new PinnedBudget(settings.pinnedBudgetBytes());
     this.bufferedWrites =
         new BufferedWrites(
@@ -479,6 +491,7 @@ public final class WriteBack implements AutoCloseable {
   /** Configures a {@link WriteBack}. */
   public static final class Builder extends EngineBuilder<Builder> {
     private DataStore store;
+    private boolean storeFenceOff;
     private int partitions = 8;
     private int drainBatch = 64;
     private boolean singleProcess;
@@ -490,6 +503,12 @@ public final class WriteBack implements AutoCloseable {
 
     @Override
     protected Builder self() {
+      return this;
+    }
+
+    /** Test-only negative control: a range-owned engine's statements do not carry its fence token. */
+    Builder storeFenceOffForTesting() {
+      this.storeFenceOff = true;
       return this;
     }
 

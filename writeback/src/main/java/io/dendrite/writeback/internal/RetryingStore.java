@@ -1,6 +1,7 @@
 package io.dendrite.writeback.internal;
 
 import io.dendrite.core.DataStoreUnavailableException;
+import io.dendrite.core.StoreFencedOutException;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -67,6 +68,8 @@ public final class RetryingStore {
       try {
         store.apply(idempotent);
         return;
+      } catch (StoreFencedOutException refused) {
+        throw refused;
       } catch (DataStoreUnavailableException unavailable) {
         retries.increment();
         if (timedOut(unavailable)) {
@@ -118,6 +121,8 @@ public final class RetryingStore {
     while (true) {
       try {
         return operation.get();
+      } catch (StoreFencedOutException refused) {
+        throw refused; // a later owner has the range: retrying cannot help
       } catch (DataStoreUnavailableException unavailable) {
         if (System.nanoTime() + delayMillis * 1_000_000 > giveUpAt) {
           throw unavailable;

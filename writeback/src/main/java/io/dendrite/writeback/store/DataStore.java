@@ -2,6 +2,8 @@ package io.dendrite.writeback.store;
 
 import io.dendrite.core.DataStoreException;
 import io.dendrite.core.DataStoreUnavailableException;
+import io.dendrite.core.FenceToken;
+import io.dendrite.core.StoreFencedOutException;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import java.util.List;
@@ -22,6 +24,17 @@ public interface DataStore extends AutoCloseable {
    * MongoDB, which is why non-idempotent sequences are converted before they are applied there.
    */
   void apply(List<EntityChanges> batch);
+
+  /**
+   * {@link #apply(List)} as the range owner holding {@code owner}: the batch applies only while no later owner
+   * raised the range's fence in the data store ({@link io.dendrite.core.StoreFence}); otherwise it throws {@link
+   * StoreFencedOutException} and applies nothing that was not applied before the fence rose. {@link MySqlStore} and
+   * {@link MongoStore} fence; the default applies the batch unfenced, so a store that wraps another must pass
+   * this call on as it is to stay fenced.
+   */
+  default void apply(List<EntityChanges> batch, FenceToken owner) {
+    apply(batch);
+  }
 
   /** The document or row with this key, if it exists. */
   Optional<Entity> read(EntityKey key);

@@ -4,6 +4,8 @@ import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Filters.lte;
+import static com.mongodb.client.model.Filters.or;
 
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.bulk.BulkWriteError;
@@ -13,6 +15,8 @@ import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.WriteModel;
 import io.dendrite.core.DataStoreException;
+import io.dendrite.core.FenceToken;
+import io.dendrite.core.StoreFencedOutException;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
@@ -42,12 +46,23 @@ import org.bson.conversions.Bson;
  * step the tokens show it reached; every token is new, so the tokens tell exactly which of its own steps landed. A
  * deleted document has no token; a delete found done is taken as done (a late delete leaves the same state).
  *
+ * <p>A range owner's write ({@code owner} given) is fenced by epoch as well: each document it writes carries the
+ * owner's epoch in {@link #EPOCH}, each step applies only while the document's epoch is not above the owner's, and a
+ * new owner raises the epoch of every document of its range before it serves the range ({@link MongoStore#raise}).
+ * A write that finds, on its read or on the read after a step that did not land, a document of a later owner's epoch
+ * stops there ({@link StoreFencedOutException}): a former owner's late write is refused, not applied again on top of
+ * the new owner's. Each check is atomic with its step (one conditional single-document update), which is what
+ * FerretDB, without multi-document transactions, offers.
+ *
  * <p>What it does not cover: a late insert of a document that a newer write deleted re-creates it (no tombstones),
  * and writes to these collections that do not go through a {@link MongoStore} are not ordered with it.
  */
 final class MongoFence {
   /** The field holding a document's fence token; {@link MongoStore} reads never return it. */
   static final String FIELD = "_dendriteFence";
+
+  /** The field holding the epoch of the range owner that last wrote, or raised, a document. */
+  static final String EPOCH = "_dendriteEpoch";
 
   private static final String ID = "_id";
   private static final int ATTEMPTS = 16;
@@ -58,18 +73,24 @@ final class MongoFence {
    * delete).
    */
   interface StepWrites {
-    WriteModel<BsonDocument> of(BsonValue id, Bson filter, ChangeSequence step, BsonValue token);
+    WriteModel<BsonDocument> of(
+        BsonValue id, Bson filter, ChangeSequence step, BsonValue token, BsonValue epoch);
   }
 
   private MongoFence() {}
 
   /**
-   * Applies {@code entities} (all of one collection) in order, each step only on the state the one before left.
+   * Applies {@code entities} (all of one collection) in order, each step only on the state the one before left and,
+   * with an {@code owner}, only on documents no later owner of the range raised or wrote.
    *
    * @throws DataStoreException when the documents kept changing under the writes for {@link #ATTEMPTS} rounds
+   * @throws StoreFencedOutException when a document carries an epoch above {@code owner}'s
    */
   static void apply(
-      MongoCollection<BsonDocument> collection, List<EntityChanges> entities, StepWrites writes) {
+      MongoCollection<BsonDocument> collection,
+      List<EntityChanges> entities,
+      StepWrites writes,
+      FenceToken owner) {
     Map<Object, Chain> chains = new LinkedHashMap<>();
     for (EntityChanges entity : entities) {
       BsonValue id = FieldValues.toBson(entity.key().id());
@@ -80,12 +101,16 @@ final class MongoFence {
       if (pending.isEmpty()) {
         return;
       }
-      Map<Object, BsonValue> fences = readFences(collection, pending);
+      Map<Object, BsonDocument> fences = readFences(collection, pending);
+      if (owner != null) {
+        refuseLaterOwners(fences, owner);
+      }
       List<WriteModel<BsonDocument>> models = new ArrayList<>();
       Expected expected = new Expected();
       for (Chain chain : pending) {
-        chain.catchUp(fences.containsKey(sameId(chain.id)), fences.get(sameId(chain.id)));
-        chain.writes(writes, models, expected);
+        BsonDocument found = fences.get(sameId(chain.id));
+        chain.catchUp(found != null, found == null ? null : found.get(FIELD));
+        chain.writes(writes, models, expected, owner);
       }
       if (models.isEmpty()) {
         return;
@@ -115,15 +140,25 @@ final class MongoFence {
     return error.getCode() == 11000;
   }
 
-  /** The tokens of those documents that exist; a document without one maps to {@code null}. */
-  private static Map<Object, BsonValue> readFences(
+  /** The token and epoch fields of those documents that exist. */
+  private static Map<Object, BsonDocument> readFences(
       MongoCollection<BsonDocument> collection, List<Chain> chains) {
-    Map<Object, BsonValue> fences = new LinkedHashMap<>();
+    Map<Object, BsonDocument> fences = new LinkedHashMap<>();
     collection
         .find(in(ID, chains.stream().map(chain -> chain.id).toList()))
-        .projection(Projections.include(FIELD))
-        .forEach(found -> fences.put(sameId(found.get(ID)), found.get(FIELD)));
+        .projection(Projections.include(FIELD, EPOCH))
+        .forEach(found -> fences.put(sameId(found.get(ID)), found));
     return fences;
+  }
+
+  /** Stops a former owner's write at the first document a later owner of the range raised or wrote. */
+  private static void refuseLaterOwners(Map<Object, BsonDocument> found, FenceToken owner) {
+    for (BsonDocument document : found.values()) {
+      BsonValue epoch = document.get(EPOCH);
+      if (epoch != null && epoch.isNumber() && epoch.asNumber().longValue() > owner.epoch()) {
+        throw new StoreFencedOutException(owner, epoch.asNumber().longValue());
+      }
+    }
   }
 
   /** A key under which an id stored as another number type is the same id (MongoDB compares numbers by value). */
@@ -196,9 +231,14 @@ final class MongoFence {
     }
 
     /** Adds the writes of the steps not landed yet, each conditional on the state the one before leaves. */
-    void writes(StepWrites writes, List<WriteModel<BsonDocument>> models, Expected expected) {
+    void writes(
+        StepWrites writes,
+        List<WriteModel<BsonDocument>> models,
+        Expected expected,
+        FenceToken owner) {
       boolean exists = present;
       BsonValue expectedFence = fence;
+      BsonValue epoch = owner == null ? null : new BsonInt64(owner.epoch());
       for (int step = landed; step < steps.size(); step++) {
         ChangeSequence changes = steps.get(step);
         Change first = changes.changes().get(0);
@@ -207,8 +247,11 @@ final class MongoFence {
             and(
                 eq(ID, id),
                 expectedFence == null ? exists(FIELD, false) : eq(FIELD, expectedFence));
+        if (owner != null) {
+          filter = and(filter, or(exists(EPOCH, false), lte(EPOCH, epoch)));
+        }
         if (first instanceof Change.Insert) {
-          models.add(writes.of(id, filter, changes, token));
+          models.add(writes.of(id, filter, changes, token, epoch));
           if (exists) {
             expected.matched++;
           } else {
@@ -220,12 +263,12 @@ final class MongoFence {
           // Field changes and deletes of a missing document do nothing: nothing to send.
           continue;
         } else if (first instanceof Change.Delete) {
-          models.add(writes.of(id, filter, changes, null));
+          models.add(writes.of(id, filter, changes, null, null));
           expected.deleted++;
           exists = false;
           expectedFence = null;
         } else {
-          models.add(writes.of(id, filter, changes, token));
+          models.add(writes.of(id, filter, changes, token, epoch));
           expected.matched++;
           expectedFence = token;
         }

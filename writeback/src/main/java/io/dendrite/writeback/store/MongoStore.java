@@ -5,6 +5,7 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.gte;
 import static com.mongodb.client.model.Filters.lte;
 import static com.mongodb.client.model.Sorts.ascending;
+import static com.mongodb.client.model.Updates.max;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -21,9 +22,12 @@ import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.WriteModel;
 import io.dendrite.core.DataStoreException;
 import io.dendrite.core.DataStoreUnavailableException;
+import io.dendrite.core.FenceToken;
+import io.dendrite.core.StoreFence;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.Change.FieldChange;
 import io.dendrite.writeback.change.ChangeSequence;
@@ -40,6 +44,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
 import org.bson.BsonValue;
 import org.bson.conversions.Bson;
 
@@ -51,8 +56,11 @@ import org.bson.conversions.Bson;
  * ({@link ChangeSequence#toIdempotent}). {@code $pull} is sent as {@code $pullAll} of one value: exact equality,
  * where {@code $pull} would treat a document value as a query.
  */
-public final class MongoStore implements DataStore {
+public final class MongoStore implements DataStore, StoreFence {
   private static final String ID = "_id";
+
+  /** The collection recording each range fence's epoch, {@code {_id: <fence>, epoch}}. */
+  static final String FENCES = "dendrite_fences";
 
   private final MongoClient client;
   private final MongoDatabase database;
@@ -108,6 +116,47 @@ public final class MongoStore implements DataStore {
    */
   @Override
   public void apply(List<EntityChanges> batch) {
+    apply(batch, null, "apply changes to ");
+  }
+
+  /**
+   * Applies the batch as the range owner holding {@code owner}: as {@link #apply(List)}, and every document written
+   * takes the owner's epoch; a step applies only while its document's epoch is not above it, and a document of a
+   * later owner's epoch stops the write ({@link MongoFence}).
+   *
+   * @throws io.dendrite.core.StoreFencedOutException when a later owner raised or wrote a document of the batch
+   */
+  @Override
+  public void apply(List<EntityChanges> batch, FenceToken owner) {
+    apply(batch, owner, "apply changes as " + owner.fence() + " epoch " + owner.epoch() + " to ");
+  }
+
+  /**
+   * Raises the range: every document of {@code range.collection()} whose attribute lies in its bounds takes the new
+   * epoch ({@code $max}), each atomically, so a former owner's write of it that has not landed yet is refused; the
+   * fence's epoch is recorded in the {@value #FENCES} collection. Costs one multi-document update per takeover.
+   */
+  @Override
+  public void raise(StoreFence.Range range) {
+    BsonInt64 epoch = new BsonInt64(range.epoch());
+    call(
+        "raise " + range.fence() + " to " + range.epoch(),
+        () -> {
+          collection(FENCES)
+              .updateOne(
+                  eq(ID, new org.bson.BsonString(range.fence())),
+                  max("epoch", epoch),
+                  new UpdateOptions().upsert(true));
+          return collection(range.collection())
+              .updateMany(
+                  and(
+                      gte(range.attribute(), FieldValues.toBson(range.lowerBound())),
+                      lte(range.attribute(), FieldValues.toBson(range.upperBound()))),
+                  max(MongoFence.EPOCH, epoch));
+        });
+  }
+
+  private void apply(List<EntityChanges> batch, FenceToken owner, String what) {
     batch.forEach(MongoStore::refuseIdField);
     Map<String, List<EntityChanges>> byCollection = new LinkedHashMap<>();
     for (EntityChanges entity : batch) {
@@ -118,10 +167,10 @@ public final class MongoStore implements DataStore {
     byCollection.forEach(
         (collection, entities) ->
             call(
-                "apply changes to " + collection,
+                what + collection,
                 () -> {
                   if (fenced) {
-                    MongoFence.apply(collection(collection), entities, MongoStore::writeOf);
+                    MongoFence.apply(collection(collection), entities, MongoStore::writeOf, owner);
                   } else {
                     List<WriteModel<BsonDocument>> writes = new ArrayList<>();
                     for (EntityChanges entity : entities) {
@@ -131,6 +180,7 @@ public final class MongoStore implements DataStore {
                                 FieldValues.toBson(entity.key().id()),
                                 idIs(entity.key()),
                                 step,
+                                null,
                                 null));
                       }
                     }
@@ -170,7 +220,7 @@ public final class MongoStore implements DataStore {
 
   /** The write of one step on the document {@code filter} selects, setting fence {@code token} unless null. */
   private static WriteModel<BsonDocument> writeOf(
-      BsonValue id, Bson filter, ChangeSequence step, BsonValue token) {
+      BsonValue id, Bson filter, ChangeSequence step, BsonValue token, BsonValue epoch) {
     Change first = step.changes().get(0);
     if (first instanceof Change.Insert insert) {
       // The id is in the replacement too: FerretDB's upsert takes it from a filter on the id alone,
@@ -180,6 +230,9 @@ public final class MongoStore implements DataStore {
       replacement.putAll((BsonDocument) FieldValues.toBson(insert.fields()));
       if (token != null) {
         replacement.append(MongoFence.FIELD, token);
+      }
+      if (epoch != null) {
+        replacement.append(MongoFence.EPOCH, epoch);
       }
       return new ReplaceOneModel<>(filter, replacement, new ReplaceOptions().upsert(true));
     }
@@ -205,6 +258,12 @@ public final class MongoStore implements DataStore {
       }
       update.getDocument("$set").append(MongoFence.FIELD, token);
     }
+    if (epoch != null) {
+      if (!update.containsKey("$set")) {
+        update.append("$set", new BsonDocument());
+      }
+      update.getDocument("$set").append(MongoFence.EPOCH, epoch);
+    }
     return new UpdateOneModel<>(filter, update);
   }
 
@@ -213,9 +272,13 @@ public final class MongoStore implements DataStore {
     for (Change change : entity.changes().changes()) {
       boolean touches =
           change instanceof Change.Insert insert
-              ? insert.fields().containsKey(ID) || insert.fields().containsKey(MongoFence.FIELD)
+              ? insert.fields().containsKey(ID)
+                  || insert.fields().containsKey(MongoFence.FIELD)
+                  || insert.fields().containsKey(MongoFence.EPOCH)
               : change instanceof FieldChange field
-                  && (field.field().equals(ID) || field.field().equals(MongoFence.FIELD));
+                  && (field.field().equals(ID)
+                      || field.field().equals(MongoFence.FIELD)
+                      || field.field().equals(MongoFence.EPOCH));
       if (touches) {
         throw new IllegalArgumentException(
             "changes to "
@@ -239,6 +302,7 @@ public final class MongoStore implements DataStore {
         new LinkedHashMap<>((Map<String, Object>) FieldValues.fromBson(document));
     Object id = fields.remove(ID);
     fields.remove(MongoFence.FIELD);
+    fields.remove(MongoFence.EPOCH);
     return new Entity(new EntityKey(collection, id), fields);
   }
 

@@ -4,6 +4,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.dendrite.core.DataStoreException;
 import io.dendrite.core.DataStoreUnavailableException;
+import io.dendrite.core.FenceToken;
+import io.dendrite.core.SqlFence;
+import io.dendrite.core.StoreFence;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
@@ -40,13 +43,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code dendrite_applied_sessions} table, which makes non-idempotent changes safe to retry without converting
  * them; {@link #forgetAppliedSessionsBefore} compacts that table.
  */
-public final class MySqlStore implements DataStore {
+public final class MySqlStore implements DataStore, StoreFence {
   private final HikariDataSource pool;
   private final Map<String, String> keyColumns = new ConcurrentHashMap<>();
   private final AppliedSessions appliedSessions = new AppliedSessions();
 
+  /** The ranges' fences ({@code dendrite_fences}) in this database. */
+  private final SqlFence fences;
+
+  private volatile boolean fenceTableExists;
+
   private MySqlStore(HikariDataSource pool) {
     this.pool = pool;
+    this.fences = SqlFence.of(pool);
   }
 
   /**
@@ -128,6 +137,44 @@ public final class MySqlStore implements DataStore {
           execute(connection, rounds);
           return null;
         });
+  }
+
+  /**
+   * Applies the batch in one transaction that commits only while {@code owner}'s fence (a row of {@value
+   * SqlFence#TABLE}) is not above its epoch, checked last before the commit ({@link SqlFence#check}).
+   *
+   * @throws io.dendrite.core.StoreFencedOutException when a later owner raised the fence (nothing applied)
+   */
+  @Override
+  public void apply(List<EntityChanges> batch, FenceToken owner) {
+    List<List<RowStatement>> rounds = rounds(batch);
+    ensureFenceTable();
+    inTransaction(
+        "apply changes",
+        connection -> {
+          execute(connection, rounds);
+          SqlFence.check(connection, owner);
+          return null;
+        });
+  }
+
+  /**
+   * Raises the range's fence row to its epoch, waiting for the fenced transactions that passed their check to end.
+   */
+  @Override
+  public void raise(StoreFence.Range range) {
+    ensureFenceTable();
+    inTransaction(
+        "raise " + range.fence() + " to " + range.epoch(),
+        connection -> {
+          fences.raise(connection, range.fence(), range.epoch());
+          return null;
+        });
+  }
+
+  /** The database's connections and fences, for {@link io.dendrite.core.SqlWriteCommand}s on the same pool. */
+  public SqlFence fences() {
+    return fences;
   }
 
   /**
@@ -356,6 +403,19 @@ public final class MySqlStore implements DataStore {
     }
     keyColumns.put(table, columns.get(0));
     return columns.get(0);
+  }
+
+  private void ensureFenceTable() {
+    if (fenceTableExists) {
+      return;
+    }
+    inTransaction(
+        "create " + SqlFence.TABLE,
+        connection -> {
+          fences.ensureTable(connection);
+          return null;
+        });
+    fenceTableExists = true;
   }
 
   private void ensureAppliedSessionsTable() {

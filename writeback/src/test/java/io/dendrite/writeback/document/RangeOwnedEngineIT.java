@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.core.DomainType;
+import io.dendrite.core.FenceToken;
 import io.dendrite.core.Interval;
 import io.dendrite.core.OwnedRange;
+import io.dendrite.core.StoreFence;
+import io.dendrite.core.StoreFencedOutException;
 import io.dendrite.iq.client.FencedOutException;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
@@ -16,9 +19,16 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.store.DataStore;
+import io.dendrite.writeback.store.Entity;
 import io.dendrite.writeback.store.MySqlStore;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -137,6 +147,139 @@ class RangeOwnedEngineIT {
           .as("the first engine's +100 was not refused")
           .isEqualTo(112);
     }
+  }
+
+  /**
+   * The data-store fence (issue 37): the first owner's drain has locked ann and is on its way to the store when it
+   * pauses; the range moves, and the new owner drains ann and its own +10. When the first owner's batch reaches
+   * MySQL it carries epoch 1, and the fence row, raised to 2, rolls it back: 12 stays.
+   */
+  @Test
+  void aPausedOwnersDrainThatReachesTheStoreAfterTheTakeoverIsRefused(MySqlTestDatabase database)
+      throws Exception {
+    LateDrain outcome = lateDrain(database, true);
+    assertThat(outcome.score()).as("the late drain ended with %s", outcome.ended()).isEqualTo(12);
+    assertThat(outcome.ended()).isEqualTo("StoreFencedOutException");
+  }
+
+  /** The negative control: the first owner's drain does not carry its token, and lands over the new owner's +10. */
+  @Test
+  void withoutTheStoreFenceAPausedOwnersDrainOverwritesTheNewOwnersWrite(MySqlTestDatabase database)
+      throws Exception {
+    LateDrain outcome = lateDrain(database, false);
+    assertThat(outcome.score()).as("ann as the first owner drained it, the +10 lost").isEqualTo(2);
+    // Its statement landed; only the cache requests after it (removing what it drained) were
+    // refused.
+    assertThat(outcome.ended()).contains("FencedOutException").doesNotContain("StoreFenced");
+  }
+
+  /** How the first owner's late drain ended, and ann's score after it. */
+  private record LateDrain(String ended, long score) {}
+
+  private static LateDrain lateDrain(MySqlTestDatabase database, boolean storeFenced)
+      throws Exception {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
+        MySqlStore store = UsersTable.empty(database)) {
+      CountDownLatch reached = new CountDownLatch(1);
+      CountDownLatch goOn = new CountDownLatch(1);
+      AtomicBoolean armed = new AtomicBoolean();
+      DataStore pausing = pausingStore(store, armed, reached, goOn);
+      cache.client.raiseFence(FENCE, 1);
+      store.raise(new StoreFence.Range(FENCE, "users", "id", 0, 99, 1));
+      WriteBack.Builder firstSettings =
+          WriteBack.builder()
+              .cache(cache.client)
+              .store(pausing)
+              .replicas(2)
+              .drainThreads(0)
+              .ownedRange(range(1, new AtomicBoolean(true)));
+      if (!storeFenced) {
+        firstSettings.storeFenceOffForTesting();
+      }
+      WriteBack first = firstSettings.build();
+      first.write(ANN, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
+      first.write(ANN, ChangeSequence.of(inc("score", 1)));
+      armed.set(true);
+      CompletableFuture<String> drain =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  first.drainNow();
+                  return "drained";
+                } catch (RuntimeException failed) {
+                  for (Throwable cause = failed; cause != null; cause = cause.getCause()) {
+                    if (cause instanceof StoreFencedOutException) {
+                      return cause.getClass().getSimpleName();
+                    }
+                  }
+                  return failed.toString();
+                }
+              });
+      assertThat(reached.await(60, TimeUnit.SECONDS))
+          .as("the first drain reached the store")
+          .isTrue();
+
+      // The takeover: fences raised in the cache tier and in the data store, then the new engine.
+      cache.client.raiseFence(FENCE, 2);
+      store.raise(new StoreFence.Range(FENCE, "users", "id", 0, 99, 2));
+      try (WriteBack second = owned(cache, store, range(2, new AtomicBoolean(true)))) {
+        second.drainNow();
+        second.write(ANN, ChangeSequence.of(inc("score", 10)));
+        second.drainNow();
+      }
+      goOn.countDown();
+      String ended = drain.get(60, TimeUnit.SECONDS);
+      try {
+        first.close();
+      } catch (RuntimeException fencedOut) {
+        // its hand-over requests meet the raised fence
+      }
+      return new LateDrain(
+          ended, ((Number) store.read(ANN).orElseThrow().fields().get("score")).longValue());
+    }
+  }
+
+  /** {@code store}, whose applies, once {@code armed}, first say they got there and wait for {@code goOn}. */
+  private static DataStore pausingStore(
+      MySqlStore store, AtomicBoolean armed, CountDownLatch reached, CountDownLatch goOn) {
+    return new DataStore() {
+      @Override
+      public void apply(List<EntityChanges> batch) {
+        pause();
+        store.apply(batch);
+      }
+
+      @Override
+      public void apply(List<EntityChanges> batch, FenceToken owner) {
+        pause();
+        store.apply(batch, owner);
+      }
+
+      private void pause() {
+        if (armed.getAndSet(false)) {
+          reached.countDown();
+          try {
+            goOn.await(60, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+
+      @Override
+      public Optional<Entity> read(EntityKey key) {
+        return store.read(key);
+      }
+
+      @Override
+      public List<Entity> readRange(
+          String collection, String field, Object lowerBound, Object upperBound) {
+        return store.readRange(collection, field, lowerBound, upperBound);
+      }
+
+      @Override
+      public void close() {}
+    };
   }
 
   @Test
