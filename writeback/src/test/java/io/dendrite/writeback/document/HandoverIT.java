@@ -5,6 +5,7 @@ import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.iq.client.IqException;
+import io.dendrite.iq.server.IqServer;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -50,6 +51,59 @@ class HandoverIT {
       assertThat(UsersTable.mismatches(store, model, documents()))
           .as("acknowledged writes lost after the handover and a second loss")
           .isEmpty();
+    }
+  }
+
+  /**
+   * The engine's repair confirms its copies ({@code pmoved}) after its pass: the server returns from {@code leave}
+   * with every client confirmed, long before its deadline (a leave that waited for the deadline would report the
+   * client unconfirmed), and the loss of another server afterwards loses nothing.
+   */
+  @Test
+  void leaveReturnsOnceTheEngineConfirmedItsCopiesAndASecondLossLosesNothing(
+      MySqlTestDatabase database) throws Exception {
+    DocumentModel model = new DocumentModel();
+    MySqlStore store = UsersTable.seeded(database, documents(), model);
+    try (EmbeddedIqServers cache =
+            EmbeddedIqServers.builder().count(3).leaseLifetime(Duration.ofSeconds(3)).start();
+        WriteBack writeBack = engine(cache, store, Duration.ofSeconds(1))) {
+      for (EntityKey key : documents()) {
+        model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "a")));
+      }
+      IqServer.HandoverReport report = cache.servers.get(0).leave(Duration.ofSeconds(120));
+      assertThat(report.complete()).as(report.toString()).isTrue();
+      assertThat(report.confirmed()).as(report.toString()).isPositive();
+      assertThat(report.pinnedItems()).isPositive();
+      assertThat(cache.client.stats(cache.client.config().servers().get(0)))
+          .containsEntry("leaving", "1")
+          .containsEntry("handover_unconfirmed", "0");
+      cache.lose(0);
+      cache.lose(1);
+      drainKeepingWritesWithNoServerLeft(writeBack);
+      assertThat(UsersTable.mismatches(store, model, documents())).isEmpty();
+    }
+  }
+
+  /**
+   * An engine whose repair never looks ({@code replicaCheckInterval} zero) never confirms: the server waits until
+   * its deadline and reports the client and the pinned items it holds as unconfirmed.
+   */
+  @Test
+  void aClientThatNeverRepairsLeavesTheHandoverIncompleteAtTheDeadline(MySqlTestDatabase database)
+      throws Exception {
+    DocumentModel model = new DocumentModel();
+    MySqlStore store = UsersTable.seeded(database, documents(), model);
+    try (EmbeddedIqServers cache =
+            EmbeddedIqServers.builder().count(3).leaseLifetime(Duration.ofSeconds(3)).start();
+        WriteBack writeBack = engine(cache, store, Duration.ZERO)) {
+      for (EntityKey key : documents()) {
+        model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "b")));
+      }
+      IqServer.HandoverReport report = cache.servers.get(0).leave(Duration.ofSeconds(2));
+      assertThat(report.complete()).isFalse();
+      assertThat(report.unconfirmed()).isPositive();
+      assertThat(report.confirmed()).isZero();
+      assertThat(report.unconfirmedPinnedItems()).isEqualTo(report.pinnedItems()).isPositive();
     }
   }
 
