@@ -56,9 +56,9 @@ public final class IqServerMain {
               --pready-gate <on|off>   on (default): every lease reply says <p> = 1 (a buffered write may
                                        exist) until a client sends pready, since a restart lost the pending
                                        markers; off: report only the markers held, as IQ-Twemcached does
-              --handover-ms <n>        on SIGTERM with pinned items: keep serving this long, announced as
-                                       leaving, so that clients copy them to other servers (default 10000;
-                                       0 stops at once)
+              --handover-ms <n>        on SIGTERM with pinned items: keep serving, announced as leaving, until
+                                       every client that stored them confirms (pmoved) it copied them to
+                                       other servers, at most this long (default 10000; 0 stops at once)
               --help                   print this help
             Sizes take an optional k, m or g suffix (powers of 1024).
             """;
@@ -101,7 +101,7 @@ public final class IqServerMain {
     stopped.await();
   }
 
-  /** The {@code --handover-ms} of an argument list {@link #parse} accepted (default 10 s). */
+  /** The {@code --handover-ms} deadline of an argument list {@link #parse} accepted (default 10 s). */
   static Duration handover(String[] argv) {
     long millis = 10_000;
     for (int i = 0; i + 1 < argv.length; i++) {
