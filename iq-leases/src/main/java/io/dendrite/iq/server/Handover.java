@@ -28,6 +28,9 @@ final class Handover {
   /** Connections that stored a pinned item and closed since the server started to leave. */
   private int closedWhileLeaving;
 
+  /** Connections that said {@code pmoved} and then closed, while the server was leaving: they count as confirmed. */
+  private int confirmedThenClosed;
+
   private boolean leaving;
 
   /** A pinned item was stored through {@code client}: it keeps replicas here until it says {@code pmoved}. */
@@ -57,7 +60,9 @@ final class Handover {
   /** {@code client}'s connection closed: nothing is waited for from it any more. */
   synchronized void closed(Client client) {
     if (writers.remove(client)) {
-      if (leaving && !client.moved) {
+      if (leaving && client.moved) {
+        confirmedThenClosed++;
+      } else if (leaving) {
         closedWhileLeaving++;
       }
       notifyAll();
@@ -80,7 +85,7 @@ final class Handover {
       int unconfirmed = unconfirmed();
       long left = deadline - nanoClock.getAsLong();
       if (unconfirmed == 0 || left <= 0) {
-        return new Outcome(confirmed, closedWhileLeaving, unconfirmed);
+        return new Outcome(confirmed + confirmedThenClosed, closedWhileLeaving, unconfirmed);
       }
       long millis = Math.max(1, Math.min(Duration.ofNanos(left).toMillis(), 100));
       wait(millis); // woken by pmoved and closes; a pinned store is seen at the next timeout
