@@ -63,6 +63,9 @@ public final class IqClient implements AutoCloseable {
   /** Servers that answered {@code mappend} with {@code ERROR}: {@link #appendAll} appends one value at a time. */
   private final Set<ServerAddress> withoutMultiAppend = ConcurrentHashMap.newKeySet();
 
+  /** The parties that copy pinned values off leaving servers ({@link #joinHandovers}); also their lock. */
+  private final Set<HandoverParty> handoverParties = ConcurrentHashMap.newKeySet();
+
   /** When a server was last put back into replica placement ({@link #includeInReplicas}); guarded by placement. */
   private long lastIncludedNanos = System.nanoTime();
 
@@ -342,6 +345,69 @@ public final class IqClient implements AutoCloseable {
     if (!(reply instanceof Reply.Status status && status.line().equals("OK"))) {
       String line = reply instanceof Reply.Status status ? status.line() : String.valueOf(reply);
       throw new IqException(server + " did not take pready: " + line);
+    }
+  }
+
+  /**
+   * Joins the parties of this client that copy the pinned values they keep replicas of off a leaving server (one
+   * per write-back engine's replica repair): the server is told {@code pmoved} ({@link HandoverParty#moved}) only
+   * once every party says it has copied. Close the party to leave.
+   */
+  public HandoverParty joinHandovers() {
+    HandoverParty party = new HandoverParty();
+    handoverParties.add(party);
+    return party;
+  }
+
+  /**
+   * One party to the handovers of leaving servers ({@link #joinHandovers}). A leaving server ({@code stats leaving
+   * 1}) waits before it stops until every connection that stored pinned items on it said {@code pmoved}, "every
+   * pinned value I keep a replica of here is now copied to the servers that replace this one", or closed.
+   */
+  public final class HandoverParty implements AutoCloseable {
+    private final Set<ServerAddress> moved = ConcurrentHashMap.newKeySet();
+
+    private HandoverParty() {}
+
+    /**
+     * This party has copied every pinned value it keeps a replica of on {@code server} to the servers that replace
+     * it. Once every party of the client said so (since the server was last told), the server is told {@code
+     * pmoved} on each of the client's connections to it, and every party has to say it again before it is told
+     * again.
+     *
+     * @return whether the server was told now and took it on every open connection (false: another party has not
+     *     copied yet, no connection is open, or the server is not leaving or does not know {@code pmoved})
+     * @throws IqConnectionException when the server cannot be reached
+     */
+    public boolean moved(ServerAddress server) {
+      synchronized (handoverParties) {
+        moved.add(server);
+        for (HandoverParty party : handoverParties) {
+          if (!party.moved.contains(server)) {
+            return false;
+          }
+        }
+        handoverParties.forEach(party -> party.moved.remove(server));
+      }
+      List<Reply> replies = connection(server).callOnEveryOpen(OutgoingRequest::pmoved);
+      return !replies.isEmpty()
+          && replies.stream()
+              .allMatch(
+                  reply -> reply instanceof Reply.Status status && status.line().equals("OK"));
+    }
+
+    /** Takes back what this party said with {@link #moved}: it has copying to do again. */
+    public void notMoved() {
+      synchronized (handoverParties) {
+        moved.clear();
+      }
+    }
+
+    @Override
+    public void close() {
+      synchronized (handoverParties) {
+        handoverParties.remove(this);
+      }
     }
   }
 

@@ -212,6 +212,10 @@ final class OutgoingRequest {
     return of(ReplyFormat.LINE, "pready");
   }
 
+  static OutgoingRequest pmoved() {
+    return of(ReplyFormat.LINE, "pmoved");
+  }
+
   /** @throws IllegalArgumentException when {@code values} is empty: {@code mappend} needs at least one block */
   static OutgoingRequest mappend(String key, boolean pinned, List<byte[]> values) {
     if (values.isEmpty()) {

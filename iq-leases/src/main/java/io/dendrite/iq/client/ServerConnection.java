@@ -3,12 +3,15 @@ package io.dendrite.iq.client;
 import io.dendrite.iq.protocol.Reply;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -118,6 +121,24 @@ final class ServerConnection {
     }
     connection.send(command);
     return command.reply;
+  }
+
+  /**
+   * Sends a request made by {@code request} on each of the connections open now, and waits for every reply (none
+   * when no connection is open). A server that keeps state per connection hears it on each of them.
+   */
+  List<Reply> callOnEveryOpen(Supplier<OutgoingRequest> request) {
+    List<CompletableFuture<Reply>> sent = new ArrayList<>();
+    for (int i = 0; i < slots.length(); i++) {
+      if (openIn(i) != null) {
+        sent.add(send(request.get(), i));
+      }
+    }
+    List<Reply> replies = new ArrayList<>();
+    for (CompletableFuture<Reply> reply : sent) {
+      replies.add(await(reply));
+    }
+    return replies;
   }
 
   /** Sends a command and waits for its reply. */

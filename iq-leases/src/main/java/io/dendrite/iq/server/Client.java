@@ -15,6 +15,12 @@ final class Client {
   private final boolean mayRaiseFences;
   private final HeldBytes held;
 
+  /** A pinned item was stored through this connection ({@link Handover}); set and read on its event loop. */
+  boolean wrotePinned;
+
+  /** It said {@code pmoved} while the server was leaving, and stored no pinned item since ({@link Handover}). */
+  volatile boolean moved;
+
   /**
    * @param user the logged-in user, or {@code null} when the server asks for no login
    */

@@ -12,9 +12,11 @@ final class CommandTable {
 
   private final Map<String, Entry> commands = new HashMap<>();
   private final ServerStats stats;
+  private final Handover handover;
 
-  CommandTable(ServerStats stats) {
+  CommandTable(ServerStats stats, Handover handover) {
     this.stats = stats;
+    this.handover = handover;
   }
 
   void register(String name, boolean acceptsNoreply, CommandHandler command) {
@@ -37,7 +39,11 @@ final class CommandTable {
     try {
       Arguments args = Arguments.of(request, entry.acceptsNoreply(), client);
       out.quiet(args.noreply());
+      ItemStore.pinnedStoredInThisThread(); // left by a sweep or a lapse that ran in this thread
       entry.command().execute(args, out);
+      if (ItemStore.pinnedStoredInThisThread()) {
+        handover.wrotePinned(client);
+      }
     } catch (MalformedRequestException e) {
       out.error("CLIENT_ERROR " + e.getMessage());
     } catch (NotPermittedException e) {

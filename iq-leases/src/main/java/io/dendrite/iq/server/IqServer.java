@@ -69,7 +69,7 @@ public final class IqServer implements AutoCloseable {
     EventLoopGroup workers =
         epoll ? new EpollEventLoopGroup(config.threads()) : new NioEventLoopGroup(config.threads());
     ServerState state = new ServerState(config, System::currentTimeMillis, workers);
-    CommandTable commands = new CommandTable(state.stats);
+    CommandTable commands = new CommandTable(state.stats, state.handover);
     new StandardCommands(state).registerAll(commands);
     new LeaseCommands(state).registerAll(commands);
     new SessionCommands(state).registerAll(commands);
@@ -162,24 +162,93 @@ public final class IqServer implements AutoCloseable {
   }
 
   /**
-   * Hands over before a stop: announces that this server is leaving ({@code stats leaving 1}; no new Q lease on a
-   * pinned item) and keeps serving for {@code handover}, so that clients keeping other replicas of its pinned items
-   * take it out of replica placement and copy them to the next servers (write-back's replica repair looks every
-   * second), and the loss of one more server later is survived too. Returns at once when nothing is pinned here.
+   * What {@link #leave} found: how many pinned items the server held when it began to leave, how many connections
+   * that stored pinned items here confirmed ({@code pmoved}) that their replicas are copied to other servers, how
+   * many closed first (done too), how many did not confirm by the deadline, how many pinned items stay without a
+   * confirmed copy elsewhere (every one the server holds when any connection did not confirm: it does not know
+   * whose they are), and how long it took.
    */
-  public void leave(Duration handover) throws InterruptedException {
-    long pinned = state.items.pinnedItemCount();
-    if (pinned == 0 || handover.isZero()) {
-      return;
+  public record HandoverReport(
+      long pinnedItems,
+      int confirmed,
+      int closed,
+      int unconfirmed,
+      long unconfirmedPinnedItems,
+      Duration took) {
+
+    /** Whether every client that stored pinned items here confirmed its copies or closed before the deadline. */
+    public boolean complete() {
+      return unconfirmed == 0;
     }
+
+    @Override
+    public String toString() {
+      String seconds = String.format(java.util.Locale.ROOT, "%.1f s", took.toMillis() / 1000.0);
+      if (pinnedItems == 0) {
+        return "nothing to hand over: no pinned items";
+      }
+      return complete()
+          ? "handed over: " + confirmed + " clients confirmed, " + closed + " closed, in " + seconds
+          : "handover incomplete after "
+              + seconds
+              + ": "
+              + unconfirmed
+              + " clients did not confirm ("
+              + confirmed
+              + " confirmed, "
+              + closed
+              + " closed); "
+              + unconfirmedPinnedItems
+              + " pinned items without a confirmed copy elsewhere";
+    }
+  }
+
+  /**
+   * Hands over before a stop: announces that this server is leaving ({@code stats leaving 1}; no new Q lease on a
+   * pinned item) and keeps serving until every client that stored pinned items here confirmed ({@code pmoved}) that
+   * it copied its replicas to the servers that replace this one, or closed its connection; or until {@code
+   * deadline} has passed, whichever comes first. Write-back's replica repair takes the server out of placement,
+   * copies, and confirms. Returns at once when nothing is pinned here or the deadline is zero. Logs what happened,
+   * a warning when some client did not confirm, and returns it.
+   *
+   * @throws InterruptedException when interrupted while waiting: the caller stops now, without the rest
+   */
+  public HandoverReport leave(Duration deadline) throws InterruptedException {
+    long started = System.nanoTime();
+    long pinned = state.items.pinnedItemCount();
+    if (pinned == 0 || deadline.isZero()) {
+      return new HandoverReport(pinned, 0, 0, 0, pinned, Duration.ZERO);
+    }
+    state.handover.leave(); // before clients can see leaving 1 and confirm
     state.leaving = true;
     LOG.info(
-        "IQ server on port {} is leaving: serving {} more so that clients copy its {} pinned items to other"
-            + " servers",
+        "IQ server on port {} is leaving: waiting up to {} for {} clients to confirm that its {} pinned items are"
+            + " copied to other servers",
         port,
-        handover,
+        deadline,
+        state.handover.unconfirmed(),
         pinned);
-    Thread.sleep(handover.toMillis());
+    Handover.Outcome outcome =
+        state.handover.awaitConfirmations(started + deadline.toNanos(), System::nanoTime);
+    HandoverReport report =
+        new HandoverReport(
+            pinned,
+            outcome.confirmed(),
+            outcome.closed(),
+            outcome.unconfirmed(),
+            outcome.unconfirmed() == 0 ? 0 : state.items.pinnedItemCount(),
+            Duration.ofNanos(System.nanoTime() - started));
+    if (report.complete()) {
+      LOG.info("IQ server on port {} {}", port, report);
+    } else {
+      LOG.warn(
+          "IQ server on port {} stops without a full handover (deadline {}): {}; their copies may be lost"
+              + " with the next server lost",
+          port,
+          deadline,
+          report);
+    }
+    return report;
   }
 
   /**

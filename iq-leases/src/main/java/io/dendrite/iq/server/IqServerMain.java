@@ -40,7 +40,7 @@ public final class IqServerMain {
                                        touch or delete under, and another user's flush_all leaves; "none"
                                        reserves none (default: write-back's, BW:,TW:,PendingWrites:,Lock:,
                                        Doc:,Session:,SessionMap:,SessionQueue:,Undecodable:,bl:,
-                                       WriteBackEngines,Owner:,Fence:,ls:)
+                                       WriteBackEngines,Owner:,Fence:,dd:,dl:,ls:)
               --fence-users <u,...>    only these users of the auth file may raise fences (default: the pin
                                        users; every user without them)
               --max-held-per-conn <size>  most leases, staged values and tid/session records one
@@ -60,9 +60,9 @@ public final class IqServerMain {
                                        holder's commit takes the key's unpinned value with it (the holder
                                        may have written the database and died); off: keep it, as
                                        IQ-Twemcached does
-              --handover-ms <n>        on SIGTERM with pinned items: keep serving this long, announced as
-                                       leaving, so that clients copy them to other servers (default 10000;
-                                       0 stops at once)
+              --handover-ms <n>        on SIGTERM with pinned items: keep serving, announced as leaving, until
+                                       every client that stored them confirms (pmoved) it copied them to
+                                       other servers, at most this long (default 10000; 0 stops at once)
               --help                   print this help
             Sizes take an optional k, m or g suffix (powers of 1024).
             """;
@@ -105,7 +105,7 @@ public final class IqServerMain {
     stopped.await();
   }
 
-  /** The {@code --handover-ms} of an argument list {@link #parse} accepted (default 10 s). */
+  /** The {@code --handover-ms} deadline of an argument list {@link #parse} accepted (default 10 s). */
   static Duration handover(String[] argv) {
     long millis = 10_000;
     for (int i = 0; i + 1 < argv.length; i++) {

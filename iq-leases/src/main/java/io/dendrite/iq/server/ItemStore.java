@@ -43,6 +43,21 @@ final class ItemStore {
   private final LongAdder evictions = new LongAdder();
   private final LongSupplier clock;
 
+  /**
+   * Set in the thread that stored a pinned item (or tried to): {@link CommandTable} reads it after each command, to
+   * tell which connections keep replicas of pinned values here ({@link Handover}). Commands run in one thread each.
+   */
+  private static final ThreadLocal<Boolean> PINNED_STORED = ThreadLocal.withInitial(() -> false);
+
+  /** Whether this thread stored a pinned item since the last call; clears it. */
+  static boolean pinnedStoredInThisThread() {
+    if (!PINNED_STORED.get()) {
+      return false;
+    }
+    PINNED_STORED.set(Boolean.FALSE);
+    return true;
+  }
+
   ItemStore(long memoryBytes, PinnedQuota pinnedQuota, LongSupplier clock) {
     this.pinnedQuota = pinnedQuota;
     this.clock = clock;
@@ -85,6 +100,9 @@ final class ItemStore {
    * not fit the pinned quota is refused and the previous item is left as it was.
    */
   StoreResult put(String key, Item item) {
+    if (item.pinned()) {
+      PINNED_STORED.set(Boolean.TRUE);
+    }
     Item stamped =
         new Item(
             item.value(),

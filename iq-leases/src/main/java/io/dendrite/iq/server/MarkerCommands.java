@@ -16,6 +16,18 @@ final class MarkerCommands {
   void registerAll(CommandTable table) {
     table.register("pmark", true, this::pmark);
     table.register("pready", true, this::pready);
+    table.register("pmoved", true, this::pmoved);
+  }
+
+  /**
+   * {@code pmoved [noreply]}: the client says that every pinned value it keeps a replica of here is now copied to
+   * the servers that replace this one, which a leaving server waits for before it stops ({@link Handover}). {@code
+   * OK} when recorded; {@code NOT_LEAVING} when the server is not leaving, and nothing is recorded. It speaks for
+   * its own connection only, so it needs no pin right.
+   */
+  private void pmoved(Arguments args, ReplyWriter out) {
+    args.requireCount(0, 0);
+    out.line(state.handover.moved(args.client()) ? "OK" : "NOT_LEAVING");
   }
 
   /**

@@ -51,6 +51,9 @@ final class ServerState {
    */
   volatile boolean leaving;
 
+  /** The connections a leaving server waits for ({@code pmoved}); see {@link Handover}. */
+  final Handover handover = new Handover();
+
   private final ScheduledExecutorService scheduler;
 
   /** The one delayed flush this server keeps, as memcached keeps one flush time; guarded by {@code this}. */
@@ -294,9 +297,10 @@ final class ServerState {
    * A connection closed: the I leases it was granted are dropped now, since only it was told their tokens and no
    * fill will come. Its Q leases, staged values and tid and session records stay until they are ended or lapse: a
    * client may end a transaction on another of its connections, and dropping a Q lease early would let a reader
-   * cache a value older than the writer's.
+   * cache a value older than the writer's. A leaving server waits for it no longer ({@link Handover}).
    */
   void closed(Client client) {
+    handover.closed(client);
     scheduler.execute(() -> leases.dropInhibitsOf(client.held(), locks, now()));
   }
 

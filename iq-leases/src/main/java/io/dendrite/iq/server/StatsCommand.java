@@ -34,6 +34,8 @@ final class StatsCommand implements CommandHandler {
     values.put("time", now / 1000);
     values.put("run_id", state.runId);
     values.put("leaving", state.leaving ? 1 : 0);
+    values.put("handover_confirmed", state.handover.confirmed());
+    values.put("handover_unconfirmed", state.handover.unconfirmed());
     values.put("version", StandardCommands.VERSION);
     values.put("curr_connections", stats.currentConnections.get());
     values.put("total_connections", stats.totalConnections.sum());

@@ -3,7 +3,9 @@ package io.dendrite.writeback.internal;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.ServerAddress;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,7 +32,11 @@ import org.slf4j.LoggerFactory;
  *       IqClient#deleteStrayReplicas}).
  *   <li>A server that says it is leaving (its process was told to stop and hands over first, {@code stats
  *       leaving 1}) is taken out of placement at once, so that its copies are made on the next servers before it
- *       stops; it refuses new leases on what it holds meanwhile. When a server answers on its address again as a new
+ *       stops; it refuses new leases on what it holds meanwhile. The servers are asked whether one is leaving every
+ *       {@link #WATCH} (or {@code interval}, if shorter) between looks, and a leaving one is looked at that often.
+ *       Once a whole pass after it was taken out found nothing left to restore, the server is told so ({@code
+ *       pmoved}): it stops as soon as every client that stored pinned values on it has said so, rather than at
+ *       the end of its handover deadline. When a server answers on its address again as a new
  *       run, it is put back in as after a restart.
  *   <li>A server that was down and answers again as the <em>same</em> run was cut off, not restarted: it kept copies
  *       that may have missed changes made while it was taken for down, and reading one would bring an older buffered
@@ -40,13 +46,24 @@ import org.slf4j.LoggerFactory;
 public final class ReplicaRepair implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ReplicaRepair.class);
 
+  /** How often, at most, the servers are asked whether one is leaving, and a leaving one is looked at. */
+  static final Duration WATCH = Duration.ofMillis(200);
+
   private final IqClient cache;
   private final ServerRuns runs;
   private final Duration replaceAfter;
   private final List<IntSupplier> steps = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService thread;
+  private final IqClient.HandoverParty handovers;
+  private final long intervalNanos;
   private boolean due;
   private long placementSeen;
+
+  /** When the last look began ({@link System#nanoTime()}); 0: none yet. */
+  private long lastLookNanos;
+
+  /** Leaving servers told that this client's copies are made ({@code pmoved}), so that it is logged once. */
+  private final Set<ServerAddress> toldMoved = new HashSet<>();
 
   /**
    * Starts looking every {@code interval}; {@link Duration#ZERO} never looks (restores only on {@link #restoreNow}).
@@ -57,6 +74,8 @@ public final class ReplicaRepair implements AutoCloseable {
     this.runs = new ServerRuns(cache);
     this.replaceAfter = replaceAfter;
     this.placementSeen = cache.replicaPlacementVersion();
+    this.handovers = cache.joinHandovers();
+    this.intervalNanos = interval.toNanos();
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
             task -> {
@@ -65,7 +84,32 @@ public final class ReplicaRepair implements AutoCloseable {
               return daemon;
             });
     if (!interval.isZero()) {
-      thread.scheduleWithFixedDelay(this::look, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+      thread.execute(this::tick);
+    }
+  }
+
+  /**
+   * Looks every {@code interval}; in between, at most {@link #WATCH} apart, asks the servers whether one is leaving
+   * and looks at once if so; and looks every tick while a server is leaving, to copy and confirm as soon as it can.
+   */
+  private void tick() {
+    try {
+      long now = System.nanoTime();
+      if (lastLookNanos == 0
+          || now - lastLookNanos >= intervalNanos
+          || !runs.leaving().isEmpty()
+          || runs.newlyLeaving()) {
+        lastLookNanos = now;
+        look();
+      }
+    } catch (RuntimeException failed) {
+      log.warn("looking at the cache servers failed; looking again at the next tick", failed);
+    } finally {
+      try {
+        thread.schedule(this::tick, Math.min(intervalNanos, WATCH.toNanos()), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        // closed
+      }
     }
   }
 
@@ -140,6 +184,7 @@ public final class ReplicaRepair implements AutoCloseable {
               restored);
         }
       }
+      confirmHandovers();
       int strays = cache.deleteStrayReplicas();
       if (strays > 0) {
         log.info(
@@ -150,8 +195,39 @@ public final class ReplicaRepair implements AutoCloseable {
     }
   }
 
+  /**
+   * Tells each leaving server that is out of this client's placement that this engine's copies of what it held are
+   * made, once a whole restore pass since it was taken out found nothing left to restore ({@code pmoved}, through
+   * {@link IqClient.HandoverParty}); takes that back while a pass is due. Said again at every look while it is
+   * leaving, so that a server that saw a pinned write since hears it again.
+   */
+  private void confirmHandovers() {
+    if (due) {
+      handovers.notMoved();
+      return;
+    }
+    Set<ServerAddress> excluded = cache.excludedFromReplicas();
+    for (ServerAddress server : runs.leaving()) {
+      if (!excluded.contains(server)) {
+        continue;
+      }
+      try {
+        if (handovers.moved(server) && toldMoved.add(server)) {
+          log.info(
+              "told leaving cache server {} that the copies of its pinned values are made on the next servers",
+              server);
+        }
+      } catch (RuntimeException unanswered) {
+        log.debug(
+            "could not tell leaving cache server {} that its copies are made", server, unanswered);
+      }
+    }
+    toldMoved.retainAll(runs.leaving());
+  }
+
   @Override
   public void close() {
+    handovers.close();
     thread.shutdownNow();
     try {
       thread.awaitTermination(10, TimeUnit.SECONDS);

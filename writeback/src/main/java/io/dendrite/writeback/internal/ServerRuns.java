@@ -65,6 +65,7 @@ public final class ServerRuns {
         // to be sure.
         if (!unreachable.timedOut() && cache.isDown(server)) {
           downSince.putIfAbsent(server, System.nanoTime());
+          leaving.remove(server); // it has left
         }
         continue;
       }
@@ -79,6 +80,27 @@ public final class ServerRuns {
       }
     }
     return back;
+  }
+
+  /**
+   * Asks each server that was not down at the last look whether it is leaving (one {@code stats} each), between
+   * looks: a server that says so is looked at at once, so that its copies move while it still serves. Returns
+   * whether one said so that is not yet among {@link #leaving}. A server that fails to answer is left to the looks.
+   */
+  public boolean newlyLeaving() {
+    for (ServerAddress server : cache.config().servers()) {
+      if (downSince.containsKey(server) || leaving.contains(server)) {
+        continue;
+      }
+      try {
+        if ("1".equals(cache.stats(server).get("leaving"))) {
+          return true;
+        }
+      } catch (RuntimeException unanswered) {
+        // the next look finds out what it is
+      }
+    }
+    return false;
   }
 
   /** The servers that said at the last look that they are leaving: their copies must move before they stop. */
