@@ -142,6 +142,7 @@ class LateOwnerStatementIT {
         .dendrite(settings -> settings.writePolicy(WritePolicy.WRITE_THROUGH))
         .query("range", table::range)
         .zooKeeper(zooKeeper, service)
+        .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()) // one machine
         .member(member)
         .sessionTimeout(SESSION)
         .requestTimeout(Duration.ofSeconds(3));
