@@ -541,10 +541,13 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
    * and given children by anyone, and changed or deleted by nobody but their creator.
    */
   private record ServiceAcls(String root) implements ACLProvider {
+    // Arrays.asList, not List.of: ZooKeeper checks an ACL list with contains(null), which List.of
+    // refuses with a NullPointerException (a fresh ensemble, where this parent is created, failed).
     private static final List<ACL> SHARED_PARENT =
-        List.of(
-            new ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
-            new ACL(ZooDefs.Perms.READ | ZooDefs.Perms.CREATE, ZooDefs.Ids.ANYONE_ID_UNSAFE));
+        java.util.Collections.unmodifiableList(
+            java.util.Arrays.asList(
+                new ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
+                new ACL(ZooDefs.Perms.READ | ZooDefs.Perms.CREATE, ZooDefs.Ids.ANYONE_ID_UNSAFE)));
 
     @Override
     public List<ACL> getDefaultAcl() {

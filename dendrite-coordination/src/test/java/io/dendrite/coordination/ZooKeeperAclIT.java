@@ -38,6 +38,35 @@ class ZooKeeperAclIT {
     }
   }
 
+  /**
+   * On a fresh ensemble the coordinator creates the shared parent {@code /dendrite} too, with its own ACL (a start
+   * there used to fail: ZooKeeper refused that ACL list with a NullPointerException).
+   */
+  @Test
+  void withCredentialsTheFirstServiceOfAFreshEnsembleStarts() throws Exception {
+    try (org.apache.curator.test.TestingServer fresh =
+        new org.apache.curator.test.TestingServer(true)) {
+      coordinator =
+          ZooKeeperCoordinator.builder()
+              .connectString(fresh.getConnectString())
+              .service("fresh")
+              .member("a")
+              .credentials(USER, PASSWORD)
+              .endpoint("127.0.0.1:7000")
+              .sessionTimeout(Duration.ofSeconds(3))
+              .ranges(RANGES)
+              .listener(new GainedRanges())
+              .start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (coordinator.owned().size() < 2 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(coordinator.owned()).hasSize(2);
+      coordinator.close();
+      coordinator = null;
+    }
+  }
+
   @Test
   void aClientWithoutTheCredentialsCannotChangeTheOwnershipNodes(ZooKeeperAddress zk)
       throws Exception {
