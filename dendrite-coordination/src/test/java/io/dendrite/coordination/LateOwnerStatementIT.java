@@ -113,7 +113,11 @@ class LateOwnerStatementIT {
 
           goOn.countDown();
           String ended = write.get(LONG.toSeconds(), TimeUnit.SECONDS);
-          return new Outcome(ended, stored(database), val(b.get(3, 3, "range")));
+          Outcome outcome = new Outcome(ended, stored(database), val(b.get(3, 3, "range")));
+          // Refused rather than black-holed: A's close gives up on ZooKeeper at once instead of
+          // waiting out its connection timeout.
+          zkOfA.cut();
+          return outcome;
         }
       }
     }
