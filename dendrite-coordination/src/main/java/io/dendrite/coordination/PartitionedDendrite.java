@@ -87,21 +87,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
   private PartitionedDendrite(Builder<K, R> builder) {
     this.sharedRecord =
-        TierClaim.shared(
-            builder.cache,
-            2,
-            LocalCoordinator.recordKey(builder.collection, builder.domain),
-            LocalCoordinator.PARTITIONED,
-            Duration.ofSeconds(10),
-            holder ->
-                "range "
-                    + builder.collection
-                    + "/"
-                    + builder.domain
-                    + " is owned by a plain Dendrite ("
-                    + holder
-                    + "): PartitionedDendrite processes beside it would not see its cached results;"
-                    + " close it first");
+        LocalCoordinator.joinPartitioned(builder.cache, builder.collection, builder.domain);
     this.type = builder.type;
     this.rows = builder.rows;
     this.collection = builder.collection;

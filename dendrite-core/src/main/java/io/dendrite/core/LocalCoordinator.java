@@ -25,7 +25,10 @@ public final class LocalCoordinator implements Coordinator {
   public static final String KEY_PREFIX = "Owner:";
 
   /** The value of the record while {@code PartitionedDendrite} processes share the range. */
-  public static final String PARTITIONED = "partitioned";
+  private static final String PARTITIONED = "partitioned";
+
+  /** How long a record outlives a holder that stopped renewing it, unless a coordinator is given another. */
+  private static final Duration DEFAULT_LIFETIME = Duration.ofSeconds(10);
 
   /** How many cache servers hold each ownership record (fewer when the tier has fewer). */
   static final int RECORD_REPLICAS = 2;
@@ -35,7 +38,7 @@ public final class LocalCoordinator implements Coordinator {
 
   /** A coordinator whose claims lapse 10 s after their owner stopped renewing them. */
   public LocalCoordinator() {
-    this(Duration.ofSeconds(10));
+    this(DEFAULT_LIFETIME);
   }
 
   /**
@@ -52,8 +55,33 @@ public final class LocalCoordinator implements Coordinator {
   }
 
   /** The key of {@code collection}/{@code domain}'s ownership record in the cache tier. */
-  public static String recordKey(String collection, String domain) {
+  static String recordKey(String collection, String domain) {
     return KEY_PREFIX + collection + ":" + domain;
+  }
+
+  /**
+   * Joins the range's record for a process of a {@code PartitionedDendrite} service: held shared with the service's
+   * other processes, so that neither a plain Dendrite on the range (which holds it exclusively) nor the service
+   * starts beside the other. Shared holders let it lapse when they stop.
+   *
+   * @throws IllegalStateException naming the plain Dendrite that holds it
+   */
+  public static TierClaim joinPartitioned(IqClient cache, String collection, String domain) {
+    return TierClaim.shared(
+        cache,
+        RECORD_REPLICAS,
+        recordKey(collection, domain),
+        PARTITIONED,
+        DEFAULT_LIFETIME,
+        holder ->
+            "range "
+                + collection
+                + "/"
+                + domain
+                + " is owned by a plain Dendrite ("
+                + holder
+                + "): PartitionedDendrite processes beside it would not see its cached results;"
+                + " close it first");
   }
 
   /**

@@ -68,4 +68,12 @@ class DendriteBuilderTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("min 5 is greater than max 1");
   }
+
+  /** A claim that lapses sooner than its renewals can keep it would let a second owner in while the first runs. */
+  @Test
+  void anOwnershipClaimShorterThanTwoSecondsIsRefused() {
+    assertThatThrownBy(() -> new LocalCoordinator(Duration.ofMillis(1500)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 2 s");
+  }
 }
