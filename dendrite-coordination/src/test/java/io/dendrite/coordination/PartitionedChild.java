@@ -118,6 +118,7 @@ public final class PartitionedChild {
       }
       AtomicLong versions = new AtomicLong(process * 1_000_000_000L);
       List<String> failures = new ArrayList<>();
+      Map<String, RuntimeException> firstOfEachKind = new TreeMap<>();
       try (BufferedWriter out = Files.newBufferedWriter(history)) {
         HistoryLines lines = new HistoryLines(out);
         long deadline = System.nanoTime() + run.toNanos();
@@ -136,6 +137,7 @@ public final class PartitionedChild {
                       } catch (RuntimeException failed) {
                         synchronized (failures) {
                           failures.add(failed.toString());
+                          firstOfEachKind.putIfAbsent(failed.getClass().getName(), failed);
                         }
                       }
                     }
@@ -152,6 +154,20 @@ public final class PartitionedChild {
       // few kinds.
       Map<String, String> kinds = new TreeMap<>();
       failures.forEach(failure -> kinds.putIfAbsent(failure.split(":", 2)[0], failure));
+      // The stack of the first failure of each kind, line by line, for the test's log: a failure
+      // with no message
+      // says nothing without it.
+      firstOfEachKind
+          .values()
+          .forEach(
+              failed -> {
+                java.io.StringWriter trace = new java.io.StringWriter();
+                failed.printStackTrace(new java.io.PrintWriter(trace));
+                trace
+                    .toString()
+                    .lines()
+                    .forEach(line -> System.out.println("FAILURE-TRACE " + line));
+              });
       System.out.println("FAILURES " + failures.size() + " " + kinds.values());
       System.out.println(
           "FAILURE-KINDS "

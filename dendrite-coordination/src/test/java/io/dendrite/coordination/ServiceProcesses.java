@@ -163,6 +163,9 @@ final class ServiceProcesses implements AutoCloseable {
       String kinds = child.awaitLine(line -> line.startsWith("FAILURE-KINDS "), Duration.ZERO);
       failureKinds.add(kinds.substring("FAILURE-KINDS ".length()));
       failures.add(child.awaitLine(line -> line.startsWith("FAILURES "), Duration.ZERO));
+      child.lines().stream()
+          .filter(line -> line.startsWith("FAILURE-TRACE "))
+          .forEach(line -> System.out.println("process-" + n + " " + line));
     }
     List<Path> files = new ArrayList<>();
     for (int n = 0; n < children.size(); n++) {
