@@ -6,6 +6,7 @@ import io.dendrite.core.FenceToken;
 import io.dendrite.core.Interval;
 import io.dendrite.core.LocalCoordinator;
 import io.dendrite.core.OwnedRange;
+import io.dendrite.core.RangeNotOwnedException;
 import io.dendrite.core.RowCodec;
 import io.dendrite.core.StoreFence;
 import io.dendrite.core.StoreFencedOutException;
@@ -165,6 +166,11 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
       servedHere.increment();
       return operation.run(local, applied);
     } catch (RuntimeException failed) {
+      if (!applied.get() && notOwned(failed)) {
+        // Its write buffer saw the range move before it changed anything: the write may run at the
+        // owner.
+        throw ForwardingException.notOwner(range + ": " + failed.getMessage());
+      }
       StoreFencedOutException storeRefused = storeFencedOut(failed);
       if (storeRefused != null) {
         // The data store refused the statement and changed nothing: the write may run at the owner.
@@ -218,6 +224,15 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
   }
 
   /** The data store's fence refusal behind {@code failure}, or null. */
+  private static boolean notOwned(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof RangeNotOwnedException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static StoreFencedOutException storeFencedOut(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof StoreFencedOutException refused) {

@@ -69,10 +69,16 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     this.leasesEnabled = builder.leasesEnabled;
     this.repairLapsedWrites = builder.repairLapsedWrites;
     CacheKeys<K> keys = new CacheKeys<>(builder.collection, builder.domain, type);
+    Optional<Coordinator.RangeClaim> buffersClaim =
+        writeBuffer == null
+            ? Optional.empty()
+            : writeBuffer.rangeClaim(builder.collection, builder.domain);
     this.claim =
-        builder.ownershipGuarded
-            ? builder.coordinator.claim(builder.collection, builder.domain, cache)
-            : builder.coordinator.claim(builder.collection, builder.domain);
+        buffersClaim.isPresent()
+            ? buffersClaim.get()
+            : builder.ownershipGuarded
+                ? builder.coordinator.claim(builder.collection, builder.domain, cache)
+                : builder.coordinator.claim(builder.collection, builder.domain);
     try {
       this.index =
           new EntryIndex<>(type, keys, new PredicateLog(cache, keys::logKey, builder.alpha));

@@ -393,8 +393,17 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         RefreshResult result =
             common.unlessUnreachable(entry, () -> oneByOne.readForUpdate(entry.key()));
         if (result instanceof ReadResult.Busy) {
-          throw new DendriteBusyException(
-              "another process holds the Q lease of " + entry.key(), null);
+          if (!oneTripAllowed) {
+            throw new DendriteBusyException(
+                "another process holds the Q lease of " + entry.key(), null);
+          }
+          // The range's sole owner waited out the backoff: the holder is a former owner, killed or
+          // fenced out, whose lease outlives it (or a writer of this Dendrite's that is slow).
+          // Dropping
+          // the result, unregistered first, serves nothing stale: the next get refills it.
+          common.drop(entry, trips);
+          results.add(null);
+          continue;
         }
         results.add(
             result == null

@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -63,6 +64,10 @@ final class TypedWriteBuffer<K extends Comparable<? super K>, C> {
 
   void applyOverlapping(Interval<K> interval) {
     buffer.applyOverlapping(interval);
+  }
+
+  Optional<Coordinator.RangeClaim> rangeClaim(String collection, String domain) {
+    return buffer.rangeClaim(collection, domain);
   }
 
   /** A command that {@link #check} passed: one of a registered kind, hence a {@code C}. */

@@ -1,5 +1,7 @@
 package io.dendrite.core;
 
+import java.util.Optional;
+
 /**
  * Where a {@link WritePolicy#WRITE_BACK} Dendrite puts its writes (BuWrInT and the buffered writes of the CPR
  * paper, §3.2). The write-back module implements it; the Dendrite calls it under its interval leases, which is
@@ -81,4 +83,16 @@ public interface WriteBuffer<K extends Comparable<? super K>, C> {
 
   /** Applies to the data store, oldest first, every buffered write whose interval overlaps {@code interval}. */
   void applyOverlapping(Interval<K> interval);
+
+  /**
+   * The range's ownership claim this buffer took when it was built, for the Dendrite of {@code collection}'s {@code
+   * domain} over it to hold instead of claiming the range again: a buffer that rebuilds the range's buffered writes
+   * from the cache tier must not do so beside the range's owner, so it claims the range before it reads anything.
+   * Empty (the default) when the buffer took none; the Dendrite then claims the range from its coordinator.
+   *
+   * @throws IllegalStateException when the buffer belongs to another range than the Dendrite's
+   */
+  default Optional<Coordinator.RangeClaim> rangeClaim(String collection, String domain) {
+    return Optional.empty();
+  }
 }

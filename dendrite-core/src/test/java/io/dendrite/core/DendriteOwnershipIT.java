@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.RefreshResult;
+import io.dendrite.iq.client.Transaction;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -52,6 +54,41 @@ class DendriteOwnershipIT {
         ScoreRow row = new ScoreRow(5, 999);
         second.write(5, 5, row, table::set, ScoreTable.putting(row));
         assertThat(second.get(0, 9, table::range)).contains(row);
+      }
+    }
+  }
+
+  /**
+   * A former owner killed (or fenced out) while it held the Q lease of a cached result leaves the lease behind until
+   * the server lets it lapse. The range's sole owner used to fail every write touching that result with {@link
+   * DendriteBusyException} until then; it now waits out its backoff, drops the result and writes. Behind a
+   * coordinator that does not exclude other owners the holder may be a live writer of another process, so it still
+   * refuses instead of dropping.
+   */
+  @Test
+  void aLeaseLeftByAFormerOwnerDoesNotStopTheOwnersWrites(MySqlTestDatabase database)
+      throws Exception {
+    String key = new CacheKeys<>("scores", "id", DomainType.INTEGER).entryKey(Interval.of(0, 9));
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
+        IqClient former = cacheTier.anotherClient();
+        ScoreTable table = new ScoreTable(database).create(20)) {
+      try (Dendrite<Integer, ScoreRow> owner = builder(cacheTier.client).build();
+          Transaction left = former.beginTransaction()) {
+        owner.get(0, 9, table::range);
+        assertThat(left.readForUpdate(key)).isInstanceOf(RefreshResult.Granted.class);
+        ScoreRow row = new ScoreRow(5, 55);
+        owner.write(5, 5, row, table::set, ScoreTable.putting(row));
+        assertThat(owner.get(0, 9, table::range)).contains(row);
+      }
+      try (Dendrite<Integer, ScoreRow> notSole =
+              builder(cacheTier.client).coordinator((collection, domain) -> () -> {}).build();
+          Transaction left = former.beginTransaction()) {
+        notSole.get(0, 9, table::range);
+        assertThat(left.readForUpdate(key)).isInstanceOf(RefreshResult.Granted.class);
+        ScoreRow row = new ScoreRow(5, 56);
+        assertThatThrownBy(() -> notSole.write(5, 5, row, table::set, ScoreTable.putting(row)))
+            .isInstanceOf(DendriteBusyException.class)
+            .hasMessageContaining("another process holds the Q lease of " + key);
       }
     }
   }

@@ -57,14 +57,12 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     this.cacheUpdates = builder.cacheUpdates;
     this.useTheIndex = builder.useTheIndex;
     RangeWriteBack<K> index = null;
+    Dendrite<K, R> cached = null;
     try {
-      index =
-          RangeWriteBack.over(builder.type, core.teleported.asEngine(core.replicaRepair))
-              .collection(collection)
-              .domain(domain)
-              .build();
-      this.buffered = index;
-      this.dendrite =
+      // The Dendrite first: it claims the range, and the index of buffered range writes is rebuilt
+      // (and its log
+      // compacted) only by the range's owner.
+      cached =
           builder
               .dendriteSettings
               .apply(
@@ -75,9 +73,19 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
                       .cache(core.cache)
                       .writePolicy(WritePolicy.WRITE_THROUGH))
               .build();
+      index =
+          RangeWriteBack.over(builder.type, core.teleported.asEngine(core.replicaRepair))
+              .collection(collection)
+              .domain(domain)
+              .build();
+      this.dendrite = cached;
+      this.buffered = index;
     } catch (RuntimeException failed) {
       if (index != null) {
         index.close();
+      }
+      if (cached != null) {
+        cached.close();
       }
       core.close();
       throw failed;

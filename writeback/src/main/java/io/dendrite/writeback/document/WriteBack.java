@@ -2,6 +2,7 @@ package io.dendrite.writeback.document;
 
 import io.dendrite.core.FenceToken;
 import io.dendrite.core.OwnedRange;
+import io.dendrite.core.RangeNotOwnedException;
 import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.EngineBuilder;
@@ -214,7 +215,7 @@ public final class WriteBack implements AutoCloseable {
   /** Refuses a range-owned engine's locking once it cannot tell it still owns the range. */
   private void requireOwnedRange() {
     if (!ownedRange.held()) {
-      throw new IllegalStateException(
+      throw new RangeNotOwnedException(
           "this write-back engine belongs to range "
               + ownedRange.collection()
               + "."

@@ -1,7 +1,9 @@
 package io.dendrite.writeback.range;
 
+import io.dendrite.core.Coordinator;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.Interval;
+import io.dendrite.core.LocalCoordinator;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.interval.BufferedWriteIndex;
@@ -21,11 +23,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
@@ -106,6 +110,11 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
 
   private volatile boolean closed;
 
+  /** The range's ownership claim, when this took one (an engine not owned by a range); null otherwise. */
+  private final Coordinator.RangeClaim claim;
+
+  private final String domain;
+
   /** An indexed write: its log record, its documents, and whether buffering them has returned. */
   private static final class IndexedWrite {
     final BufferedIntervalRecord record;
@@ -119,7 +128,9 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     }
   }
 
-  private RangeWriteBack(Builder<K> builder) {
+  private RangeWriteBack(Builder<K> builder, Coordinator.RangeClaim claim) {
+    this.claim = claim;
+    this.domain = builder.domain;
     this.type = builder.type;
     this.engine = builder.engine;
     this.collection = builder.collection;
@@ -193,6 +204,8 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
       DomainType<K> type, DocumentEngine engine) {
     Builder<K> builder = new Builder<>(type);
     builder.engine = Objects.requireNonNull(engine, "engine");
+    // Its caller owns the range already (TARDIS's Dendrite claims it before building the index).
+    builder.claimsTheRange = false;
     return builder;
   }
 
@@ -410,10 +423,40 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     try {
       closeRange();
     } finally {
-      if (documentAttribute != null) {
-        engine.close();
+      try {
+        if (claim != null) {
+          claim.close();
+        }
+      } finally {
+        if (documentAttribute != null) {
+          engine.close();
+        }
       }
     }
+  }
+
+  /**
+   * The range's claim this took when it was built, for the Dendrite over it (which then claims nothing more): empty
+   * for an engine owned by a range, whose ownership its coordinator granted, and for TARDIS's index, whose Dendrite
+   * claims the range before the index is built.
+   *
+   * @throws IllegalStateException when the Dendrite is of another range than this
+   */
+  @Override
+  public Optional<Coordinator.RangeClaim> rangeClaim(String collection, String domain) {
+    if (!(this.collection.equals(collection) && this.domain.equals(domain))) {
+      throw new IllegalStateException(
+          "this range write-back buffers range "
+              + this.collection
+              + "."
+              + this.domain
+              + ", not "
+              + collection
+              + "."
+              + domain
+              + ": a Dendrite must be of its buffer's range");
+    }
+    return Optional.ofNullable(claim);
   }
 
   private void closeRange() {
@@ -518,6 +561,8 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     private Duration reapInterval = Duration.ofMillis(100);
     private boolean applyOnMiss = true;
     private Function<EntityKey, K> documentAttribute;
+    private boolean claimsTheRange = true;
+    private Duration claimLifetime = Duration.ofSeconds(10);
 
     private Builder(DomainType<K> type) {
       this.type = Objects.requireNonNull(type, "type");
@@ -596,6 +641,30 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
       return this;
     }
 
+    /**
+     * How long the range's claim outlives this process when it stops without closing (default 10 s, at least 2 s): how
+     * long the next owner of the range waits after a crash. The claim is taken when the engine is not owned by a range
+     * ({@code WriteBack.Builder#ownedRange}, whose coordinator grants ownership instead); the Dendrite over this holds
+     * it from then on, as {@code LocalCoordinator} would have.
+     */
+    public Builder<K> claimLifetime(Duration lifetime) {
+      Objects.requireNonNull(lifetime, "lifetime");
+      if (lifetime.toSeconds() < 2) {
+        throw new IllegalArgumentException("claimLifetime must be at least 2 s, got " + lifetime);
+      }
+      this.claimLifetime = lifetime;
+      return this;
+    }
+
+    /**
+     * Test-only: takes no claim on the range, as before the ownership guard, so that the Dendrite over it claims the
+     * range from its own coordinator.
+     */
+    Builder<K> withoutRangeClaimForTesting() {
+      this.claimsTheRange = false;
+      return this;
+    }
+
     /** Test-only: a miss applies nothing first, to show that the consistency checker catches what that breaks. */
     Builder<K> withoutApplyOnMissForTesting() {
       this.applyOnMiss = false;
@@ -631,15 +700,52 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
                 + "."
                 + domain);
       }
+      // Claimed before anything of the range is read: a second range write-back beside the range's
+      // owner, in this
+      // process or another, would rebuild and compact the log its owner is appending to.
+      Coordinator.RangeClaim claim =
+          owned.isEmpty() && claimsTheRange
+              ? closeOnce(
+                  new LocalCoordinator(claimLifetime).claim(collection, domain, engine.cache()))
+              : null;
       try {
-        return new RangeWriteBack<>(this);
+        return new RangeWriteBack<>(this, claim);
       } catch (RuntimeException failed) {
+        if (claim != null) {
+          claim.close();
+        }
         if (owned.isPresent()) {
           // It serves this range alone: nobody else would close it.
           engine.close();
         }
         throw failed;
       }
+    }
+
+    /**
+     * The claim, closed once however often it is closed: the Dendrite over this and this range write-back both close
+     * it, and a second close must not delete a record a successor holds by then.
+     */
+    private static Coordinator.RangeClaim closeOnce(Coordinator.RangeClaim claim) {
+      AtomicBoolean closed = new AtomicBoolean();
+      return new Coordinator.RangeClaim() {
+        @Override
+        public void check() {
+          claim.check();
+        }
+
+        @Override
+        public boolean excludesOtherOwners() {
+          return claim.excludesOtherOwners();
+        }
+
+        @Override
+        public void close() {
+          if (closed.compareAndSet(false, true)) {
+            claim.close();
+          }
+        }
+      };
     }
   }
 }

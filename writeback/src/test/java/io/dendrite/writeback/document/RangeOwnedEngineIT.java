@@ -114,7 +114,8 @@ class RangeOwnedEngineIT {
         // Once it sees it lost the range, it refuses before sending anything.
         firstHeld.set(false);
         assertThatThrownBy(() -> first.write(ANN, ChangeSequence.of(inc("score", 100))))
-            .isInstanceOf(IllegalStateException.class)
+            .as("a refusal the coordination module sends on to the range's owner")
+            .isInstanceOf(io.dendrite.core.RangeNotOwnedException.class)
             .hasMessageContaining("no longer owns");
         first.close();
 

@@ -21,6 +21,7 @@ import io.dendrite.writeback.WriteBackMeters;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.document.WriteBack;
 import io.dendrite.writeback.internal.BufferedWriteKey;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.MySqlStore;
@@ -362,6 +363,62 @@ class RangeWriteBackIT {
   }
 
   /**
+   * A second range write-back of a range one already buffers (another instance of the service, or a second one built
+   * by mistake) is refused before it reads anything: it would rebuild and compact the log the owner appends to, and
+   * its Dendrite would not see the owner's buffered writes. The Dendrite over the first holds the first's claim.
+   */
+  @Test
+  void aSecondRangeWriteBackOfTheRangeIsRefusedBeforeItReadsAnything(MySqlTestDatabase database)
+      throws SQLException {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
+        IqClient otherClient = cache.anotherClient();
+        MySqlStore store = open(database);
+        RangeStack first =
+            new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0));
+        WriteBack otherEngine =
+            WriteBack.builder()
+                .replicas(2)
+                .drainThreads(0)
+                .cache(otherClient)
+                .store(store)
+                .build()) {
+      seed(store, 0, 9);
+      first.update(new RangeRow(3, 33));
+      assertThatThrownBy(
+              () ->
+                  RangeWriteBack.builder(DomainType.LONG)
+                      .writeBack(otherEngine)
+                      .collection(RangeRow.TABLE)
+                      .domain(RangeRow.RANGE_ATTRIBUTE)
+                      .build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("range " + RangeRow.TABLE + "/" + RangeRow.RANGE_ATTRIBUTE)
+          .hasMessageContaining("already owned by");
+      assertThatThrownBy(
+              () ->
+                  io.dendrite.core.Dendrite.builder(DomainType.LONG, RangeRow.CODEC)
+                      .collection(RangeRow.TABLE)
+                      .domain("another_attribute")
+                      .cache(cache.client)
+                      .writeBack(first.buffer, List.of(RangeStack.WRITES))
+                      .build())
+          .as("a Dendrite of another range over the buffer")
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("a Dendrite must be of its buffer's range");
+      assertThat(first.get(0, 9)).contains(new RangeRow(3, 33));
+    }
+    // Closed (the Dendrite and the range write-back both close the one claim): the range is free
+    // again.
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
+        MySqlStore store = MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10))) {
+      new RangeStack(cache.client, store, engine -> engine.replicas(1)).close();
+      try (RangeStack next = new RangeStack(cache.client, store, engine -> engine.replicas(1))) {
+        assertThat(next.get(0, 9)).isEqualTo(RangeRow.readRange(store, 0, 9));
+      }
+    }
+  }
+
+  /**
    * Issue 13's bound: with in-process locks, a write-back update awaits two round trips however many cached results
    * it refreshes (the results' Q leases with their change records, the log record and the reads of the buffered
    * writes; then the buffered writes, their listings and the commit). The replica-lease engine, which locks each
@@ -382,7 +439,7 @@ class RangeWriteBackIT {
                 cache.client,
                 store,
                 engine -> engine.drainThreads(0).replicas(2).singleProcess(true),
-                range -> range,
+                range -> range.withoutRangeClaimForTesting(),
                 settings ->
                     settings
                         .changeRecords(RangeRow.CHANGE_RECORDS)
