@@ -1,5 +1,6 @@
 package io.dendrite.writeback.session;
 
+import io.dendrite.iq.client.TierClaim;
 import io.dendrite.writeback.EngineBuilder;
 import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.ChangeSequence;
@@ -28,7 +29,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.function.IntSupplier;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,11 +95,26 @@ public final class SessionWriteBack implements AutoCloseable {
   private final DrainThreads drainThreads;
   private final ReplicaRepair replicaRepair;
   private final Object compactionLock = new Object();
+
+  /**
+   * The cache tier's record of the layout every session engine of the tier shares ({@value #LAYOUT_KEY}: replica
+   * count and queue names), held shared: an engine with another layout is refused when it starts, since it would
+   * look for sessions' copies and queues where the others do not put them.
+   */
+  private final TierClaim layout;
+
+  /** The layout record's key (a session-reserved prefix, so only pin users can write it). */
+  static final String LAYOUT_KEY = "SessionWriteBack:layout";
+
   private final Duration drainOnClose;
   private long drainedAtCompaction;
   private long nanosAtCompaction = System.nanoTime();
 
-  private SessionWriteBack(Builder builder, EngineSettings settings) {
+  /** How long the layout record outlives the last engine that renewed it. */
+  private static final Duration LAYOUT_LIFETIME = Duration.ofSeconds(10);
+
+  private SessionWriteBack(Builder builder, EngineSettings settings, TierClaim layout) {
+    this.layout = layout;
     Clock clock = Clock.systemUTC();
     PinnedReplicas replicas = new PinnedReplicas(settings.cache(), settings.replicas());
     this.replicas = replicas;
@@ -292,6 +310,14 @@ public final class SessionWriteBack implements AutoCloseable {
    */
   @Override
   public void close() {
+    try {
+      closeEngine();
+    } finally {
+      layout.close();
+    }
+  }
+
+  private void closeEngine() {
     replicaRepair.close();
     drainThreads.close();
     long drainedBefore = counters.drained.sum();
@@ -428,7 +454,36 @@ public final class SessionWriteBack implements AutoCloseable {
       if (store == null) {
         throw new IllegalStateException("store is required");
       }
-      return new SessionWriteBack(this, settings());
+      EngineSettings settings = settings();
+      String layout =
+          "replicas "
+              + settings.replicas()
+              + ", queues "
+              + new TreeSet<>(queueNames)
+                  .stream().map(name -> "'" + name + "'").collect(Collectors.joining(", "));
+      TierClaim claim =
+          TierClaim.shared(
+              settings.cache(),
+              settings.replicas(),
+              LAYOUT_KEY,
+              layout,
+              LAYOUT_LIFETIME,
+              running ->
+                  "the session write-back engines of this cache tier run with "
+                      + running
+                      + "; this one asked for "
+                      + layout
+                      + ": engines with different replica counts or queues would not find each other's"
+                      + " sessions where they are kept. Give every process the same replicas(...) and queues(...)"
+                      + " (the record lapses "
+                      + LAYOUT_LIFETIME.toSeconds()
+                      + " s after the last of them stopped)");
+      try {
+        return new SessionWriteBack(this, settings, claim);
+      } catch (RuntimeException failed) {
+        claim.close();
+        throw failed;
+      }
     }
   }
 }

@@ -98,6 +98,58 @@ class SessionWriteBackIT {
     }
   }
 
+  /**
+   * Every session engine of a cache tier must keep sessions where the others look for them: one that starts with
+   * another replica count or other queues than the engines running is refused, naming both layouts; the same layout
+   * (queues in any order) joins them.
+   */
+  @Test
+  void anEngineWithAnotherLayoutThanTheRunningOnesIsRefused(MySqlTestDatabase database)
+      throws Exception {
+    createAccounts(database);
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
+        IqClient otherClient = cache.anotherClient();
+        MySqlStore store = open(database);
+        SessionWriteBack running =
+            SessionWriteBack.builder()
+                .cache(cache.client)
+                .store(store)
+                .replicas(2)
+                .queues("a", "b")
+                .build()) {
+      assertThatThrownBy(
+              () ->
+                  SessionWriteBack.builder()
+                      .cache(otherClient)
+                      .store(store)
+                      .replicas(1)
+                      .queues("a", "b")
+                      .build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("run with replicas 2, queues 'a', 'b'")
+          .hasMessageContaining("asked for replicas 1, queues 'a', 'b'");
+      assertThatThrownBy(
+              () ->
+                  SessionWriteBack.builder()
+                      .cache(otherClient)
+                      .store(store)
+                      .replicas(2)
+                      .queues("a")
+                      .build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("asked for replicas 2, queues 'a':");
+      try (SessionWriteBack joined =
+          SessionWriteBack.builder()
+              .cache(otherClient)
+              .store(store)
+              .replicas(2)
+              .queues("b", "a")
+              .build()) {
+        assertThat(joined.queues()).containsExactly("b", "a");
+      }
+    }
+  }
+
   @Test
   void concurrentTransfersKeepTheSumAndEveryAccountMatchesTheModel(MySqlTestDatabase database)
       throws Exception {
