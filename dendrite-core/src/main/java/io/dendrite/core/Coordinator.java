@@ -48,6 +48,16 @@ public interface Coordinator {
       return false;
     }
 
+    /**
+     * Whether this process may keep the range's results in its own memory (the near cache): no other process can own
+     * the range while the claim holds, and {@link #check} refuses as soon as this process can no longer show that it
+     * holds (a claim with a lifetime it renews), so a result kept here cannot miss another owner's write. By default,
+     * false.
+     */
+    default boolean mayKeepResultsInMemory() {
+      return false;
+    }
+
     /** Gives the range up. */
     @Override
     void close();

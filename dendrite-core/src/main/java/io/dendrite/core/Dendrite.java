@@ -42,6 +42,9 @@ import java.util.Optional;
  * @param <R> the row type
  */
 public final class Dendrite<K extends Comparable<? super K>, R> implements AutoCloseable {
+  /** The near cache's default bound: 64 MiB of encoded results. */
+  static final long DEFAULT_NEAR_CACHE_BYTES = 64L << 20;
+
   private final DomainType<K> type;
   private final K min;
   private final K max;
@@ -57,6 +60,9 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   private final ReadPath<K, R> reads;
   private final WritePath<K, R> writes;
   private final DendriteCounters metrics = new DendriteCounters();
+
+  /** The near cache (L1), or null: off, or this process may not keep the range's results in memory. */
+  private final LocalResults<R> local;
 
   private Dendrite(Builder<K, R> builder) {
     this.type = builder.type;
@@ -105,7 +111,14 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       }
       index.flushLog();
     }
-    this.reads = new ReadPath<>(common, builder.beta, writeBuffer);
+    this.local =
+        builder.nearCacheBytes > 0 && leasesEnabled && claim.mayKeepResultsInMemory()
+            ? new LocalResults<>(builder.nearCacheBytes, builder.writesDropNearCopies)
+            : null;
+    if (local != null) {
+      index.whenRemoved(local::drop);
+    }
+    this.reads = new ReadPath<>(common, builder.beta, writeBuffer, local, this::stillOwned);
     this.writes =
         !leasesEnabled
             ? new UnleasedWrite<>(common, policy, writeBuffer)
@@ -209,8 +222,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
           // server when the write first waits for a reply. Nothing in the write waits for
           // anything but its own replies while a request is held: the data store is written
           // after the leases' replies are in.
+          List<String> touched = beginLocalWrite(interval);
           try (Flight flight = cache.flight()) {
             writes.write(interval, change, apply, cacheUpdate, trips);
+          } finally {
+            endLocalWrite(interval, touched);
           }
         } finally {
           exclusive.close();
@@ -226,6 +242,44 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     } finally {
       metrics.completed(DendriteCounters.Operation.WRITE, trips.count());
       compactLogWhenDue();
+    }
+  }
+
+  /**
+   * Marks the near cache's copies of the results the write may change as being written, and drops them, before the
+   * write changes anything; under the write's Exclusive lease, so no overlapping result can be registered meanwhile.
+   *
+   * @return their keys, for {@link #endLocalWrite}
+   */
+  private List<String> beginLocalWrite(Interval<K> interval) {
+    if (local == null) {
+      return List.of();
+    }
+    List<String> keys = index.impactedBy(interval).stream().map(EntryIndex.Entry::key).toList();
+    local.beginWrite(keys);
+    return keys;
+  }
+
+  /** Drops the write's results from the near cache again and ends their marks, however the write ended. */
+  private void endLocalWrite(Interval<K> interval, List<String> begun) {
+    if (local == null) {
+      return;
+    }
+    // Results registered after the write began (only possible past a lapsed lease) are dropped too.
+    index.impactedBy(interval).stream()
+        .map(EntryIndex.Entry::key)
+        .filter(key -> !begun.contains(key))
+        .forEach(local::drop);
+    local.endWrite(begun);
+  }
+
+  /** Whether this process can still show it owns the range; the near cache is used only then. */
+  private boolean stillOwned() {
+    try {
+      claim.check();
+      return true;
+    } catch (IllegalStateException lost) {
+      return false;
     }
   }
 
@@ -261,7 +315,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
 
   /** What this Dendrite has done so far, copied now. */
   public DendriteMetrics metrics() {
-    return metrics.snapshot();
+    return metrics.snapshot(local);
+  }
+
+  /** Whether this Dendrite keeps results in its own memory (the near cache): see {@link Builder#nearCache}. */
+  public boolean nearCacheEnabled() {
+    return local != null;
   }
 
   /** The number of cached result sets registered in PrInT. */
@@ -282,6 +341,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   /** Appends buffered log records and gives the range up. Does not close the cache client. */
   @Override
   public void close() {
+    if (local != null) {
+      // Before the range is given up: its next owner's writes would leave these behind.
+      local.dropAll();
+    }
     try {
       index.flushLog();
     } finally {
@@ -319,6 +382,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     private boolean ownershipGuarded = true;
     private boolean repairLapsedWrites = true;
     private boolean dropCached;
+    private long nearCacheBytes = DEFAULT_NEAR_CACHE_BYTES;
+    private boolean writesDropNearCopies = true;
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
       this.type = Objects.requireNonNull(type, "type");
@@ -465,6 +530,31 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
 
     /**
+     * Whether the range's owner keeps the decoded rows of its cached results in its own heap too (the near cache, L1,
+     * in front of the cache servers), so that a hit costs no round trip. On by default; it is used only where this
+     * process owns the range alone and can show it does ({@link Coordinator.RangeClaim#mayKeepResultsInMemory}):
+     * {@link LocalCoordinator}'s claim. Every write of the range runs here, drops the copies it changes before it
+     * changes them in the cache servers, and a copy read before a write can never be kept after it: a near-cache hit
+     * is never older than an acknowledged write. Off: every hit reads the cache servers.
+     */
+    public Builder<K, R> nearCache(boolean on) {
+      return nearCacheMaxBytes(on ? DEFAULT_NEAR_CACHE_BYTES : 0);
+    }
+
+    /**
+     * The near cache's bound, in bytes of the results it holds as the cache servers encode them (default 64 MiB; the
+     * decoded rows take more heap, by how much depends on the row type). 0 turns it off.
+     */
+    public Builder<K, R> nearCacheMaxBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException(
+            "nearCacheMaxBytes must be 0 (off) or more, got " + bytes);
+      }
+      this.nearCacheBytes = bytes;
+      return this;
+    }
+
+    /**
      * Test-only: claims the range from the coordinator without the cache tier, as before the ownership guard, to show
      * that two owners of one range serve stale results.
      */
@@ -479,6 +569,15 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
      */
     Builder<K, R> withoutLapsedWriteRepairForTesting() {
       this.repairLapsedWrites = false;
+      return this;
+    }
+
+    /**
+     * Test-only: writes leave the near cache's copies alone, to show that the consistency checker catches the stale
+     * hits that serves.
+     */
+    Builder<K, R> nearCacheNotDroppedByWritesForTesting() {
+      this.writesDropNearCopies = false;
       return this;
     }
 

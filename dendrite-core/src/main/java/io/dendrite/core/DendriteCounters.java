@@ -38,10 +38,11 @@ final class DendriteCounters {
   }
 
   /** The counts so far. */
-  DendriteMetrics snapshot() {
+  DendriteMetrics snapshot(LocalResults<?> local) {
     return new DendriteMetrics(
         hits.sum() + misses.sum(),
         hits.sum(),
+        local == null ? 0 : local.hits(),
         misses.sum(),
         cacheUnavailable.sum(),
         writes.sum(),
@@ -50,7 +51,10 @@ final class DendriteCounters {
         writesOutlivingLease.sum(),
         average(Operation.GET_HIT),
         average(Operation.GET_MISS),
-        average(Operation.WRITE));
+        average(Operation.WRITE),
+        local == null ? 0 : local.size(),
+        local == null ? 0 : local.weight(),
+        local == null ? 0 : local.evictions());
   }
 
   private double average(Operation operation) {

@@ -5,7 +5,8 @@ package io.dendrite.core;
  * the cache unavailable, writes, and the cache round trips each kind of operation cost.
  *
  * @param gets gets served
- * @param hits gets answered from the cache
+ * @param hits gets answered from the cache: from the near cache or the cache servers
+ * @param nearHits of those, gets answered from the near cache alone (no round trip)
  * @param misses gets that queried the data store
  * @param cacheUnavailable gets and writes that found a cache server unreachable
  * @param writes inserts, updates and deletes
@@ -17,10 +18,14 @@ package io.dendrite.core;
  * @param roundTripsPerHit average cache round trips of a hit
  * @param roundTripsPerMiss average cache round trips of a miss
  * @param roundTripsPerWrite average cache round trips of a write
+ * @param nearEntries results the near cache holds now (0 when it is off)
+ * @param nearBytes their weight: encoded bytes, as the cache servers hold them
+ * @param nearEvictions results the near cache evicted to stay within its bound
  */
 public record DendriteMetrics(
     long gets,
     long hits,
+    long nearHits,
     long misses,
     long cacheUnavailable,
     long writes,
@@ -29,4 +34,7 @@ public record DendriteMetrics(
     long writesOutlivingLease,
     double roundTripsPerHit,
     double roundTripsPerMiss,
-    double roundTripsPerWrite) {}
+    double roundTripsPerWrite,
+    long nearEntries,
+    long nearBytes,
+    long nearEvictions) {}

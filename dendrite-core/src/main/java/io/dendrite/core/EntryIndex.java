@@ -14,6 +14,7 @@ import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -58,6 +59,9 @@ final class EntryIndex<K extends Comparable<? super K>> {
    * returns, not only the write that unregistered it. Guarded by itself.
    */
   private final Map<Entry<K>, Integer> invalidating = new HashMap<>();
+
+  /** Told the key of every entry {@link #remove}d, once it is unregistered (the near cache drops its copy). */
+  private volatile Consumer<String> whenRemoved = key -> {};
 
   private final Map<String, Integer> rowCounts = new ConcurrentHashMap<>();
   private final Map<String, Integer> changeRecords = new ConcurrentHashMap<>();
@@ -270,6 +274,12 @@ final class EntryIndex<K extends Comparable<? super K>> {
     } finally {
       coverageLock.unlockWrite(stamp);
     }
+    whenRemoved.accept(entry.key());
+  }
+
+  /** Has {@code listener} told the key of every entry removed from now on. */
+  void whenRemoved(Consumer<String> listener) {
+    this.whenRemoved = listener;
   }
 
   /**

@@ -37,8 +37,24 @@ final class ReadPath<K extends Comparable<? super K>, R> {
   private final double beta;
   private final TypedWriteBuffer<K, ?> writeBuffer;
 
-  /** {@code writeBuffer}: null unless the Dendrite writes back. */
-  ReadPath(RangeCache<K, R> common, double beta, TypedWriteBuffer<K, ?> writeBuffer) {
+  /** The near cache (L1), or null when this process may not keep results in memory. */
+  private final LocalResults<R> local;
+
+  /** Whether this process can still show it owns the range: L1 is used only while it can. */
+  private final BooleanSupplier owned;
+
+  /**
+   * {@code writeBuffer}: null unless the Dendrite writes back. {@code local}: the near cache, or null; {@code owned}
+   * says whether it may be used now.
+   */
+  ReadPath(
+      RangeCache<K, R> common,
+      double beta,
+      TypedWriteBuffer<K, ?> writeBuffer,
+      LocalResults<R> local,
+      BooleanSupplier owned) {
+    this.local = local;
+    this.owned = owned;
     this.common = common;
     this.cache = common.cache;
     this.index = common.index;
@@ -60,7 +76,15 @@ final class ReadPath<K extends Comparable<? super K>, R> {
     if (entries.isEmpty()) {
       return Optional.of(List.of());
     }
+    if (local != null) {
+      List<R> kept = fromLocal(interval, entries);
+      if (kept != null) {
+        local.hit();
+        return Optional.of(kept);
+      }
+    }
     List<String> keys = entries.stream().map(EntryIndex.Entry::key).toList();
+    long[] stamps = local == null ? null : stamps(keys);
     if (!outage.settle(keys, trips)) {
       return Optional.empty();
     }
@@ -83,14 +107,64 @@ final class ReadPath<K extends Comparable<? super K>, R> {
       return Optional.empty();
     }
     List<R> found = new ArrayList<>();
-    for (EntryIndex.Entry<K> entry : entries) {
-      found.addAll(common.rowsOf(entry, values.get(entry.key()).data()));
+    for (int i = 0; i < entries.size(); i++) {
+      EntryIndex.Entry<K> entry = entries.get(i);
+      byte[] data = values.get(entry.key()).data();
+      List<R> entryRows = common.rowsOf(entry, data);
+      found.addAll(entryRows);
+      if (local != null) {
+        local.install(
+            entry.key(), stamps[i], common.normalize(entry.interval(), entryRows), data.length);
+      }
     }
     return Optional.of(common.normalize(interval, found));
   }
 
+  /**
+   * The get's rows from L1 alone, or null when L1 lacks one of the plan's entries or this process can no longer show
+   * it owns the range (then L1 is emptied: another owner may write what it holds).
+   */
+  private List<R> fromLocal(Interval<K> interval, List<EntryIndex.Entry<K>> entries) {
+    if (entries.size() == 1) {
+      EntryIndex.Entry<K> entry = entries.get(0);
+      List<R> rows = local.get(entry.key());
+      if (rows == null || !stillOwned()) {
+        return null;
+      }
+      // Kept normalized to the entry's interval: a get of exactly that interval takes the list as
+      // it is.
+      return entry.interval().equals(interval) ? rows : common.normalize(interval, rows);
+    }
+    List<R> found = new ArrayList<>();
+    for (EntryIndex.Entry<K> entry : entries) {
+      List<R> rows = local.get(entry.key());
+      if (rows == null) {
+        return null;
+      }
+      found.addAll(rows);
+    }
+    return stillOwned() ? common.normalize(interval, found) : null;
+  }
+
+  private boolean stillOwned() {
+    if (owned.getAsBoolean()) {
+      return true;
+    }
+    local.dropAll();
+    return false;
+  }
+
+  private long[] stamps(List<String> keys) {
+    long[] stamps = new long[keys.size()];
+    for (int i = 0; i < stamps.length; i++) {
+      stamps[i] = local.stamp(keys.get(i));
+    }
+    return stamps;
+  }
+
   List<R> fill(Interval<K> interval, RangeQuery<K, R> query, RoundTrips trips) {
     String key = index.keyOf(interval);
+    long stamp = local == null ? LocalResults.WRITING : local.stamp(key);
     boolean cacheReachable = outage.settle(List.of(key), trips);
     LeaseHandle inhibit = null;
     if (cacheReachable && leasesEnabled) {
@@ -100,8 +174,14 @@ final class ReadPath<K extends Comparable<? super K>, R> {
         if (read instanceof ReadResult.Leased leased) {
           inhibit = leased.lease();
         } else if (read instanceof ReadResult.Hit hit && index.isRegistered(interval, key)) {
-          return common.normalize(
-              interval, common.rowsOf(new EntryIndex.Entry<>(interval, key), hit.value().data()));
+          List<R> found =
+              common.normalize(
+                  interval,
+                  common.rowsOf(new EntryIndex.Entry<>(interval, key), hit.value().data()));
+          if (local != null) {
+            local.install(key, stamp, found, hit.value().data().length);
+          }
+          return found;
         }
       } catch (IqException unreachable) {
         cacheReachable = false;
@@ -120,7 +200,11 @@ final class ReadPath<K extends Comparable<? super K>, R> {
         metrics.cacheUnavailable.increment();
       } else if (shared == null || !shared.isExpired()) {
         // An expired Shared lease may have let a write through: then the result must not be cached.
-        store(interval, key, result, inhibit, shared, trips);
+        int stored = store(interval, key, result, inhibit, shared, trips);
+        if (stored >= 0 && local != null) {
+          // Still under the Shared lease: no write of the interval can begin before this.
+          local.install(key, stamp, result, stored);
+        }
       }
       return result;
     } finally {
@@ -133,7 +217,13 @@ final class ReadPath<K extends Comparable<? super K>, R> {
     }
   }
 
-  private void store(
+  /**
+   * Caches a miss's result as β says.
+   *
+   * @return the encoded size of the value stored and registered under {@code key}, or -1 when none was (β = 0
+   *     stores points instead; another filler held the key's I lease; the lease lapsed; a server was unreachable)
+   */
+  private int store(
       Interval<K> interval,
       String key,
       List<R> result,
@@ -143,25 +233,28 @@ final class ReadPath<K extends Comparable<? super K>, R> {
     try {
       if (beta == 0) {
         storePoints(interval, result, shared, trips);
-        return;
+        return -1;
       }
       if (beta < 1) {
         dropOverDuplicated(interval, result, trips);
       }
       if (leasesEnabled && inhibit == null) {
-        return;
+        return -1;
       }
       byte[] value = resultSets.encode(result);
       trips.add(2);
-      addWhileHeld(
-          interval,
-          key,
-          result.size(),
-          () -> (leasesEnabled ? inhibit.fill(value) : cache.set(key, value)) == Outcome.OK,
-          shared,
-          trips);
+      boolean registered =
+          addWhileHeld(
+              interval,
+              key,
+              result.size(),
+              () -> (leasesEnabled ? inhibit.fill(value) : cache.set(key, value)) == Outcome.OK,
+              shared,
+              trips);
+      return registered ? value.length : -1;
     } catch (IqException unreachable) {
       metrics.cacheUnavailable.increment();
+      return -1;
     }
   }
 

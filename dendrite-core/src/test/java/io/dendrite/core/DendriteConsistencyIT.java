@@ -16,6 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -35,34 +36,66 @@ class DendriteConsistencyIT {
       Duration.ofSeconds(Long.getLong("dendrite.consistency.seconds", 8));
   private static final Duration CONTROL_RUN = Duration.ofSeconds(10);
 
-  @ParameterizedTest(name = "{0}, beta {1}, change records {2}")
+  /**
+   * Concurrent gets, writes and misses over the near cache (L1, on by default) and the cache servers (L2); one case
+   * with the near cache off reads L2 alone, one with a near cache of a few results evicts all the time.
+   */
+  @ParameterizedTest(name = "{0}, beta {1}, change records {2}, near cache bytes {3}")
   @CsvSource({
-    "WRITE_AROUND, 1.0, false",
-    "WRITE_AROUND, 0.0, false",
-    "WRITE_THROUGH, 1.0, false",
-    "WRITE_THROUGH, 0.0, false",
-    "WRITE_THROUGH, 1.0, true",
-    "WRITE_THROUGH, 0.0, true"
+    "WRITE_AROUND, 1.0, false, 67108864",
+    "WRITE_AROUND, 0.0, false, 67108864",
+    "WRITE_THROUGH, 1.0, false, 67108864",
+    "WRITE_THROUGH, 0.0, false, 67108864",
+    "WRITE_THROUGH, 1.0, true, 67108864",
+    "WRITE_THROUGH, 0.0, true, 67108864",
+    "WRITE_THROUGH, 1.0, false, 0",
+    "WRITE_AROUND, 1.0, true, 400"
   })
   void noReadIsStale(
-      WritePolicy policy, double beta, boolean changeRecords, MySqlTestDatabase database)
+      WritePolicy policy,
+      double beta,
+      boolean changeRecords,
+      long nearCacheBytes,
+      MySqlTestDatabase database)
       throws Exception {
     Outcome outcome =
         run(
             database,
             RUN,
-            builder ->
-                changeRecords
-                    ? builder
-                        .writePolicy(policy)
-                        .maxSharedFraction(beta)
-                        .changeRecords(ScoreTable.SET_RECORDS)
-                    : builder.writePolicy(policy).maxSharedFraction(beta));
+            builder -> {
+              builder.writePolicy(policy).maxSharedFraction(beta).nearCacheMaxBytes(nearCacheBytes);
+              return changeRecords ? builder.changeRecords(ScoreTable.SET_RECORDS) : builder;
+            });
 
     assertThat(outcome.report.count()).as("stale reads: %s", outcome.report.violations()).isZero();
     assertThat(outcome.report.rowReadsChecked()).isGreaterThan(1_000);
     assertThat(outcome.metrics.hits()).as("the cache served reads").isGreaterThan(100);
     assertThat(outcome.metrics.writes()).isGreaterThan(100);
+    if (nearCacheBytes == 0) {
+      assertThat(outcome.metrics.nearHits()).isZero();
+    } else {
+      assertThat(outcome.metrics.nearHits()).as("the near cache served reads").isGreaterThan(100);
+    }
+    if (nearCacheBytes == 400) {
+      assertThat(outcome.metrics.nearEvictions()).as("near-cache evictions").isGreaterThan(10);
+    }
+  }
+
+  /** The negative control of the near cache: writes that leave its copies alone serve stale hits, and are caught. */
+  @Test
+  void whenWritesLeaveTheNearCacheAloneTheCheckerFindsStaleReads(MySqlTestDatabase database)
+      throws Exception {
+    Outcome outcome =
+        run(
+            database,
+            CONTROL_RUN,
+            builder ->
+                builder
+                    .writePolicy(WritePolicy.WRITE_THROUGH)
+                    .maxSharedFraction(1.0)
+                    .nearCacheNotDroppedByWritesForTesting());
+
+    assertThat(outcome.report.count()).as("stale reads from the near cache").isGreaterThan(0);
   }
 
   @ParameterizedTest

@@ -90,8 +90,20 @@ class DendriteIT {
       DendriteMetrics metrics = dendrite.metrics();
       assertThat(metrics.hits()).isEqualTo(1);
       assertThat(metrics.misses()).isEqualTo(1);
-      assertThat(metrics.roundTripsPerHit()).isEqualTo(1.0);
+      assertThat(metrics.nearHits()).as("from the near cache").isEqualTo(1);
+      assertThat(metrics.roundTripsPerHit()).isEqualTo(0.0);
       assertThat(dendrite.cachedEntries()).isEqualTo(1);
+    }
+    // Without the near cache, a hit is one round trip to the cache servers.
+    try (Dendrite<Integer, ScoreRow> dendrite =
+        dendrite(builder -> builder.writePolicy(WritePolicy.WRITE_AROUND).nearCache(false))) {
+      // A range the first did not cache: this one rebuilt the first's entries from the log.
+      get(dendrite, 20, 24);
+      assertThat(get(dendrite, 20, 24)).hasSize(5);
+      DendriteMetrics metrics = dendrite.metrics();
+      assertThat(metrics.hits()).isEqualTo(1);
+      assertThat(metrics.nearHits()).isZero();
+      assertThat(metrics.roundTripsPerHit()).isEqualTo(1.0);
     }
   }
 

@@ -740,6 +740,11 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
         }
 
         @Override
+        public boolean mayKeepResultsInMemory() {
+          return claim.mayKeepResultsInMemory();
+        }
+
+        @Override
         public void close() {
           if (closed.compareAndSet(false, true)) {
             claim.close();

@@ -1,0 +1,176 @@
+package io.dendrite.core;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The near cache (L1): the decoded rows of the range's cached results, kept in this process's heap by the range's
+ * owner in front of the IQ servers (L2), so that a hit costs no round trip. Only the owner may keep them: every miss
+ * and every write of the range runs in its process, so it sees every change of every result it holds, with no
+ * invalidation message from anyone.
+ *
+ * <p>An L1 result is never older than an acknowledged write. A write marks the results it touches as being written
+ * ({@link #beginWrite}) before it changes them in L2 and drops them from L1, and drops them again when it is done
+ * ({@link #endWrite}); a result read from L2 (a hit, or a miss's fill) is put into L1 only if no write of it began
+ * since the reader looked ({@link #stamp}) and none is running ({@link #install}). The check and the put are one
+ * atomic step on the result's key, as is a write's drop, so a reader that read a value before a write committed
+ * cannot put it back after the write dropped it. Writes are tracked per stripe of keys, not per key: a collision only
+ * keeps a result out of L1 a little longer.
+ *
+ * <p>Bounded by weight (the encoded size of each result, in bytes, as the cache servers hold it), evicting least
+ * recently and frequently used results first (Caffeine's W-TinyLFU).
+ *
+ * @param <R> the row type
+ */
+final class LocalResults<R> {
+  /** The stamp of a key a write is running on: nothing read now may be kept. */
+  static final long WRITING = -1;
+
+  private static final int STRIPES = 1024;
+
+  /** Per stripe: how many writes began and ended (each bumps it twice). */
+  private final AtomicLongArray versions = new AtomicLongArray(STRIPES);
+
+  /** Per stripe: writes running now. */
+  private final AtomicIntegerArray writing = new AtomicIntegerArray(STRIPES);
+
+  private final Cache<String, Held<R>> results;
+  private final LongAdder hits = new LongAdder();
+
+  /** False only for the negative control: writes leave L1 alone. */
+  private final boolean writesDrop;
+
+  /** One result as kept: its rows, immutable, and its weight. */
+  private record Held<R>(List<R> rows, int weight) {}
+
+  /** A near cache of at most {@code maxWeightBytes} (encoded bytes of the results it holds). */
+  LocalResults(long maxWeightBytes) {
+    this(maxWeightBytes, true);
+  }
+
+  /** {@code writesDrop} false: the negative control, whose writes leave L1's copies alone. */
+  LocalResults(long maxWeightBytes, boolean writesDrop) {
+    this.writesDrop = writesDrop;
+    this.results =
+        Caffeine.newBuilder()
+            .maximumWeight(maxWeightBytes)
+            .weigher((String key, Held<R> held) -> held.weight())
+            .recordStats()
+            .build();
+  }
+
+  /** The rows of {@code key}'s result, or null when L1 does not hold it. */
+  List<R> get(String key) {
+    Held<R> held = results.getIfPresent(key);
+    return held == null ? null : held.rows();
+  }
+
+  /** Counts a get answered from L1 alone. */
+  void hit() {
+    hits.increment();
+  }
+
+  /**
+   * What a reader notes before it reads {@code key}'s result from L2 (or from the data store, for a fill), to give to
+   * {@link #install} after: {@link #WRITING} when a write of the key is running.
+   */
+  long stamp(String key) {
+    int stripe = stripe(key);
+    // In this order: a write bumps the count of running writes before the version, so a reader that
+    // saw none
+    // running and the version before the write began sees the version change at install.
+    if (writing.get(stripe) != 0) {
+      return WRITING;
+    }
+    return versions.get(stripe);
+  }
+
+  /**
+   * Keeps {@code rows} as {@code key}'s result, read after {@code stamp} was taken, unless a write of the key began
+   * since or is running. {@code weight}: the result's encoded size in bytes.
+   */
+  void install(String key, long stamp, List<R> rows, int weight) {
+    if (stamp == WRITING) {
+      return;
+    }
+    int stripe = stripe(key);
+    List<R> kept = List.copyOf(rows);
+    results
+        .asMap()
+        .compute(
+            key,
+            (k, before) ->
+                writing.get(stripe) == 0 && versions.get(stripe) == stamp
+                    ? new Held<>(kept, Math.max(1, weight))
+                    : before);
+  }
+
+  /** Marks {@code keys} as being written, then drops their results: call before the write changes them in L2. */
+  void beginWrite(Collection<String> keys) {
+    if (!writesDrop) {
+      return;
+    }
+    for (String key : keys) {
+      int stripe = stripe(key);
+      writing.incrementAndGet(stripe);
+      versions.incrementAndGet(stripe);
+      results.asMap().remove(key);
+    }
+  }
+
+  /** Drops {@code keys}' results again, then ends their marks: call once the write is done, whatever its outcome. */
+  void endWrite(Collection<String> keys) {
+    if (!writesDrop) {
+      return;
+    }
+    for (String key : keys) {
+      int stripe = stripe(key);
+      results.asMap().remove(key);
+      versions.incrementAndGet(stripe);
+      writing.decrementAndGet(stripe);
+    }
+  }
+
+  /** Drops {@code key}'s result (its entry left PrInT, or its value could not be trusted). */
+  void drop(String key) {
+    results.asMap().remove(key);
+  }
+
+  /** Drops every result: the range was given up, or the owner can no longer show it owns it. */
+  void dropAll() {
+    results.invalidateAll();
+  }
+
+  /** Gets answered from L1 alone so far. */
+  long hits() {
+    return hits.sum();
+  }
+
+  /** Results evicted to stay under the weight bound so far. */
+  long evictions() {
+    return results.stats().evictionCount();
+  }
+
+  /** Results held now (approximate). */
+  long size() {
+    return results.estimatedSize();
+  }
+
+  /** Their weight, in encoded bytes (approximate). */
+  long weight() {
+    return results
+        .policy()
+        .eviction()
+        .map(eviction -> eviction.weightedSize().orElse(0))
+        .orElse(0L);
+  }
+
+  private static int stripe(String key) {
+    return Math.floorMod(key.hashCode() * 0x9E3779B9, STRIPES);
+  }
+}
