@@ -1,0 +1,103 @@
+package io.dendrite.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.iq.client.TierClaim;
+import io.dendrite.testsupport.MySqlTestDatabase;
+import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The near cache (L1) of a range's owner: hits without a round trip, and never a copy the owner can no longer vouch
+ * for. The stale-read checker runs over it in {@code DendriteConsistencyIT}.
+ */
+@ExtendWith(RealServers.class)
+class NearCacheIT {
+
+  private static Dendrite.Builder<Integer, ScoreRow> builder(IqClient cache) {
+    return Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+        .collection("scores")
+        .domain("id")
+        .range(0, 99)
+        .cache(cache)
+        .writePolicy(WritePolicy.WRITE_THROUGH);
+  }
+
+  @Test
+  void aHitOfACachedRangeOrOfAPartOfItCostsNoRoundTripAndAWriteIsSeenAtOnce(
+      MySqlTestDatabase database) throws Exception {
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
+        ScoreTable table = new ScoreTable(database).create(20);
+        Dendrite<Integer, ScoreRow> dendrite = builder(cacheTier.client).build()) {
+      assertThat(dendrite.nearCacheEnabled()).isTrue();
+      dendrite.get(0, 9, table::range);
+
+      long trips = cacheTier.client.roundTripsOfCurrentThread();
+      List<ScoreRow> whole = dendrite.get(0, 9, table::range);
+      List<ScoreRow> part = dendrite.get(3, 5, table::range);
+      assertThat(cacheTier.client.roundTripsOfCurrentThread() - trips).isZero();
+      assertThat(whole).hasSize(10);
+      assertThat(part).extracting(ScoreRow::id).containsExactly(3, 4, 5);
+      assertThatThrownBy(() -> whole.add(new ScoreRow(50, 0)))
+          .as("the near cache's rows are shared: the caller gets them read-only")
+          .isInstanceOf(UnsupportedOperationException.class);
+      assertThat(dendrite.metrics().nearHits()).isEqualTo(2);
+
+      ScoreRow row = new ScoreRow(4, 44);
+      dendrite.write(4, 4, row, table::set, ScoreTable.putting(row));
+      assertThat(dendrite.get(3, 5, table::range)).contains(row);
+      assertThat(dendrite.get(0, 9, table::range)).contains(row);
+      assertThat(dendrite.metrics().nearEntries()).isEqualTo(1);
+      assertThat(dendrite.metrics().nearBytes()).isPositive();
+    }
+  }
+
+  /**
+   * An owner that can no longer show it owns the range (its claim was taken by another while it was paused) must not
+   * serve what it kept: the new owner may have written since. It drops its near cache and refuses the get, as it
+   * refuses a miss; without the check it would have served row 5 as 0 after the new owner's write of 55.
+   */
+  @Test
+  void anOwnerThatLostItsClaimServesNothingFromItsNearCache(MySqlTestDatabase database)
+      throws Exception {
+    Duration lifetime = Duration.ofSeconds(2);
+    String record = LocalCoordinator.recordKey("scores", "id");
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
+        IqClient other = cacheTier.anotherClient();
+        ScoreTable table = new ScoreTable(database).create(20);
+        Dendrite<Integer, ScoreRow> owner =
+            builder(cacheTier.client).coordinator(new LocalCoordinator(lifetime)).build()) {
+      owner.get(0, 9, table::range);
+      owner.get(0, 9, table::range);
+      assertThat(owner.metrics().nearHits()).isEqualTo(1);
+
+      // While the owner is "paused", its record goes and another process takes the range and writes
+      // row 5: the
+      // cached result is gone from the cache servers (the new owner's write-around), the table has
+      // 55.
+      for (ServerAddress server : other.serversFor(record, 2)) {
+        other.deleteOn(server, record);
+      }
+      try (TierClaim thief =
+          TierClaim.exclusive(other, 2, record, "the new owner", lifetime, held -> held)) {
+        table.set(new ScoreRow(5, 55));
+        other.delete(
+            new CacheKeys<>("scores", "id", DomainType.INTEGER).entryKey(Interval.of(0, 9)));
+        Thread.sleep(lifetime.toMillis()); // past what the owner's last renewal vouched for
+
+        assertThatThrownBy(() -> owner.get(0, 9, table::range))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("ownership claim was lost");
+        assertThat(owner.metrics().nearHits()).isEqualTo(1);
+        assertThat(owner.metrics().nearEntries()).isZero();
+      }
+    }
+  }
+}
