@@ -7,6 +7,7 @@ module io.dendrite.core {
   requires transitive io.dendrite.iq;
   requires org.slf4j;
   requires com.github.benmanes.caffeine;
+  requires static micrometer.core;
   requires transitive java.sql;
 
   exports io.dendrite.core;

@@ -61,6 +61,9 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   private final WritePath<K, R> writes;
   private final DendriteCounters metrics = new DendriteCounters();
 
+  /** {@code <collection>.<domain>}: names the range in meters and messages. */
+  private final String rangeName;
+
   /** The near cache (L1), or null: off, or this process may not keep the range's results in memory. */
   private final LocalResults<R> local;
 
@@ -74,6 +77,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     this.changeRecords = builder.changeRecords;
     this.leasesEnabled = builder.leasesEnabled;
     this.repairLapsedWrites = builder.repairLapsedWrites;
+    this.rangeName = builder.collection + "." + builder.domain;
     CacheKeys<K> keys = new CacheKeys<>(builder.collection, builder.domain, type);
     Optional<Coordinator.RangeClaim> buffersClaim =
         writeBuffer == null
@@ -316,6 +320,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
   /** What this Dendrite has done so far, copied now. */
   public DendriteMetrics metrics() {
     return metrics.snapshot(local);
+  }
+
+  /** {@code <collection>.<domain>}: the range this Dendrite caches. */
+  public String rangeName() {
+    return rangeName;
   }
 
   /** Whether this Dendrite keeps results in its own memory (the near cache): see {@link Builder#nearCache}. */

@@ -9,6 +9,8 @@ import io.dendrite.iq.client.TierClaim;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,6 +59,44 @@ class NearCacheIT {
       assertThat(dendrite.metrics().nearEntries()).isEqualTo(1);
       assertThat(dendrite.metrics().nearBytes()).isPositive();
     }
+  }
+
+  /** The gets show under Micrometer's cache meter names, with the tier that answered them. */
+  @Test
+  void getsAreMeteredByResultAndTier(MySqlTestDatabase database) throws Exception {
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
+        ScoreTable table = new ScoreTable(database).create(20);
+        Dendrite<Integer, ScoreRow> dendrite = builder(cacheTier.client).build()) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      DendriteMeters.of(dendrite, Tag.of("service", "test")).bindTo(registry);
+      dendrite.get(0, 9, table::range); // miss
+      dendrite.get(0, 9, table::range); // near hit
+      dendrite.get(2, 3, table::range); // near hit
+      ScoreRow row = new ScoreRow(4, 44);
+      dendrite.write(4, 4, row, table::set, ScoreTable.putting(row));
+      dendrite.get(0, 9, table::range); // the write dropped the near copy: a hit in the servers
+
+      assertThat(gets(registry, "hit", "local")).isEqualTo(2);
+      assertThat(gets(registry, "hit", "remote")).isEqualTo(1);
+      assertThat(gets(registry, "miss", "remote")).isEqualTo(1);
+      assertThat(
+              registry
+                  .get("cache.size")
+                  .tags("cache", "scores.id", "tier", "local")
+                  .gauge()
+                  .value())
+          .isEqualTo(1);
+      assertThat(registry.get("dendrite.writes").tag("service", "test").functionCounter().count())
+          .isEqualTo(1);
+    }
+  }
+
+  private static double gets(SimpleMeterRegistry registry, String result, String tier) {
+    return registry
+        .get("cache.gets")
+        .tags("cache", "scores.id", "result", result, "tier", tier)
+        .functionCounter()
+        .count();
   }
 
   /**

@@ -1,0 +1,91 @@
+package io.dendrite.core;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.Objects;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Publishes a {@link Dendrite}'s gets under Micrometer's cache meter names, every meter tagged {@code
+ * cache=<collection>.<domain>} plus the caller's tags, so that dashboards built for other caches read it:
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>value</th></tr>
+ *   <tr><td>{@code cache.gets{result=hit, tier=local}}</td><td>function counter</td><td>gets answered from the near
+ *       cache (this process's heap, no round trip)</td></tr>
+ *   <tr><td>{@code cache.gets{result=hit, tier=remote}}</td><td>function counter</td><td>gets answered from the
+ *       cache servers</td></tr>
+ *   <tr><td>{@code cache.gets{result=miss, tier=remote}}</td><td>function counter</td><td>gets that queried the
+ *       data store</td></tr>
+ *   <tr><td>{@code cache.evictions{tier=local}}</td><td>function counter</td><td>results the near cache evicted to
+ *       stay within its bound</td></tr>
+ *   <tr><td>{@code cache.size{tier=local}}</td><td>gauge</td><td>results the near cache holds</td></tr>
+ *   <tr><td>{@code cache.size{tier=remote}}</td><td>gauge</td><td>results registered in the cache servers
+ *       (PrInT)</td></tr>
+ *   <tr><td>{@code dendrite.cache.near.weight}</td><td>gauge, bytes</td><td>the near cache's results, as the cache
+ *       servers encode them</td></tr>
+ *   <tr><td>{@code dendrite.writes}</td><td>function counter</td><td>inserts, updates and deletes</td></tr>
+ * </table>
+ *
+ * <p>Micrometer is an optional dependency of this module: add {@code io.micrometer:micrometer-core} to use this
+ * class.
+ */
+public final class DendriteMeters implements MeterBinder {
+  private final Dendrite<?, ?> dendrite;
+  private final Tags tags;
+
+  private DendriteMeters(Dendrite<?, ?> dendrite, Iterable<Tag> tags) {
+    this.dendrite = Objects.requireNonNull(dendrite, "dendrite");
+    this.tags = Tags.of(tags).and("cache", dendrite.rangeName());
+  }
+
+  /** Meters for {@code dendrite}, tagged {@code cache=<collection>.<domain>} and {@code tags}. */
+  public static DendriteMeters of(Dendrite<?, ?> dendrite, Tag... tags) {
+    return new DendriteMeters(dendrite, Tags.of(tags));
+  }
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    counter(registry, "cache.gets", "hit", "local", m -> m.nearHits());
+    counter(registry, "cache.gets", "hit", "remote", m -> m.hits() - m.nearHits());
+    counter(registry, "cache.gets", "miss", "remote", DendriteMetrics::misses);
+    FunctionCounter.builder("cache.evictions", dendrite, d -> d.metrics().nearEvictions())
+        .tags(tags.and("tier", "local"))
+        .description("results the near cache evicted to stay within its bound")
+        .register(registry);
+    Gauge.builder("cache.size", dendrite, d -> d.metrics().nearEntries())
+        .tags(tags.and("tier", "local"))
+        .description("results the near cache holds")
+        .register(registry);
+    Gauge.builder("cache.size", dendrite, Dendrite::cachedEntries)
+        .tags(tags.and("tier", "remote"))
+        .description("results registered in the cache servers")
+        .register(registry);
+    Gauge.builder("dendrite.cache.near.weight", dendrite, d -> d.metrics().nearBytes())
+        .tags(tags)
+        .baseUnit("bytes")
+        .description("the near cache's results, as the cache servers encode them")
+        .register(registry);
+    FunctionCounter.builder("dendrite.writes", dendrite, d -> d.metrics().writes())
+        .tags(tags)
+        .description("inserts, updates and deletes")
+        .register(registry);
+  }
+
+  private void counter(
+      MeterRegistry registry,
+      String name,
+      String result,
+      String tier,
+      ToDoubleFunction<DendriteMetrics> value) {
+    FunctionCounter.builder(name, dendrite, d -> value.applyAsDouble(d.metrics()))
+        .tags(tags.and("result", result).and("tier", tier))
+        .description("gets: result " + result + ", tier " + tier)
+        .register(registry);
+  }
+}
