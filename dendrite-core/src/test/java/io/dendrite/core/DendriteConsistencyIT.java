@@ -33,8 +33,8 @@ class DendriteConsistencyIT {
   private static final int ROWS = 60;
   private static final int THREADS = 8;
   private static final Duration RUN =
-      Duration.ofSeconds(Long.getLong("dendrite.consistency.seconds", 8));
-  private static final Duration CONTROL_RUN = Duration.ofSeconds(10);
+      Duration.ofSeconds(Long.getLong("dendrite.consistency.seconds", 6));
+  private static final Duration CONTROL_RUN = Duration.ofSeconds(6);
 
   /**
    * Concurrent gets, writes and misses over the near cache (L1, on by default) and the cache servers (L2); one case
@@ -68,13 +68,15 @@ class DendriteConsistencyIT {
             });
 
     assertThat(outcome.report.count()).as("stale reads: %s", outcome.report.violations()).isZero();
-    assertThat(outcome.report.rowReadsChecked()).isGreaterThan(1_000);
-    assertThat(outcome.metrics.hits()).as("the cache served reads").isGreaterThan(100);
+    // Floors that show each mechanism ran, low enough for a busy machine (the slowest case, write-around with
+    // β = 1, ran 714 gets in 5 s beside a soak).
+    assertThat(outcome.report.rowReadsChecked()).isGreaterThan(500);
+    assertThat(outcome.metrics.hits()).as("the cache served reads").isGreaterThan(50);
     assertThat(outcome.metrics.writes()).isGreaterThan(100);
     if (nearCacheBytes == 0) {
       assertThat(outcome.metrics.nearHits()).isZero();
     } else {
-      assertThat(outcome.metrics.nearHits()).as("the near cache served reads").isGreaterThan(100);
+      assertThat(outcome.metrics.nearHits()).as("the near cache served reads").isGreaterThan(20);
     }
     if (nearCacheBytes == 400) {
       assertThat(outcome.metrics.nearEvictions()).as("near-cache evictions").isGreaterThan(10);

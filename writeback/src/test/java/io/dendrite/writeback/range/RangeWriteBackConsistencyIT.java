@@ -44,7 +44,7 @@ class RangeWriteBackConsistencyIT {
   private static final int ROWS = 500;
   private static final int THREADS = 8;
   private static final Duration RUN =
-      Duration.ofSeconds(Long.getLong("dendrite.consistency.seconds", 8));
+      Duration.ofSeconds(Long.getLong("dendrite.consistency.seconds", 5));
   private static final Duration CONTROL_RUN = Duration.ofSeconds(6);
 
   /** Gets and writes each run makes at least, however slow a loaded machine is (up to {@link #LONGEST_RUN}). */
