@@ -284,7 +284,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
   /** What this process has done so far, copied now. */
   public Metrics metrics() {
-    return counters.snapshot();
+    return counters.snapshot(served.nearHits());
   }
 
   /** The ranges this process serves now. */
@@ -339,11 +339,16 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
   /**
    * What a process did: operations served here as the range's owner, hits read directly from the cache for ranges
-   * served elsewhere, gets and writes forwarded (each one round trip to the owner), and forwards that found no owner
-   * or the wrong one and were sent again.
+   * served elsewhere, gets and writes forwarded (each one round trip to the owner), forwards that found no owner or
+   * the wrong one and were sent again, and gets of ranges served here answered from the near cache (no round trip).
    */
   public record Metrics(
-      long servedHere, long directHits, long forwardedGets, long forwardedWrites, long resent) {}
+      long servedHere,
+      long directHits,
+      long forwardedGets,
+      long forwardedWrites,
+      long resent,
+      long nearHits) {}
 
   private List<R> getPart(RangeLayout.Part<K> part, String query, RangeQuery<K, R> function) {
     String range = ranges.get(part.range());
@@ -594,13 +599,14 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     final LongAdder forwardedWrites = new LongAdder();
     final LongAdder resent = new LongAdder();
 
-    Metrics snapshot() {
+    Metrics snapshot(long nearHits) {
       return new Metrics(
           servedHere.sum(),
           directHits.sum(),
           forwardedGets.sum(),
           forwardedWrites.sum(),
-          resent.sum());
+          resent.sum(),
+          nearHits);
     }
   }
 

@@ -64,6 +64,10 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
   private final LocalCoordinator localClaims = new LocalCoordinator();
 
   private final ConcurrentMap<String, Served<K, R>> served = new ConcurrentHashMap<>();
+
+  /** Near-cache hits of the ranges this process served and gave up. */
+  private final LongAdder nearHitsOfLostRanges = new LongAdder();
+
   private final Map<String, Integer> indexOfRange = new HashMap<>();
 
   /** Set once started: until then nothing counts as owned (a range taken meanwhile waits for it). */
@@ -110,6 +114,12 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
   /** Whether this process serves {@code range} now. */
   boolean serves(String range) {
     return served.containsKey(range);
+  }
+
+  /** Gets of ranges served here answered from their near caches, so far. */
+  long nearHits() {
+    return nearHitsOfLostRanges.sum()
+        + served.values().stream().mapToLong(range -> range.dendrite.metrics().nearHits()).sum();
   }
 
   /** The ranges served now. */
@@ -369,6 +379,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
       return;
     }
     local.stop();
+    nearHitsOfLostRanges.add(local.dendrite.metrics().nearHits());
     try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
       local.dendrite.close();
       closeQuietly(local.buffer);
@@ -415,7 +426,8 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
   private io.dendrite.core.Coordinator.RangeClaim claim(String collection, String rangeDomain) {
     String range = collection + "." + rangeDomain;
     ZooKeeperCoordinator current = coordinator;
-    if (current != null && !current.owned().containsKey(range)) {
+    Long epoch = current == null ? null : current.owned().get(range);
+    if (current != null && epoch == null) {
       throw new IllegalStateException("range " + range + " is not owned by this process");
     }
     io.dendrite.core.Coordinator.RangeClaim local = localClaims.claim(collection, rangeDomain);
@@ -424,6 +436,30 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
       public boolean excludesOtherOwners() {
         return true; // ZooKeeper grants the range to one process, and the fence keeps a former
         // owner out
+      }
+
+      /**
+       * Refuses once ZooKeeper's grant at this epoch no longer holds as far as this process can tell: the range moved,
+       * or this process has not heard from ZooKeeper within its share of the session (a paused process cannot see its
+       * session end, so the ownership counts only until a deadline each answered heartbeat pushes forward).
+       */
+      @Override
+      public void check() {
+        if (epoch != null && !current.owns(range, epoch)) {
+          throw new RangeNotOwnedException(
+              "range "
+                  + range
+                  + " at epoch "
+                  + epoch
+                  + " is no longer owned by this process (it moved, or ZooKeeper has not answered within the"
+                  + " session's deadline)");
+        }
+      }
+
+      /** The grant's deadline bounds how long a copy in memory can be trusted: see {@link #check}. */
+      @Override
+      public boolean mayKeepResultsInMemory() {
+        return epoch != null;
       }
 
       @Override
