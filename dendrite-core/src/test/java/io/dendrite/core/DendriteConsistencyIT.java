@@ -68,8 +68,8 @@ class DendriteConsistencyIT {
             });
 
     assertThat(outcome.report.count()).as("stale reads: %s", outcome.report.violations()).isZero();
-    // Floors that show each mechanism ran, low enough for a busy machine (the slowest case, write-around with
-    // β = 1, ran 714 gets in 5 s beside a soak).
+    // Floors that show each mechanism ran, low enough for a busy machine: the slowest case,
+    // write-around with β = 1, ran 714 gets in 5 s beside a soak.
     assertThat(outcome.report.rowReadsChecked()).isGreaterThan(500);
     assertThat(outcome.metrics.hits()).as("the cache served reads").isGreaterThan(50);
     assertThat(outcome.metrics.writes()).isGreaterThan(100);
