@@ -66,6 +66,12 @@ final class DendriteBackend implements RecordBackend {
   /** {@code dendrite.draindelayms}: write-back drain delay, {@code WriteBack.Builder.drainDelay} (default 0). */
   static final String DRAIN_DELAY_MS = "dendrite.draindelayms";
 
+  /**
+   * {@code dendrite.nearcachebytes}: the range owner's near cache bound, {@code Dendrite.Builder.nearCacheMaxBytes}
+   * (default 64 MiB; 0 turns it off, so that every hit reads the IQ servers).
+   */
+  static final String NEAR_CACHE_BYTES = "dendrite.nearcachebytes";
+
   private final RecordStore store;
   private final IqClient cache;
   private final WriteBack engine;
@@ -134,6 +140,7 @@ final class DendriteBackend implements RecordBackend {
               .domain(RecordTable.NUMBER)
               .cache(cache)
               .maxSharedFraction(beta)
+              .nearCacheMaxBytes(nearCacheBytes(properties))
               .changeRecords(records);
       if (policy != WritePolicy.WRITE_BACK) {
         builder.writePolicy(policy);
@@ -154,6 +161,11 @@ final class DendriteBackend implements RecordBackend {
       closeAll(buffer, engine, cache, store);
       throw e;
     }
+  }
+
+  /** The near cache's bound {@value #NEAR_CACHE_BYTES} sets. */
+  static long nearCacheBytes(BindingProperties properties) {
+    return properties.integer(NEAR_CACHE_BYTES, 64 << 20, 0);
   }
 
   /** The database {@value #DB} names. */
@@ -281,6 +293,7 @@ final class DendriteBackend implements RecordBackend {
     DendriteMetrics metrics = dendrite.metrics();
     Map<String, String> stats = new LinkedHashMap<>();
     stats.put("dendrite.hits", Long.toString(metrics.hits()));
+    stats.put("dendrite.nearHits", Long.toString(metrics.nearHits()));
     stats.put("dendrite.misses", Long.toString(metrics.misses()));
     stats.put("dendrite.cacheUnavailable", Long.toString(metrics.cacheUnavailable()));
     stats.put("dendrite.entriesInvalidated", Long.toString(metrics.entriesInvalidated()));

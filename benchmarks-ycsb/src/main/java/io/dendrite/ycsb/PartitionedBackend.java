@@ -129,7 +129,12 @@ final class PartitionedBackend implements RecordBackend {
       if (policy == WritePolicy.WRITE_BACK) {
         IqClient rangeCache = cache;
         builder
-            .dendrite(settings -> settings.maxSharedFraction(beta).changeRecords(records))
+            .dendrite(
+                settings ->
+                    settings
+                        .maxSharedFraction(beta)
+                        .nearCacheMaxBytes(DendriteBackend.nearCacheBytes(properties))
+                        .changeRecords(records))
             .writeBack(
                 (OwnedRange range) -> {
                   WriteBack engine =
@@ -154,7 +159,11 @@ final class PartitionedBackend implements RecordBackend {
         builder
             .dendrite(
                 settings ->
-                    settings.writePolicy(policy).maxSharedFraction(beta).changeRecords(records))
+                    settings
+                        .writePolicy(policy)
+                        .maxSharedFraction(beta)
+                        .nearCacheMaxBytes(DendriteBackend.nearCacheBytes(properties))
+                        .changeRecords(records))
             .command(CHANGE, command(records, store));
       }
       PartitionedDendrite<Long, YcsbRecord> dendrite = builder.build();
