@@ -38,6 +38,8 @@ public final class Bench {
    * @param classpath for the YCSB and IQ server child JVMs
    * @param command the command line as the user typed it, for the report
    * @param outage the database cut in every measured run, if any ({@code --outage-at}, {@code --outage-for})
+   * @param databaseCpuCap with {@code --db-cpus}: every configuration runs twice, first with the database server
+   *     sharing the machine, then with it in this cgroup CPU quota
    */
   public record Plan(
       List<Configuration> configurations,
@@ -54,7 +56,8 @@ public final class Bench {
       String memcachedBinary,
       Path outputDir,
       String command,
-      Optional<Outage> outage) {
+      Optional<Outage> outage,
+      Optional<DatabaseCpuCap> databaseCpuCap) {
 
     public Plan {
       configurations = List.copyOf(configurations);
@@ -69,6 +72,11 @@ public final class Bench {
         throw new IllegalArgumentException("warmupSeconds must not be negative: " + warmupSeconds);
       }
       Objects.requireNonNull(outage, "outage");
+      Objects.requireNonNull(databaseCpuCap, "databaseCpuCap");
+      if (outage.isPresent() && databaseCpuCap.isPresent()) {
+        throw new IllegalArgumentException(
+            "--db-cpus runs no outage: leave out --outage-at and --outage-for");
+      }
       if (outage.isPresent() && outage.get().endSeconds() >= seconds) {
         throw new IllegalArgumentException(
             "the outage must end before the run does: it ends "
@@ -91,6 +99,13 @@ public final class Bench {
                   + "-alone configuration in the same run: it loads the database and is what the ratio divides by");
         }
       }
+    }
+
+    /** Shared, then, with {@code --db-cpus}, the database capped. */
+    public List<Regime> regimes() {
+      return databaseCpuCap
+          .map(c -> List.of(Regime.SHARED, Regime.capped(c.cpus())))
+          .orElse(List.of(Regime.SHARED));
     }
 
     private static void positive(String what, long value) {
@@ -116,6 +131,9 @@ public final class Bench {
   private final List<OutageRun> outageRuns = new ArrayList<>();
   private final OptionalLong clockTicksPerSecond = ProcCpu.clockTicksPerSecond();
 
+  /** With {@code --db-cpus}: how the cap was set and how often it held the database back, for the report. */
+  private final List<String> capFacts = new ArrayList<>();
+
   /** YCSB client JVMs started so far, to name each one's files ({run} in DENDRITE_BENCH_CLIENT_JVM_OPTS). */
   private int clientJvms;
 
@@ -135,6 +153,12 @@ public final class Bench {
   }
 
   private Outcome run() throws IOException, InterruptedException {
+    // Looked up before the load, so that a missing pid file fails the invocation at once.
+    List<Long> cappedPids =
+        plan.databaseCpuCap().isPresent()
+            ? DatabaseCpuCap.serverPids(
+                plan.configurations().stream().map(Configuration::database).toList())
+            : List.of();
     Map<String, Configuration> databases = new LinkedHashMap<>();
     plan.configurations()
         .forEach(
@@ -159,27 +183,80 @@ public final class Bench {
     }
     Set<String> insertedInto = new HashSet<>();
     List<RunResult> results = new ArrayList<>();
-    int total = plan.configurations().size() * plan.workloads().size();
+    List<Regime> regimes = plan.regimes();
+    int total = plan.configurations().size() * plan.workloads().size() * regimes.size();
     int n = 0;
-    for (Configuration config : plan.configurations()) {
-      for (Workload workload : plan.workloads()) {
-        n++;
-        String db = config.database().name();
-        if (workload.inserts() && !insertedInto.add(db)) {
-          load(
-              databases.get(
-                  db)); // a second run inserting the same ordered keys would find them taken
-        }
-        say("run %d/%d: %s on %s", n, total, config.name(), workload.name());
+    for (Regime regime : regimes) {
+      Optional<DatabaseCpuCap> cap = regime.capped() ? plan.databaseCpuCap() : Optional.empty();
+      Optional<DatabaseCpuCap.Throttling> before = Optional.empty();
+      if (cap.isPresent()) {
         try {
-          runOne(config, workload).ifPresent(results::add);
-        } catch (IOException | RuntimeException e) {
-          failures.add(config.name() + " on " + workload.name() + ": " + e.getMessage());
+          cap.get().attach(cappedPids);
+        } catch (IOException e) {
+          // Without the cap its runs would measure the shared regime again: report the shared one
+          // alone.
+          failures.add(regime.label() + ": " + e.getMessage());
           say("FAILED: %s", e.getMessage());
+          release(cap.get(), cappedPids);
+          continue;
+        }
+        before = cap.get().throttling();
+        say("%s: pids %s in %s", regime.label(), cappedPids, cap.get().describe());
+      }
+      try {
+        for (Configuration config : plan.configurations()) {
+          for (Workload workload : plan.workloads()) {
+            n++;
+            String db = config.database().name();
+            if (workload.inserts() && !insertedInto.add(db)) {
+              // a second run inserting the same ordered keys would find them taken
+              load(databases.get(db));
+            }
+            say(
+                "run %d/%d: %s on %s%s",
+                n,
+                total,
+                config.name(),
+                workload.name(),
+                regimes.size() > 1 ? ", " + regime.label() : "");
+            try {
+              runOne(config, workload, regime).ifPresent(results::add);
+            } catch (IOException | RuntimeException e) {
+              failures.add(
+                  config.name()
+                      + " on "
+                      + workload.name()
+                      + (regimes.size() > 1 ? ", " + regime.label() : "")
+                      + ": "
+                      + e.getMessage());
+              say("FAILED: %s", e.getMessage());
+            }
+          }
+        }
+      } finally {
+        if (cap.isPresent()) {
+          String fact = "CPU quota (--db-cpus " + regime.cores() + "): " + cap.get().describe();
+          Optional<DatabaseCpuCap.Throttling> after = cap.get().throttling();
+          if (before.isPresent() && after.isPresent()) {
+            fact += "; " + after.get().since(before.get()).describe() + " over its runs";
+          }
+          capFacts.add(fact);
+          say("database %s", fact);
+          release(cap.get(), cappedPids);
         }
       }
     }
     return report(results);
+  }
+
+  /** Moves the database servers out of the cap; dev/bench moves whatever stays there out on exit. */
+  private void release(DatabaseCpuCap cap, List<Long> pids) {
+    try {
+      cap.detach(pids);
+      say("database pids %s back in %s", pids, cap.root());
+    } catch (IOException e) {
+      warn(e.getMessage() + " (dev/bench moves them out on exit)");
+    }
   }
 
   void load(Configuration alone) throws IOException, InterruptedException {
@@ -216,9 +293,9 @@ public final class Bench {
     }
   }
 
-  private Optional<RunResult> runOne(Configuration config, Workload workload)
+  private Optional<RunResult> runOne(Configuration config, Workload workload, Regime regime)
       throws IOException, InterruptedException {
-    String id = config.name() + "__" + workload.name();
+    String id = config.name() + "__" + workload.name() + regime.fileSuffix();
     List<ServerProcess> servers = startCache(config, id);
     OutageProxy proxy = null;
     try {
@@ -243,7 +320,8 @@ public final class Bench {
       PinnedMemoryPoller poller = config.writeBack() ? new PinnedMemoryPoller(servers) : null;
       // Added to by YcsbChild's stderr thread, read here once the child is gone.
       List<YcsbOutputParser.Status> statuses = new CopyOnWriteArrayList<>();
-      String run = config.name() + " on " + workload.name();
+      String run =
+          config.name() + " on " + workload.name() + (regime.capped() ? ", " + regime.label() : "");
       CpuMeter cpu =
           new CpuMeter(
               run,
@@ -288,9 +366,10 @@ public final class Bench {
       Optional<BindingStats> stats =
           Files.exists(statsFile) ? Optional.of(BindingStats.read(statsFile)) : Optional.empty();
       say(
-          "  %s on %s: %,.0f ops/s, %d failed%s",
+          "  %s on %s%s: %,.0f ops/s, %d failed%s",
           config.name(),
           workload.name(),
+          regime.capped() ? ", " + regime.label() : "",
           ycsb.throughput(),
           ycsb.failedOperations(),
           stats
@@ -319,6 +398,7 @@ public final class Bench {
               plan.threads(),
               plan.records(),
               plan.seconds(),
+              regime,
               ycsb,
               stats,
               pinned,
@@ -460,30 +540,44 @@ public final class Bench {
     List<String> plots = new ArrayList<>();
     Set<String> databases = new java.util.LinkedHashSet<>();
     results.forEach(r -> databases.add(r.configuration().database().name()));
-    for (String db : databases) {
-      for (String shape : List.of(Workload.ALL_FIELDS, Workload.ONE_FIELD)) {
-        String file =
-            "improvement-"
-                + db
-                + "-"
-                + (shape.equals(Workload.ALL_FIELDS) ? "all-fields" : "one-field")
-                + ".png";
-        if (PlotWriter.improvementVsScan(rows, db, shape, dir.resolve(file))) {
-          plots.add(file);
+    List<Regime> regimes = results.stream().map(RunResult::regime).distinct().toList();
+    for (Regime regime : regimes) {
+      List<ReportRow> regimeRows =
+          rows.stream().filter(r -> r.result().regime().equals(regime)).toList();
+      for (String db : databases) {
+        for (String shape : List.of(Workload.ALL_FIELDS, Workload.ONE_FIELD)) {
+          String file =
+              "improvement-"
+                  + db
+                  + "-"
+                  + (shape.equals(Workload.ALL_FIELDS) ? "all-fields" : "one-field")
+                  + regime.fileSuffix()
+                  + ".png";
+          String title = regime.capped() ? ", " + regime.label() : "";
+          if (PlotWriter.improvementVsScan(regimeRows, db, shape, title, dir.resolve(file))) {
+            plots.add(file);
+          }
         }
       }
     }
     Map<String, List<PinnedSample>> pinned = new LinkedHashMap<>();
     results.stream()
         .filter(r -> r.configuration().writeBack())
-        .forEach(r -> pinned.put(r.configuration().name() + " " + r.workload().name(), r.pinned()));
+        .forEach(
+            r ->
+                pinned.put(
+                    r.configuration().name()
+                        + " "
+                        + r.workload().name()
+                        + (r.regime().capped() ? " " + r.regime().label() : ""),
+                    r.pinned()));
     if (PlotWriter.pinnedMemory(pinned, dir.resolve("pinned-memory.png"))) {
       plots.add("pinned-memory.png");
     }
     ReportWriter.writeCsv(rows, dir.resolve("results.csv"));
     ReportWriter.writeMarkdown(
         rows,
-        new ReportWriter.Header(plan.command(), MachineFacts.collect(), plots, failures),
+        new ReportWriter.Header(plan.command(), machineFacts(), plots, failures),
         dir.resolve("report.md"));
     say("report: %s", dir.resolve("report.md"));
     if (plan.outage().isPresent()) {
@@ -494,6 +588,12 @@ public final class Bench {
       say("outage report: %s", dir.resolve(OutageReport.FILE));
     }
     return new Outcome(rows, List.copyOf(failures), dir, List.copyOf(outageRuns));
+  }
+
+  private List<String> machineFacts() {
+    List<String> facts = new ArrayList<>(MachineFacts.collect());
+    capFacts.forEach(f -> facts.add("Database " + f));
+    return facts;
   }
 
   /** The first exception YCSB or the binding printed, so that the console says why a run did nothing. */

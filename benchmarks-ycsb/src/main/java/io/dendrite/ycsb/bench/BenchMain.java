@@ -48,6 +48,14 @@ public final class BenchMain {
                                     each with its own Dendrite (PartitionedDendrite over DENDRITE_ZOOKEEPER);
                                     throughput side by side and forwarded operations per operation, in
                                     report-processes.md
+              --db-cpus F           run every configuration twice: first as usual (every process shares the
+                                    machine), then with the database server (MariaDB; FerretDB too when a mongodb
+                                    configuration runs) in a cgroup CPU quota of F cores (a positive decimal:
+                                    0.25, 1, 1.5), so that the database is the bottleneck as on a server of its
+                                    own (the CPR paper's regime); report.md shows both regimes side by side, each
+                                    × alone against the database alone in the same regime. Needs a writable
+                                    cgroup (v2 cpu.max or v1 cpu.cfs_quota_us); the database is moved back out
+                                    and the cgroup removed on exit
             """;
 
   static final List<String> QUICK_CONFIGS =
@@ -100,12 +108,16 @@ public final class BenchMain {
     }
     Bench.Plan plan;
     try {
-      plan = plan(rest.toArray(String[]::new), known);
+      plan = plan(rest.toArray(String[]::new), known, System.getenv());
       if (appProcesses < 0 || appProcesses > 8) {
         throw new IllegalArgumentException("--app-processes must be 1 to 8, got " + appProcesses);
       }
       if (appProcesses > 0 && plan != null && plan.outage().isPresent()) {
         throw new IllegalArgumentException("--app-processes runs no outage: leave out --outage-at");
+      }
+      if (appProcesses > 0 && plan != null && plan.databaseCpuCap().isPresent()) {
+        throw new IllegalArgumentException(
+            "--app-processes runs in one regime: leave out --db-cpus");
       }
     } catch (IllegalArgumentException e) {
       System.err.println("dev/bench: " + e.getMessage());
@@ -171,8 +183,12 @@ public final class BenchMain {
         "DENDRITE_MYSQL_URL must start with jdbc:mysql: or jdbc:mariadb:");
   }
 
-  /** The plan the options describe, or null for {@code --help}. */
-  static Bench.Plan plan(String[] argv, List<Configuration> known) throws IOException {
+  /**
+   * The plan the options describe, or null for {@code --help}; {@code env} names the cgroup of {@code --db-cpus}
+   * ({@code DENDRITE_DB_CGROUP}, {@code DENDRITE_DB_CGROUP_ROOT}, set by {@code dev/bench}).
+   */
+  static Bench.Plan plan(String[] argv, List<Configuration> known, Map<String, String> env)
+      throws IOException {
     Map<String, String> options = new LinkedHashMap<>();
     Map<String, String> props = new LinkedHashMap<>();
     boolean quick = false;
@@ -207,7 +223,8 @@ public final class BenchMain {
               "--workloads-dir",
               "--output",
               "--outage-at",
-              "--outage-for")
+              "--outage-for",
+              "--db-cpus")
           .contains(option)) {
         options.put(option, value);
       } else if (option.equals("--mysql-driver")) {
@@ -231,6 +248,13 @@ public final class BenchMain {
               new Outage(
                   (int) number(options, "--outage-at", 0),
                   (int) number(options, "--outage-for", 0)));
+    }
+    Optional<DatabaseCpuCap> databaseCpuCap = Optional.empty();
+    if (options.containsKey("--db-cpus")) {
+      databaseCpuCap =
+          Optional.of(
+              DatabaseCpuCap.fromEnvironment(
+                  DatabaseCpuCap.parseCpus(options.get("--db-cpus")), env));
     }
     // The phases of an outage are told apart by the status lines: one a second.
     int status = (int) number(options, "--status-interval", outage.isPresent() ? 1 : 10);
@@ -300,7 +324,8 @@ public final class BenchMain {
         System.getenv().getOrDefault("DENDRITE_MEMCACHED_BIN", "memcached"),
         output,
         command,
-        outage);
+        outage,
+        databaseCpuCap);
   }
 
   private static long number(Map<String, String> options, String option, long fallback) {

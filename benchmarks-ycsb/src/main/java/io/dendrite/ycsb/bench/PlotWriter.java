@@ -32,6 +32,13 @@ public final class PlotWriter {
    */
   public static boolean improvementVsScan(
       List<ReportRow> rows, String database, String shape, Path png) throws IOException {
+    return improvementVsScan(rows, database, shape, "", png);
+  }
+
+  /** The same, {@code titleSuffix} appended to the chart's title (the regime, when not shared). */
+  public static boolean improvementVsScan(
+      List<ReportRow> rows, String database, String shape, String titleSuffix, Path png)
+      throws IOException {
     Map<String, List<ReportRow>> byPolicy = new LinkedHashMap<>();
     rows.stream()
         .filter(
@@ -53,7 +60,13 @@ public final class PlotWriter {
         new XYChartBuilder()
             .width(900)
             .height(560)
-            .title("Throughput improvement over " + database + " alone, " + shape + ", scans of 5")
+            .title(
+                "Throughput improvement over "
+                    + database
+                    + " alone, "
+                    + shape
+                    + ", scans of 5"
+                    + titleSuffix)
             .xAxisTitle("% scan (rest updates)")
             .yAxisTitle("% improvement over " + database + " alone")
             .build();

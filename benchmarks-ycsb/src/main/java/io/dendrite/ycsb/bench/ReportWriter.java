@@ -18,7 +18,11 @@ public final class ReportWriter {
 
   private ReportWriter() {}
 
-  /** One line per run; every operation type gets its columns in every line, so the file is rectangular. */
+  /**
+   * One line per run; every operation type gets its columns in every line, so the file is rectangular. {@code
+   * db_cpus} is the database's CPU quota in cores ({@code dev/bench --db-cpus}), empty when it shared the machine;
+   * the ratios divide by the database alone in the same regime.
+   */
   public static void writeCsv(List<ReportRow> rows, Path file) throws IOException {
     List<String> header =
         new ArrayList<>(
@@ -31,6 +35,7 @@ public final class ReportWriter {
                 "threads",
                 "records",
                 "seconds",
+                "db_cpus",
                 "throughput_ops_per_s",
                 "ratio_to_db_alone",
                 "steady_ops_per_s",
@@ -58,7 +63,6 @@ public final class ReportWriter {
             "db_statements_per_op",
             "db_commits_per_op",
             "db_fsyncs_per_op",
-            "db_bound_projection",
             "failed_ops",
             "anomalies",
             "rows_checked",
@@ -82,6 +86,7 @@ public final class ReportWriter {
                   String.valueOf(r.threads()),
                   String.valueOf(r.records()),
                   String.valueOf(r.seconds()),
+                  r.regime().cores(),
                   number(r.ycsb().throughput()),
                   number(row.ratioToDatabaseAlone()),
                   number(r.steadyThroughput()),
@@ -107,7 +112,6 @@ public final class ReportWriter {
       cells.add(work.map(w -> number(w.statementsPerOperation())).orElse(""));
       cells.add(work.map(w -> number(w.commitsPerOperation())).orElse(""));
       cells.add(work.map(w -> number(w.fsyncsPerOperation())).orElse(""));
-      cells.add(number(row.databaseBoundProjection()));
       cells.add(String.valueOf(r.ycsb().failedOperations()));
       cells.add(stats.map(b -> String.valueOf(b.anomalies())).orElse(""));
       cells.add(stats.map(b -> String.valueOf(b.rowReadsChecked())).orElse(""));
@@ -140,7 +144,9 @@ public final class ReportWriter {
 
   /**
    * A table per workload, in the order the runs were made: throughput, ratio, latencies, round trips, CPU,
-   * database work, the database-bound projection, anomalies.
+   * database work, anomalies. When the runs were made in more than one regime ({@code dev/bench --db-cpus}: shared,
+   * then the database capped), each workload first gets a table of every configuration's throughput and ratio in
+   * each regime side by side, and its detailed table a regime column.
    */
   public static void writeMarkdown(List<ReportRow> rows, Header header, Path file)
       throws IOException {
@@ -171,14 +177,8 @@ public final class ReportWriter {
                 statements / commits / fsyncs the database server counted itself (MariaDB: `Questions` less the
                 report's own reads, `Handler_commit`, which counts every autocommitted statement and read-only
                 transaction too, `Innodb_data_fsyncs`; MongoDB: the `serverStatus` opcounters, which FerretDB
-                does not give, and no commit or fsync count); **db-bound × alone** = the database alone's
-                database CPU µs/op ÷ this configuration's, on the same workload in this run; anomalies = stale
-                reads found by the checker / rows it checked.
-
-                **db-bound × alone is a projection, not a measurement**: it is the throughput ratio to expect if
-                the database, on a server of its own, were the bottleneck while clients and cache servers scale
-                out, as in the CPR paper. It assumes throughput is then set by the database server's CPU per
-                operation alone; here all the processes share one machine, so the measured **× alone** can differ.
+                does not give, and no commit or fsync count); anomalies = stale reads found by the checker /
+                rows it checked.
 
                 CPU and db work are measured from YCSB's first status line (its workload threads starting) to its
                 last (those threads finished), the window its throughput is measured over, and divided by the
@@ -190,6 +190,20 @@ public final class ReportWriter {
                 and the last one within it, leaving out the JIT warm-up and cold cache of each run's fresh JVM
                 (– when the run was too short for two such lines).
                 """);
+    List<Regime> regimes = rows.stream().map(r -> r.result().regime()).distinct().toList();
+    boolean severalRegimes = regimes.size() > 1;
+    if (regimes.stream().anyMatch(Regime::capped)) {
+      md.append(
+          """
+
+              Regimes: **shared** = every process shares the machine's cores as it comes; **db capped at F
+              cores** = the database server (MariaDB or FerretDB, by its `dev/services` pid file) runs in a cgroup
+              CPU quota of F cores (`dev/bench --db-cpus F`), so that it is the bottleneck, as on a database
+              server of its own in the CPR paper, while the YCSB client and the cache servers share the rest of
+              the machine. Every configuration ran in the shared regime first, then with the database capped;
+              each regime's **× alone** divides by the database alone in the same regime.
+              """);
+    }
     Map<String, List<ReportRow>> byWorkload = new LinkedHashMap<>();
     rows.forEach(
         r ->
@@ -205,18 +219,29 @@ public final class ReportWriter {
               .append(number(w.scanPercent()))
               .append(" % scan")
               .append(w.shape().isEmpty() ? "" : ", " + w.shape())
-              .append(")\n\n");
-          md.append(
-              "| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs"
-                  + " | cache requests (round trips awaited) / db round trips per op | CPU µs/op client/cache/db = total | busy %"
-                  + " | db work per op statements/commits/fsyncs | db-bound × alone (projection) | failed"
-                  + " | anomalies / rows checked |\n");
-          md.append("|---|---:|---:|---:|---:|---|---|---|---:|---|---:|---:|---:|\n");
+              .append(")")
+              .append(
+                  severalRegimes
+                      ? ""
+                      : regimes.get(0).capped() ? ", " + regimes.get(0).label() : "")
+              .append("\n\n");
+          if (severalRegimes) {
+            sideBySide(md, regimes, workloadRows);
+          }
+          md.append(severalRegimes ? "| config | regime" : "| config")
+              .append(
+                  " | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs"
+                      + " | cache requests (round trips awaited) / db round trips per op | CPU µs/op client/cache/db = total | busy %"
+                      + " | db work per op statements/commits/fsyncs | failed | anomalies / rows checked |\n")
+              .append(severalRegimes ? "|---|---" : "|---")
+              .append("|---:|---:|---:|---:|---|---|---|---:|---|---:|---:|\n");
           for (ReportRow row : workloadRows) {
             RunResult r = row.result();
-            md.append("| ")
-                .append(r.configuration().name())
-                .append(" | ")
+            md.append("| ").append(r.configuration().name());
+            if (severalRegimes) {
+              md.append(" | ").append(r.regime().label());
+            }
+            md.append(" | ")
                 .append(throughput(OptionalDouble.of(r.ycsb().throughput())))
                 .append(" | ")
                 .append(ratio(row.ratioToDatabaseAlone()))
@@ -235,8 +260,6 @@ public final class ReportWriter {
                 .append(" | ")
                 .append(databaseWork(r))
                 .append(" | ")
-                .append(ratio(row.databaseBoundProjection()))
-                .append(" | ")
                 .append(r.ycsb().failedOperations())
                 .append(" | ")
                 .append(r.stats().map(s -> s.anomalies() + " / " + s.rowReadsChecked()).orElse("–"))
@@ -252,6 +275,48 @@ public final class ReportWriter {
       header.failures().forEach(f -> md.append("* ").append(f).append('\n'));
     }
     Files.writeString(file, md);
+  }
+
+  /**
+   * One line per configuration of a workload: its throughput and ratios in each regime side by side (– where it
+   * has no run in a regime).
+   */
+  private static void sideBySide(
+      StringBuilder md, List<Regime> regimes, List<ReportRow> workloadRows) {
+    md.append("| config");
+    regimes.forEach(
+        g ->
+            md.append(" | ")
+                .append(g.label())
+                .append(": ops/s | × alone | steady ops/s | × alone (steady)"));
+    md.append(" |\n|---").append("|---:|---:|---:|---:".repeat(regimes.size())).append("|\n");
+    Map<String, Map<Regime, ReportRow>> byConfig = new LinkedHashMap<>();
+    workloadRows.forEach(
+        r ->
+            byConfig
+                .computeIfAbsent(r.result().configuration().name(), c -> new LinkedHashMap<>())
+                .putIfAbsent(r.result().regime(), r));
+    byConfig.forEach(
+        (config, byRegime) -> {
+          md.append("| ").append(config);
+          for (Regime g : regimes) {
+            ReportRow row = byRegime.get(g);
+            if (row == null) {
+              md.append(" | – | – | – | –");
+            } else {
+              md.append(" | ")
+                  .append(throughput(OptionalDouble.of(row.result().ycsb().throughput())))
+                  .append(" | ")
+                  .append(ratio(row.ratioToDatabaseAlone()))
+                  .append(" | ")
+                  .append(throughput(row.result().steadyThroughput()))
+                  .append(" | ")
+                  .append(ratio(row.steadyRatioToDatabaseAlone()));
+            }
+          }
+          md.append(" |\n");
+        });
+    md.append('\n');
   }
 
   private static String latencies(RunResult r) {

@@ -10,6 +10,8 @@ import java.util.OptionalDouble;
  * YCSB's {@code BasicDB}), the pinned memory polled during it (empty unless write-back), where its CPU
  * went (absent when it printed too few status lines to measure between) and the database server's work over
  * the same window by its own counters (absent when it keeps none or they could not be read).
+ *
+ * @param regime the CPU the database server had: shared, or capped ({@code dev/bench --db-cpus})
  */
 public record RunResult(
     Configuration configuration,
@@ -17,6 +19,7 @@ public record RunResult(
     int threads,
     long records,
     int seconds,
+    Regime regime,
     YcsbResult ycsb,
     Optional<BindingStats> stats,
     List<PinnedSample> pinned,
@@ -26,6 +29,7 @@ public record RunResult(
     String rawOutput) {
 
   public RunResult {
+    java.util.Objects.requireNonNull(regime, "regime");
     pinned = List.copyOf(pinned);
     statuses = List.copyOf(statuses);
   }

@@ -74,6 +74,7 @@ class BenchIT {
             System.getenv().getOrDefault("DENDRITE_MEMCACHED_BIN", "memcached"),
             out,
             "BenchIT",
+            Optional.empty(),
             Optional.empty());
     ByteArrayOutputStream console = new ByteArrayOutputStream();
 

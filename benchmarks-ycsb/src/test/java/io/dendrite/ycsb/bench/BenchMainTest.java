@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -146,14 +147,61 @@ class BenchMainTest {
     assertThat(plan("--quick", "--mysql-driver", "connector-j").records()).isEqualTo(20_000);
   }
 
+  @Test
+  void dbCpusRunsEveryConfigurationSharedThenWithTheDatabaseInTheCgroupDevBenchMade()
+      throws IOException {
+    Map<String, String> env =
+        Map.of(
+            "DENDRITE_DB_CGROUP", "/sys/fs/cgroup/cpu/dendrite-db",
+            "DENDRITE_DB_CGROUP_ROOT", "/sys/fs/cgroup/cpu");
+
+    Bench.Plan plan = planIn(env, "--quick", "--db-cpus", "0.25");
+
+    assertThat(plan.databaseCpuCap())
+        .contains(
+            new DatabaseCpuCap(
+                0.25, Path.of("/sys/fs/cgroup/cpu/dendrite-db"), Path.of("/sys/fs/cgroup/cpu")));
+    assertThat(plan.regimes()).containsExactly(Regime.SHARED, Regime.capped(0.25));
+    assertThat(plan.regimes().get(1).label()).isEqualTo("db capped at 0.25 cores");
+    assertThat(planIn(env, "--db-cpus", "1").regimes().get(1).label())
+        .isEqualTo("db capped at 1 core");
+    assertThat(planIn(env, "--db-cpus", "1.50").regimes().get(1).cores()).isEqualTo("1.5");
+    assertThat(plan("--quick").databaseCpuCap()).isEmpty();
+    assertThat(plan("--quick").regimes()).containsExactly(Regime.SHARED);
+  }
+
+  @Test
+  void dbCpusRefusesZeroNegativesAndNonNumbersAndNeedsTheCgroup() {
+    Map<String, String> env = Map.of("DENDRITE_DB_CGROUP", "/g", "DENDRITE_DB_CGROUP_ROOT", "/");
+    for (String bad : List.of("0", "0.0", "-1", "-0.25", "abc", "1e3", "0x1", "1,5", "", ".")) {
+      assertThatThrownBy(() -> planIn(env, "--db-cpus", bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("--db-cpus needs a positive number of cores")
+          .hasMessageContaining("got '" + bad + "'");
+    }
+    assertThatThrownBy(() -> planIn(Map.of(), "--db-cpus", "0.25"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("DENDRITE_DB_CGROUP")
+        .hasMessageContaining("dev/bench --db-cpus 0.25");
+    assertThatThrownBy(
+            () -> planIn(env, "--db-cpus", "0.5", "--outage-at", "5", "--outage-for", "5"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--db-cpus runs no outage");
+  }
+
   private Bench.Plan plan(String... argv) throws IOException {
+    return planIn(Map.of(), argv);
+  }
+
+  private Bench.Plan planIn(Map<String, String> env, String... argv) throws IOException {
     String[] withDirs = new String[argv.length + 4];
     System.arraycopy(argv, 0, withDirs, 0, argv.length);
     withDirs[argv.length] = "--workloads-dir";
     withDirs[argv.length + 1] = "workloads";
     withDirs[argv.length + 2] = "--output";
     withDirs[argv.length + 3] = results.toString();
-    Bench.Plan plan = BenchMain.plan(withDirs, KNOWN);
+    Bench.Plan plan = BenchMain.plan(withDirs, KNOWN, env);
     return new Bench.Plan(
         plan.configurations(),
         plan.workloads(),
@@ -169,6 +217,7 @@ class BenchMainTest {
         plan.memcachedBinary(),
         plan.outputDir(),
         plan.command().replace(" --workloads-dir workloads --output " + results, ""),
-        plan.outage());
+        plan.outage(),
+        plan.databaseCpuCap());
   }
 }

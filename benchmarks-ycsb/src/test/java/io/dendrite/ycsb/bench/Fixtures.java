@@ -108,21 +108,22 @@ final class Fixtures {
         OptionalLong.of(alone ? 500 : 100));
   }
 
-  /** {@code r} with other CPU figures, as a run whose database server could not be read or did no work. */
-  static RunResult withCpu(RunResult r, Optional<CpuUsage> cpu) {
+  /** {@code r} as run in {@code regime}, its raw output named as {@link Bench} names a capped run's. */
+  static RunResult in(Regime regime, RunResult r) {
     return new RunResult(
         r.configuration(),
         r.workload(),
         r.threads(),
         r.records(),
         r.seconds(),
+        regime,
         r.ycsb(),
         r.stats(),
         r.pinned(),
         r.statuses(),
-        cpu,
+        r.cpu(),
         r.databaseWork(),
-        r.rawOutput());
+        r.rawOutput().replace(".out", regime.fileSuffix() + ".out"));
   }
 
   private static RunResult run(
@@ -152,6 +153,7 @@ final class Fixtures {
         4,
         20_000,
         20,
+        Regime.SHARED,
         ycsb,
         stats,
         pinned,

@@ -59,7 +59,8 @@ class OutageBenchIT {
             System.getenv().getOrDefault("DENDRITE_MEMCACHED_BIN", "memcached"),
             out,
             "OutageBenchIT",
-            Optional.of(new Outage(4, 4)));
+            Optional.of(new Outage(4, 4)),
+            Optional.empty());
     ByteArrayOutputStream console = new ByteArrayOutputStream();
 
     Bench.Outcome outcome = Bench.run(plan, new PrintStream(console, true, StandardCharsets.UTF_8));

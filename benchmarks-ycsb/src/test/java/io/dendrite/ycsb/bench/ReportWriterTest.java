@@ -47,6 +47,7 @@ class ReportWriterTest {
             "threads",
             "records",
             "seconds",
+            "db_cpus",
             "throughput_ops_per_s",
             "ratio_to_db_alone",
             "steady_ops_per_s",
@@ -68,8 +69,8 @@ class ReportWriterTest {
             "machine_busy_percent",
             "db_statements_per_op",
             "db_commits_per_op",
-            "db_fsyncs_per_op",
-            "db_bound_projection");
+            "db_fsyncs_per_op");
+    assertThat(header).doesNotContain("db_bound_projection");
     for (String line : lines) {
       assertThat(line.split(",", -1)).hasSameSizeAs(header.toArray());
     }
@@ -98,7 +99,7 @@ class ReportWriterTest {
     assertThat(wb.get(header.indexOf("db_statements_per_op"))).isEqualTo("0.2500");
     assertThat(wb.get(header.indexOf("db_commits_per_op"))).isEqualTo("0.3000");
     assertThat(wb.get(header.indexOf("db_fsyncs_per_op"))).isEqualTo("0.0500");
-    assertThat(wb.get(header.indexOf("db_bound_projection"))).isEqualTo("4");
+    assertThat(wb.get(header.indexOf("db_cpus"))).isEmpty();
     List<String> alone = Arrays.asList(lines.get(1).split(",", -1));
     assertThat(alone.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("1");
     assertThat(alone.get(header.indexOf("anomalies"))).isEmpty();
@@ -108,7 +109,6 @@ class ReportWriterTest {
     assertThat(alone.get(header.indexOf("db_statements_per_op"))).isEqualTo("1.5000");
     assertThat(alone.get(header.indexOf("db_commits_per_op"))).isEqualTo("1");
     assertThat(alone.get(header.indexOf("db_fsyncs_per_op"))).isEqualTo("0.2500");
-    assertThat(alone.get(header.indexOf("db_bound_projection"))).isEqualTo("1");
     List<String> tooShort = Arrays.asList(lines.get(3).split(",", -1));
     assertThat(tooShort.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("2");
     assertThat(tooShort.get(header.indexOf("steady_ops_per_s"))).isEmpty();
@@ -120,7 +120,6 @@ class ReportWriterTest {
     assertThat(tooShort.get(header.indexOf("db_statements_per_op"))).isEqualTo("0.5000");
     assertThat(tooShort.get(header.indexOf("db_commits_per_op"))).isEmpty();
     assertThat(tooShort.get(header.indexOf("db_fsyncs_per_op"))).isEmpty();
-    assertThat(tooShort.get(header.indexOf("db_bound_projection"))).isEmpty();
   }
 
   @Test
@@ -143,20 +142,74 @@ class ReportWriterTest {
             "### cpr-star-10 (10 % scan, YCSB*)",
             "| config | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) | p95/p99 µs |",
             "| cache requests (round trips awaited) / db round trips per op | CPU µs/op client/cache/db = total | busy %"
-                + " | db work per op statements/commits/fsyncs | db-bound × alone (projection) | failed |",
+                + " | db work per op statements/commits/fsyncs | failed | anomalies / rows checked |",
             "Steady throughput counts the operations between the first YCSB status line at or after half the run",
             "CPU and db work are measured from YCSB's first status line",
-            "**db-bound × alone is a projection, not a measurement**",
-            "**db-bound × alone** = the database alone's",
-            "database CPU µs/op ÷ this configuration's",
             "`Handler_commit`, which counts every autocommitted statement and read-only",
             "| mysql | 1,000 | 1.00 | 1,200 | 1.00 | SCAN 2000/5000; UPDATE 1200/3000 | – | 300/0/500 = 800 | 88"
-                + " | 1.50/1.00/0.25 | 1.00 | 1 | – |",
+                + " | 1.50/1.00/0.25 | 1 | – |",
             "| mysql-write-through | 2,000 | 2.00 | – | – | SCAN 2000/5000; UPDATE 1200/3000 | – | 300/200/– = – | –"
-                + " | 0.50/–/– | – | 1 |",
+                + " | 0.50/–/– | 1 |",
             "| mysql-write-back | 4,500 | 4.50 | 6,000 | 5.00 | SCAN 2000/5000; UPDATE 1200/3000"
-                + " | SCAN 1.00 (1.00 awaited)/0.10; UPDATE 4.00 (2.00 awaited)/0.00 | 300/200/125 = 625 | 88 | 0.25/0.30/0.05 | 4.00 | 1 | 0 / 4500 |",
+                + " | SCAN 1.00 (1.00 awaited)/0.10; UPDATE 4.00 (2.00 awaited)/0.00 | 300/200/125 = 625 | 88 | 0.25/0.30/0.05 | 1 | 0 / 4500 |",
             "![pinned-memory.png](pinned-memory.png)",
             "mysql-write-through on A: YCSB exited with 1");
+    assertThat(text)
+        .doesNotContain("projection", "db-bound", "regime", "Regimes:", "capped")
+        .contains("|---|---:|---:|---:|---:|---|---|---|---:|---|---:|---:|\n");
+  }
+
+  @Test
+  void twoRegimesGoSideBySideEachRatioAgainstTheDatabaseAloneInItsRegime() throws IOException {
+    Regime capped = Regime.capped(0.25);
+    List<ReportRow> twoRegimes =
+        ReportRow.of(
+            List.of(
+                run(ALONE, cpr(10), 1000, Optional.empty()),
+                run(WRITE_BACK, cpr(10), 4500, 6000, Optional.of(stats(0))),
+                run(ALONE, cpr(99), 3000, Optional.empty()),
+                Fixtures.in(capped, run(ALONE, cpr(10), 250, 300, Optional.empty())),
+                Fixtures.in(capped, run(WRITE_BACK, cpr(10), 2000, 2400, Optional.of(stats(0)))),
+                Fixtures.in(capped, run(ALONE, cpr(99), 500, Optional.empty()))));
+    Path md = dir.resolve("report.md");
+    Path csv = dir.resolve("results.csv");
+
+    ReportWriter.writeMarkdown(
+        twoRegimes,
+        new ReportWriter.Header(
+            "dev/bench --db-cpus 0.25", List.of("CPU: test"), List.of(), List.of()),
+        md);
+    ReportWriter.writeCsv(twoRegimes, csv);
+
+    String text = Files.readString(md);
+    assertThat(text)
+        .contains(
+            "Regimes: **shared** = every process shares the machine's cores",
+            "each regime's **× alone** divides by the database alone in the same regime",
+            "### cpr-star-10 (10 % scan, YCSB*)\n\n"
+                + "| config | shared: ops/s | × alone | steady ops/s | × alone (steady)"
+                + " | db capped at 0.25 cores: ops/s | × alone | steady ops/s | × alone (steady) |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+                + "| mysql | 1,000 | 1.00 | 1,200 | 1.00 | 250 | 1.00 | 300 | 1.00 |\n"
+                + "| mysql-write-back | 4,500 | 4.50 | 6,000 | 5.00 | 2,000 | 8.00 | 2,400 | 8.00 |\n",
+            "| config | regime | ops/s | × alone | steady ops/s (2nd half) | × alone (steady) |",
+            "|---|---|---:|---:|---:|---:|---|---|---|---:|---|---:|---:|\n",
+            "| mysql-write-back | shared | 4,500 | 4.50 | 6,000 | 5.00 |",
+            "| mysql-write-back | db capped at 0.25 cores | 2,000 | 8.00 | 2,400 | 8.00 |",
+            "### cpr-star-99 (99 % scan, YCSB*)",
+            "| mysql | 3,000 | 1.00 | 3,600 | 1.00 | 500 | 1.00 | 600 | 1.00 |")
+        .doesNotContain("projection", "db-bound");
+
+    List<String> lines = Files.readAllLines(csv);
+    List<String> header = Arrays.asList(lines.get(0).split(","));
+    List<String> cappedWriteBack = Arrays.asList(lines.get(5).split(",", -1));
+    assertThat(cappedWriteBack.get(header.indexOf("config"))).isEqualTo("mysql-write-back");
+    assertThat(cappedWriteBack.get(header.indexOf("db_cpus"))).isEqualTo("0.25");
+    assertThat(cappedWriteBack.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("8");
+    assertThat(cappedWriteBack.get(header.indexOf("raw_output")))
+        .isEqualTo("raw/mysql-write-back__cpr-star-10.db-cpus-0.25.out");
+    List<String> sharedWriteBack = Arrays.asList(lines.get(2).split(",", -1));
+    assertThat(sharedWriteBack.get(header.indexOf("db_cpus"))).isEmpty();
+    assertThat(sharedWriteBack.get(header.indexOf("ratio_to_db_alone"))).isEqualTo("4.5000");
   }
 }
