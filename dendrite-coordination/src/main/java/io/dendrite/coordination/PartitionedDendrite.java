@@ -88,100 +88,106 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   private PartitionedDendrite(Builder<K, R> builder) {
     this.sharedRecord =
         LocalCoordinator.joinPartitioned(builder.cache, builder.collection, builder.domain);
-    this.type = builder.type;
-    this.rows = builder.rows;
-    this.collection = builder.collection;
-    this.domain = builder.domain;
-    this.min = builder.min;
-    this.max = builder.max;
-    this.layout = new RangeLayout<>(type, min, max, builder.ranges);
-    this.queries = Map.copyOf(builder.queries);
-    this.commands = Map.copyOf(builder.commands);
-    this.requestTimeout = builder.requestTimeout;
-    this.served =
-        new ServedRanges<>(
-            type,
-            rows,
-            collection,
-            domain,
-            layout,
-            builder.cache,
-            builder.settings,
-            builder.writeBack,
-            builder.ownEveryRange,
-            counters.servedHere,
-            builder.storeFenceOff ? null : builder.storeFence);
-    List<String> ids = new ArrayList<>();
-    for (int i = 0; i < layout.size(); i++) {
-      ids.add(served.rangeId(i));
-      reads.add(served.rangeBuilder(i).buildReads());
-    }
-    this.ranges = List.copyOf(ids);
-    this.client =
-        new ForwardingClient(
-            builder.ownEveryRange
-                ? ForwardingSecurity.unauthenticatedOnLoopback()
-                : builder.forwardingSecurity);
-    if (builder.ownEveryRange) {
-      // The negative control: every process believes it owns every range, nobody forwards.
-      this.server = null;
-      this.coordinator = null;
-      ranges.forEach(range -> served.gained(range, 1, true));
-      return;
-    }
     try {
-      this.server =
-          ForwardingServer.builder()
-              .host(builder.host)
-              .port(builder.port)
-              .threads(builder.forwardingThreads)
-              .ownership(served::owns)
-              .security(builder.forwardingSecurity)
-              .start();
-    } catch (RuntimeException e) {
-      client.close();
-      sharedRecord.close();
-      throw e;
-    }
-    server.register(GET, this::serveForwardedGet);
-    server.register(WRITE, this::serveForwardedWrite);
-    try {
-      ZooKeeperCoordinator.Builder coordination = ZooKeeperCoordinator.builder();
-      if (builder.zooKeeperUser != null) {
-        coordination.credentials(builder.zooKeeperUser, builder.zooKeeperPassword);
+      this.type = builder.type;
+      this.rows = builder.rows;
+      this.collection = builder.collection;
+      this.domain = builder.domain;
+      this.min = builder.min;
+      this.max = builder.max;
+      this.layout = new RangeLayout<>(type, min, max, builder.ranges);
+      this.queries = Map.copyOf(builder.queries);
+      this.commands = Map.copyOf(builder.commands);
+      this.requestTimeout = builder.requestTimeout;
+      this.served =
+          new ServedRanges<>(
+              type,
+              rows,
+              collection,
+              domain,
+              layout,
+              builder.cache,
+              builder.settings,
+              builder.writeBack,
+              builder.ownEveryRange,
+              counters.servedHere,
+              builder.storeFenceOff ? null : builder.storeFence);
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < layout.size(); i++) {
+        ids.add(served.rangeId(i));
+        reads.add(served.rangeBuilder(i).buildReads());
       }
-      this.coordinator =
-          coordination
-              .connectString(builder.connectString)
-              .service(builder.service + "." + collection + "." + domain)
-              .member(builder.member)
-              .endpoint(server.endpoint())
-              .sessionTimeout(builder.sessionTimeout)
-              .ranges(ranges)
-              .listener(
-                  new OwnershipListener() {
-                    @Override
-                    public void gained(String range, long epoch) {
-                      served.gained(range, epoch, false);
-                    }
+      this.ranges = List.copyOf(ids);
+      this.client =
+          new ForwardingClient(
+              builder.ownEveryRange
+                  ? ForwardingSecurity.unauthenticatedOnLoopback()
+                  : builder.forwardingSecurity);
+      if (builder.ownEveryRange) {
+        // The negative control: every process believes it owns every range, nobody forwards.
+        this.server = null;
+        this.coordinator = null;
+        ranges.forEach(range -> served.gained(range, 1, true));
+        return;
+      }
+      try {
+        this.server =
+            ForwardingServer.builder()
+                .host(builder.host)
+                .port(builder.port)
+                .threads(builder.forwardingThreads)
+                .ownership(served::owns)
+                .security(builder.forwardingSecurity)
+                .start();
+      } catch (RuntimeException e) {
+        client.close();
+        sharedRecord.close();
+        throw e;
+      }
+      server.register(GET, this::serveForwardedGet);
+      server.register(WRITE, this::serveForwardedWrite);
+      try {
+        ZooKeeperCoordinator.Builder coordination = ZooKeeperCoordinator.builder();
+        if (builder.zooKeeperUser != null) {
+          coordination.credentials(builder.zooKeeperUser, builder.zooKeeperPassword);
+        }
+        this.coordinator =
+            coordination
+                .connectString(builder.connectString)
+                .service(builder.service + "." + collection + "." + domain)
+                .member(builder.member)
+                .endpoint(server.endpoint())
+                .sessionTimeout(builder.sessionTimeout)
+                .ranges(ranges)
+                .listener(
+                    new OwnershipListener() {
+                      @Override
+                      public void gained(String range, long epoch) {
+                        served.gained(range, epoch, false);
+                      }
 
-                    @Override
-                    public void gained(String range, long epoch, boolean handedOver) {
-                      served.gained(range, epoch, handedOver);
-                    }
+                      @Override
+                      public void gained(String range, long epoch, boolean handedOver) {
+                        served.gained(range, epoch, handedOver);
+                      }
 
-                    @Override
-                    public void lost(String range, long epoch) {
-                      served.lost(range, epoch);
-                    }
-                  })
-              .start();
-      served.attach(coordinator);
-    } catch (RuntimeException e) {
-      server.close();
-      client.close();
+                      @Override
+                      public void lost(String range, long epoch) {
+                        served.lost(range, epoch);
+                      }
+                    })
+                .start();
+        served.attach(coordinator);
+      } catch (RuntimeException e) {
+        server.close();
+        client.close();
+        sharedRecord.close();
+        throw e;
+      }
+    } catch (RuntimeException failed) {
+      // Nothing else would stop renewing it: the range would stay closed to a plain Dendrite here.
       sharedRecord.close();
-      throw e;
+      throw failed;
     }
   }
 

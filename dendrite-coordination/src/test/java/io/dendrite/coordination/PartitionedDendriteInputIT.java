@@ -126,6 +126,49 @@ class PartitionedDendriteInputIT {
     }
   }
 
+  /**
+   * A process whose start fails after it joined the range's shared ownership record (here: its range Dendrites'
+   * settings throw) gives the record up: it used to keep renewing it from a thread nobody could stop, so a plain
+   * Dendrite on the range stayed refused in that JVM for good.
+   */
+  @Test
+  void aStartThatFailsAfterJoiningTheRecordStopsRenewingIt(ZooKeeperAddress zk) throws Exception {
+    Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
+      PartitionedDendrite.Builder<Integer, Scores.Score> failing =
+          PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
+              .collection("scores")
+              .domain("id")
+              .range(0, 59)
+              .ranges(2)
+              .cache(cacheTier.client)
+              .query("range", (lower, upper) -> List.copyOf(subMap(table, lower, upper).values()))
+              .command("set", new InMemorySet(table))
+              .dendrite(
+                  settings -> {
+                    throw new IllegalArgumentException("a bad range setting");
+                  })
+              .zooKeeper(zk.connectString(), zk.service())
+              .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback());
+      assertThatThrownBy(failing::build)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("a bad range setting");
+      // Its renewer stops at once; its thread ends a moment later.
+      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (renewerRunning() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(renewerRunning()).as("a thread still renewing the range's record").isFalse();
+    }
+  }
+
+  private static boolean renewerRunning() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .anyMatch(
+            thread ->
+                thread.isAlive() && thread.getName().equals("dendrite-claim Owner:scores:id"));
+  }
+
   static Map<Integer, Scores.Score> subMap(Map<Integer, Scores.Score> table, int lower, int upper) {
     return new TreeMap<>(
         ((ConcurrentSkipListMap<Integer, Scores.Score>) table).subMap(lower, true, upper, true));
