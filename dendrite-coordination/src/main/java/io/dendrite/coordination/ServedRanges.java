@@ -176,17 +176,17 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
       servedHere.increment();
       return operation.run(local, applied);
     } catch (RuntimeException failed) {
-      if (!applied.get() && notOwned(failed)) {
+      if (!applied.get() && causeOf(failed, RangeNotOwnedException.class) != null) {
         // Its write buffer saw the range move before it changed anything: the write may run at the
         // owner.
         throw ForwardingException.notOwner(range + ": " + failed.getMessage());
       }
-      StoreFencedOutException storeRefused = storeFencedOut(failed);
+      StoreFencedOutException storeRefused = causeOf(failed, StoreFencedOutException.class);
       if (storeRefused != null) {
         // The data store refused the statement and changed nothing: the write may run at the owner.
         throw ForwardingException.notOwner(range + ": " + storeRefused.getMessage());
       }
-      FencedOutException fencedOut = fencedOut(failed);
+      FencedOutException fencedOut = causeOf(failed, FencedOutException.class);
       if (fencedOut == null) {
         throw failed;
       }
@@ -233,30 +233,11 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     }
   }
 
-  /** The data store's fence refusal behind {@code failure}, or null. */
-  private static boolean notOwned(Throwable failure) {
+  /** The exception of type {@code type} behind {@code failure} (itself or a cause), or null. */
+  private static <T extends Throwable> T causeOf(Throwable failure, Class<T> type) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof RangeNotOwnedException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static StoreFencedOutException storeFencedOut(Throwable failure) {
-    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof StoreFencedOutException refused) {
-        return refused;
-      }
-    }
-    return null;
-  }
-
-  /** The fence refusal behind {@code failure}, or null. */
-  private static FencedOutException fencedOut(Throwable failure) {
-    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof FencedOutException fenced) {
-        return fenced;
+      if (type.isInstance(cause)) {
+        return type.cast(cause);
       }
     }
     return null;
@@ -347,7 +328,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
         if (current != null && !current.owns(range, epoch)) {
           return;
         }
-        FencedOutException fencedOut = fencedOut(failed);
+        FencedOutException fencedOut = causeOf(failed, FencedOutException.class);
         if (fencedOut != null && fencedOut.fenceEpoch() > epoch) {
           // Fences never go down: this epoch can never pass it, and retrying would spin forever.
           LOG.error(

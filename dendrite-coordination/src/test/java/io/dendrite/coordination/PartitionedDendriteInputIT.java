@@ -94,17 +94,7 @@ class PartitionedDendriteInputIT {
     Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
       PartitionedDendrite.Builder<Integer, Scores.Score> partitioned =
-          PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
-              .collection("scores")
-              .domain("id")
-              .range(0, 59)
-              .ranges(2)
-              .cache(cacheTier.client)
-              .query("range", (lower, upper) -> List.copyOf(subMap(table, lower, upper).values()))
-              .command("set", new InMemorySet(table))
-              .zooKeeper(zk.connectString(), zk.service())
-              .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()) // one process
-              .sessionTimeout(Duration.ofSeconds(3));
+          onOneProcess(cacheTier, zk, table).sessionTimeout(Duration.ofSeconds(3));
       Dendrite.Builder<Integer, Scores.Score> plain =
           Dendrite.builder(DomainType.INTEGER, Scores.CODEC)
               .collection("scores")
@@ -136,20 +126,11 @@ class PartitionedDendriteInputIT {
     Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
       PartitionedDendrite.Builder<Integer, Scores.Score> failing =
-          PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
-              .collection("scores")
-              .domain("id")
-              .range(0, 59)
-              .ranges(2)
-              .cache(cacheTier.client)
-              .query("range", (lower, upper) -> List.copyOf(subMap(table, lower, upper).values()))
-              .command("set", new InMemorySet(table))
+          onOneProcess(cacheTier, zk, table)
               .dendrite(
                   settings -> {
                     throw new IllegalArgumentException("a bad range setting");
-                  })
-              .zooKeeper(zk.connectString(), zk.service())
-              .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback());
+                  });
       assertThatThrownBy(failing::build)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("a bad range setting");
@@ -160,6 +141,21 @@ class PartitionedDendriteInputIT {
       }
       assertThat(renewerRunning()).as("a thread still renewing the range's record").isFalse();
     }
+  }
+
+  /** A one-process service over {@code table}, in two ranges of scores/id [0, 59]. */
+  private static PartitionedDendrite.Builder<Integer, Scores.Score> onOneProcess(
+      EmbeddedIqServers cacheTier, ZooKeeperAddress zk, Map<Integer, Scores.Score> table) {
+    return PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
+        .collection("scores")
+        .domain("id")
+        .range(0, 59)
+        .ranges(2)
+        .cache(cacheTier.client)
+        .query("range", (lower, upper) -> List.copyOf(subMap(table, lower, upper).values()))
+        .command("set", new InMemorySet(table))
+        .zooKeeper(zk.connectString(), zk.service())
+        .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()); // one process
   }
 
   private static boolean renewerRunning() {
