@@ -67,6 +67,10 @@ class DendriteBuilderTest {
     assertThatThrownBy(() -> Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC).range(5, 1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("min 5 is greater than max 1");
+    assertThatThrownBy(
+            () -> Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC).nearCacheMaxBytes(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("nearCacheMaxBytes must be 0 (off) or more, got -1");
   }
 
   /** A claim that lapses sooner than its renewals can keep it would let a second owner in while the first runs. */
