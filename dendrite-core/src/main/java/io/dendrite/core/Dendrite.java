@@ -7,7 +7,10 @@ import io.dendrite.iq.client.Flight;
 import io.dendrite.iq.client.IqClient;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -218,7 +221,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     RoundTrips trips = new RoundTrips();
     try {
       if (!leasesEnabled) {
-        writes.write(interval, change, apply, cacheUpdate, trips);
+        writes.write(interval, change, apply, cacheUpdate, new RefreshedResults<>(), trips);
       } else {
         IntervalLease<K> exclusive = common.acquire(interval, LeaseMode.EXCLUSIVE);
         try {
@@ -226,11 +229,12 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
           // server when the write first waits for a reply. Nothing in the write waits for
           // anything but its own replies while a request is held: the data store is written
           // after the leases' replies are in.
-          List<String> touched = beginLocalWrite(interval);
+          LocalWrite touched = beginLocalWrite(interval);
+          RefreshedResults<R> refreshed = new RefreshedResults<>();
           try (Flight flight = cache.flight()) {
-            writes.write(interval, change, apply, cacheUpdate, trips);
+            writes.write(interval, change, apply, cacheUpdate, refreshed, trips);
           } finally {
-            endLocalWrite(interval, touched);
+            endLocalWrite(interval, touched, refreshed, change);
           }
         } finally {
           exclusive.close();
@@ -249,32 +253,62 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     }
   }
 
+  /** The near cache's marks of one write, and the intervals of the results they are on. */
+  private record LocalWrite<K extends Comparable<? super K>, R>(
+      LocalResults.WriteMarks<R> marks, Map<String, Interval<K>> intervals) {}
+
   /**
    * Marks the near cache's copies of the results the write may change as being written, and drops them, before the
    * write changes anything; under the write's Exclusive lease, so no overlapping result can be registered meanwhile.
    *
-   * @return their keys, for {@link #endLocalWrite}
+   * @return the marks, for {@link #endLocalWrite}; null without a near cache
    */
-  private List<String> beginLocalWrite(Interval<K> interval) {
+  private LocalWrite<K, R> beginLocalWrite(Interval<K> interval) {
     if (local == null) {
-      return List.of();
+      return null;
     }
-    List<String> keys = index.impactedBy(interval).stream().map(EntryIndex.Entry::key).toList();
-    local.beginWrite(keys);
-    return keys;
+    Map<String, Interval<K>> intervals = new LinkedHashMap<>();
+    for (EntryIndex.Entry<K> entry : index.impactedBy(interval)) {
+      intervals.put(entry.key(), entry.interval());
+    }
+    return new LocalWrite<>(local.beginWrite(List.copyOf(intervals.keySet())), intervals);
   }
 
-  /** Drops the write's results from the near cache again and ends their marks, however the write ended. */
-  private void endLocalWrite(Interval<K> interval, List<String> begun) {
+  /**
+   * Ends the write's marks, however the write ended: a result the write committed to the cache servers is kept in
+   * the near cache as committed (rewritten whole, or the copy held before the write with the change applied, as a
+   * reader of the appended change record computes it); every other marked result is dropped again.
+   */
+  private void endLocalWrite(
+      Interval<K> interval, LocalWrite<K, R> begun, RefreshedResults<R> refreshed, Object change) {
     if (local == null) {
       return;
     }
     // Results registered after the write began (only possible past a lapsed lease) are dropped too.
     index.impactedBy(interval).stream()
         .map(EntryIndex.Entry::key)
-        .filter(key -> !begun.contains(key))
+        .filter(key -> !begun.intervals().containsKey(key))
         .forEach(local::drop);
-    local.endWrite(begun);
+    Map<String, LocalResults.Copy<R>> after = new HashMap<>();
+    for (Map.Entry<String, Interval<K>> marked : begun.intervals().entrySet()) {
+      String key = marked.getKey();
+      LocalResults.Copy<R> rewritten = refreshed.rewrittenTo(key);
+      if (rewritten != null) {
+        after.put(key, rewritten);
+        continue;
+      }
+      int recordBytes = refreshed.appendedBytes(key);
+      LocalResults.Copy<R> before = begun.marks().before(key);
+      if (recordBytes >= 0 && before != null) {
+        try {
+          List<R> rows = common.appliedRecord(marked.getValue(), before.rows(), change);
+          after.put(key, new LocalResults.Copy<>(rows, before.weight() + recordBytes));
+        } catch (RuntimeException unreadable) {
+          // The copy is dropped: the next get reads the servers, and their reader reports this.
+        }
+      }
+    }
+    local.endWrite(begun.marks(), after);
   }
 
   /** Whether this process can still show it owns the range; the near cache is used only then. */

@@ -2,8 +2,9 @@ package io.dendrite.core;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -22,6 +23,10 @@ import java.util.concurrent.atomic.LongAdder;
  * cannot put it back after the write dropped it. Writes are tracked per stripe of keys, not per key: a collision only
  * keeps a result out of L1 a little longer.
  *
+ * <p>A write that committed a result's new value to L2 puts the same rows back into L1 when it ends (instead of
+ * leaving the next get to read L2), if no other write of the result's stripe began since it marked it: the write
+ * held the result's Q lease, so what it committed is L2's value, and no reader could install meanwhile.
+ *
  * <p>Bounded by weight (the encoded size of each result, in bytes, as the cache servers hold it), evicting least
  * recently and frequently used results first (Caffeine's W-TinyLFU).
  *
@@ -39,14 +44,14 @@ final class LocalResults<R> {
   /** Per stripe: writes running now. */
   private final AtomicIntegerArray writing = new AtomicIntegerArray(STRIPES);
 
-  private final Cache<String, Held<R>> results;
+  private final Cache<String, Copy<R>> results;
   private final LongAdder hits = new LongAdder();
 
   /** False only for the negative control: writes leave L1 alone. */
   private final boolean writesDrop;
 
-  /** One result as kept: its rows, immutable, and its weight. */
-  private record Held<R>(List<R> rows, int weight) {}
+  /** One result as kept: its rows, immutable, and its weight (encoded bytes). */
+  record Copy<R>(List<R> rows, int weight) {}
 
   /** A near cache of at most {@code maxWeightBytes} (encoded bytes of the results it holds). */
   LocalResults(long maxWeightBytes) {
@@ -59,14 +64,14 @@ final class LocalResults<R> {
     this.results =
         Caffeine.newBuilder()
             .maximumWeight(maxWeightBytes)
-            .weigher((String key, Held<R> held) -> held.weight())
+            .weigher((String key, Copy<R> held) -> held.weight())
             .recordStats()
             .build();
   }
 
   /** The rows of {@code key}'s result, or null when L1 does not hold it. */
   List<R> get(String key) {
-    Held<R> held = results.getIfPresent(key);
+    Copy<R> held = results.getIfPresent(key);
     return held == null ? null : held.rows();
   }
 
@@ -106,31 +111,83 @@ final class LocalResults<R> {
             key,
             (k, before) ->
                 writing.get(stripe) == 0 && versions.get(stripe) == stamp
-                    ? new Held<>(kept, Math.max(1, weight))
+                    ? new Copy<>(kept, Math.max(1, weight))
                     : before);
   }
 
+  /**
+   * A write's marks on the results it may change: their keys, their copies as L1 held them before the write, and
+   * for each stripe how many of the write's keys it holds and its version after the write's last mark.
+   */
+  static final class WriteMarks<R> {
+    private final List<String> keys;
+    private final Map<String, Copy<R>> before = new HashMap<>();
+    private final Map<Integer, Long> versionAfterMarks = new HashMap<>();
+    private final Map<Integer, Integer> marksPerStripe = new HashMap<>();
+
+    private WriteMarks(List<String> keys) {
+      this.keys = keys;
+    }
+
+    /** L1's copy of {@code key}'s result when the write began, or null. */
+    Copy<R> before(String key) {
+      return before.get(key);
+    }
+
+    List<String> keys() {
+      return keys;
+    }
+  }
+
   /** Marks {@code keys} as being written, then drops their results: call before the write changes them in L2. */
-  void beginWrite(Collection<String> keys) {
+  WriteMarks<R> beginWrite(List<String> keys) {
+    WriteMarks<R> marks = new WriteMarks<>(keys);
     if (!writesDrop) {
-      return;
+      return marks;
     }
     for (String key : keys) {
       int stripe = stripe(key);
       writing.incrementAndGet(stripe);
-      versions.incrementAndGet(stripe);
-      results.asMap().remove(key);
+      marks.versionAfterMarks.put(stripe, versions.incrementAndGet(stripe));
+      marks.marksPerStripe.merge(stripe, 1, Integer::sum);
+      Copy<R> held = results.asMap().remove(key);
+      if (held != null) {
+        marks.before.put(key, held);
+      }
     }
+    return marks;
   }
 
-  /** Drops {@code keys}' results again, then ends their marks: call once the write is done, whatever its outcome. */
-  void endWrite(Collection<String> keys) {
+  /**
+   * Ends the write's marks, whatever its outcome: a result in {@code after} (what the write committed to L2) is kept
+   * as that if no other write of its stripe began since the marks; every other marked result is dropped again.
+   */
+  void endWrite(WriteMarks<R> marks, Map<String, Copy<R>> after) {
     if (!writesDrop) {
       return;
     }
-    for (String key : keys) {
+    for (String key : marks.keys) {
       int stripe = stripe(key);
-      results.asMap().remove(key);
+      Copy<R> next = after.get(key);
+      if (next == null) {
+        results.asMap().remove(key);
+        continue;
+      }
+      int ownMarks = marks.marksPerStripe.get(stripe);
+      long ownVersion = marks.versionAfterMarks.get(stripe);
+      Copy<R> kept = new Copy<>(List.copyOf(next.rows()), Math.max(1, next.weight()));
+      // Null removes: another write of the stripe began, so this one's value may already be old.
+      results
+          .asMap()
+          .compute(
+              key,
+              (k, current) ->
+                  writing.get(stripe) == ownMarks && versions.get(stripe) == ownVersion
+                      ? kept
+                      : null);
+    }
+    for (String key : marks.keys) {
+      int stripe = stripe(key);
       versions.incrementAndGet(stripe);
       writing.decrementAndGet(stripe);
     }
@@ -163,11 +220,17 @@ final class LocalResults<R> {
 
   /** Their weight, in encoded bytes (approximate). */
   long weight() {
+    results.cleanUp(); // applies the pending writes: a gauge read just after a put sees it
     return results
         .policy()
         .eviction()
         .map(eviction -> eviction.weightedSize().orElse(0))
         .orElse(0L);
+  }
+
+  /** The stripe of {@code key} (tests use it to find two keys of one stripe). */
+  static int stripeOf(String key) {
+    return stripe(key);
   }
 
   private static int stripe(String key) {

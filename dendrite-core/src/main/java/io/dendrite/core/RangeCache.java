@@ -9,6 +9,7 @@ import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -145,6 +146,21 @@ final class RangeCache<K extends Comparable<? super K>, R> {
       ChangeRecords<K, R, C> records, Object change) {
     C typed = records.changeType().cast(change);
     return (entryInterval, rows) -> records.apply(entryInterval, rows, typed);
+  }
+
+  /**
+   * {@code rows}, the result of {@code interval}, with the change-records change {@code change} applied, as a reader
+   * of the cached value folds in its appended record.
+   */
+  List<R> appliedRecord(Interval<K> interval, List<R> rows, Object change) {
+    return normalize(interval, applyAsRead(changeRecords, interval, rows, change));
+  }
+
+  /** Applies the change as decoded from its record, exactly what the cache servers' readers apply. */
+  private static <K extends Comparable<? super K>, R, C> List<R> applyAsRead(
+      ChangeRecords<K, R, C> records, Interval<K> interval, List<R> rows, Object change) {
+    C asRead = records.decode(records.encode(records.changeType().cast(change)));
+    return records.apply(interval, Collections.unmodifiableList(rows), asRead);
   }
 
   /** Rows of {@code interval} only, each once, ordered by attribute. */

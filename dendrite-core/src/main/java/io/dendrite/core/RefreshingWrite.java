@@ -55,6 +55,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       C change,
       ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate,
+      RefreshedResults<R> refreshed,
       RoundTrips trips) {
     List<EntryIndex.Entry<K>> targets = new ArrayList<>(index.impactedBy(interval));
     boolean point = interval.lo().compareTo(interval.hi()) == 0;
@@ -84,7 +85,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       }
     }
     if (writeBuffer != null && oneTripAllowed && appends.size() == targets.size()) {
-      writeBackInOneTrip(interval, change, targets, record, trips);
+      writeBackInOneTrip(interval, change, targets, record, refreshed, trips);
       return;
     }
     CacheUpdate<K, R> update = common.cacheUpdateOf(change, cacheUpdate);
@@ -107,6 +108,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
     }
     try (Transaction transaction = leased.transaction()) {
       Map<EntryIndex.Entry<K>, List<R>> staged = new LinkedHashMap<>();
+      Map<EntryIndex.Entry<K>, Integer> stagedBytes = new LinkedHashMap<>();
       Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps = new LinkedHashMap<>();
       List<CompletableFuture<Outcome>> stagedDeletes = new ArrayList<>();
       List<EntryIndex.Entry<K>> emptied = new ArrayList<>();
@@ -145,17 +147,18 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         } else {
           staged.put(entry, after);
           byte[] value = resultSets.encode(after);
+          stagedBytes.put(entry, value.length);
           sendSwaps.put(
               entry, () -> swaps.put(entry, lease.swapAsync(value, WriteOptions.DEFAULT)));
         }
       }
-      Map<EntryIndex.Entry<K>, List<R>> refreshed = new LinkedHashMap<>();
+      Map<EntryIndex.Entry<K>, List<R>> rewritten = new LinkedHashMap<>();
       WriteBuffer.Stored stored = null;
       boolean allStaged = true;
       try {
         if (buffering == null) {
           sendSwaps.values().forEach(Runnable::run);
-          allStaged = awaitSwaps(stagedDeletes, swaps, staged, refreshed);
+          allStaged = awaitSwaps(stagedDeletes, swaps, staged, rewritten);
           RangeCache.run(() -> apply.apply(change), "apply");
         } else {
           stored = buffering.store();
@@ -189,7 +192,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       Outcome end = committing == null ? Outcome.OK : committing.join();
       if (buffering != null) {
         try {
-          allStaged = awaitSwaps(stagedDeletes, swaps, staged, refreshed);
+          allStaged = awaitSwaps(stagedDeletes, swaps, staged, rewritten);
         } catch (IqException lost) {
           allStaged = false; // the write is buffered; what the swap's server holds is unknown
         }
@@ -198,15 +201,20 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         common.settleEnd(Outcome.STATE_LOST, targets); // dropped: nothing to register
         return;
       }
-      for (Map.Entry<EntryIndex.Entry<K>, List<R>> entry : refreshed.entrySet()) {
+      for (Map.Entry<EntryIndex.Entry<K>, List<R>> entry : rewritten.entrySet()) {
         if (entry.getKey() == newPoint) {
           index.register(newPoint.interval(), newPoint.key(), entry.getValue().size());
         } else {
           index.updateRowCount(entry.getKey().key(), entry.getValue().size());
         }
+        refreshed.rewritten(
+            entry.getKey().key(), entry.getValue(), stagedBytes.get(entry.getKey()));
       }
-      appended.forEach(entry -> index.addChangeRecord(entry.key()));
-      metrics.entriesRefreshed.add(refreshed.size() + appended.size());
+      for (EntryIndex.Entry<K> entry : appended) {
+        index.addChangeRecord(entry.key());
+        refreshed.appended(entry.key(), record.length);
+      }
+      metrics.entriesRefreshed.add(rewritten.size() + appended.size());
     }
   }
 
@@ -225,6 +233,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       C change,
       List<EntryIndex.Entry<K>> targets,
       byte[] record,
+      RefreshedResults<R> refreshed,
       RoundTrips trips) {
     WriteBuffer.Started buffering = writeBuffer.start(interval, change);
     try (Transaction transaction = cache.beginTransaction()) {
@@ -266,7 +275,10 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         common.settleEnd(Outcome.STATE_LOST, appended);
         return;
       }
-      appended.forEach(entry -> index.addChangeRecord(entry.key()));
+      for (EntryIndex.Entry<K> entry : appended) {
+        index.addChangeRecord(entry.key());
+        refreshed.appended(entry.key(), record.length);
+      }
       metrics.entriesRefreshed.add(appended.size());
     }
   }

@@ -45,6 +45,7 @@ final class UnleasedWrite<K extends Comparable<? super K>, R> implements WritePa
       C change,
       ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate,
+      RefreshedResults<R> refreshed,
       RoundTrips trips) {
     persist(interval, change, apply);
     for (EntryIndex.Entry<K> entry : index.impactedBy(interval)) {

@@ -37,6 +37,7 @@ final class WriteAround<K extends Comparable<? super K>, R> implements WritePath
       C change,
       ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate,
+      RefreshedResults<R> refreshed,
       RoundTrips trips) {
     // Also the entries overlapping writes still hold under Q-inv: a process reading the cache
     // directly reads their

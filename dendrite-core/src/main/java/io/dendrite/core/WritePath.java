@@ -16,5 +16,6 @@ interface WritePath<K extends Comparable<? super K>, R> {
       C change,
       ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate,
+      RefreshedResults<R> refreshed,
       RoundTrips trips);
 }
