@@ -162,7 +162,11 @@ public final class ReportWriter {
           .append(first.threads())
           .append(" YCSB threads, ")
           .append(first.seconds())
-          .append(" s per run.\n");
+          .append(" s per run. Dendrite's near cache holds at most ")
+          .append(Bench.NEAR_CACHE_BYTES >> 20)
+          .append(
+              " MiB of encoded results (`-p dendrite.nearcachebytes=` in the command overrides it;")
+          .append(" 0 turns it off); the YCSB client JVM runs with -Xmx2g.\n");
     }
     md.append(
         """
@@ -189,6 +193,10 @@ public final class ReportWriter {
                 Steady throughput counts the operations between the first YCSB status line at or after half the run
                 and the last one within it, leaving out the JIT warm-up and cold cache of each run's fresh JVM
                 (– when the run was too short for two such lines).
+
+                Warm-ups (the database alone's after the load, and each cached run's before it, in a JVM of
+                their own) of a workload that scans run its scans alone, so that a measured run finds its
+                ranges cached as a long-running service does; the measured run runs the workload as written.
                 """);
     List<Regime> regimes = rows.stream().map(r -> r.result().regime()).distinct().toList();
     boolean severalRegimes = regimes.size() > 1;
