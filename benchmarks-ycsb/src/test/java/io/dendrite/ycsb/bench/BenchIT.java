@@ -99,12 +99,20 @@ class BenchIT {
     assertThat(outcome.rows())
         .allSatisfy(r -> assertThat(r.result().ycsb().failedOperations()).isZero());
     // 3 s runs with a status line every second: the second half has the lines at 2 s and 3 s.
+    // A run has a steady figure when two of its status lines fall in its second half. On a busy
+    // machine YCSB's status thread can be starved (one 3 s run printed every line stamped 3 s), and
+    // then, by design, it has none; the others do.
     assertThat(outcome.rows())
+        .anySatisfy(r -> assertThat(r.result().steadyThroughput()).isPresent())
         .allSatisfy(
             r ->
-                assertThat(r.result().steadyThroughput())
-                    .as("steady throughput from %s", r.result().statuses())
-                    .isPresent());
+                r.result()
+                    .steadyThroughput()
+                    .ifPresent(
+                        steady ->
+                            assertThat(steady)
+                                .as("steady throughput from %s", r.result().statuses())
+                                .isPositive()));
     // BasicDB runs inside the client: there is no database server, so no database or total figure.
     assertThat(outcome.rows())
         .allSatisfy(
