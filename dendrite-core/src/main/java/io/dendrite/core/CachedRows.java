@@ -52,9 +52,17 @@ final class CachedRows<K extends Comparable<? super K>, R> {
     }
     List<R> folded = decoded.rows();
     for (byte[] record : decoded.changes()) {
-      folded = normalize(interval, applyRecord(changeRecords, interval, folded, record));
+      folded = withRecord(interval, folded, record);
     }
     return folded;
+  }
+
+  /**
+   * {@code rows}, the result of {@code interval}, with one appended change record folded in: what a reader of the
+   * cached value computes for each record, and what the near cache applies to its copy after a write appended one.
+   */
+  List<R> withRecord(Interval<K> interval, List<R> rows, byte[] record) {
+    return normalize(interval, applyRecord(changeRecords, interval, rows, record));
   }
 
   private static <K extends Comparable<? super K>, R, C> List<R> applyRecord(

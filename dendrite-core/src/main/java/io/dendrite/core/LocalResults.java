@@ -104,15 +104,13 @@ final class LocalResults<R> {
       return;
     }
     int stripe = stripe(key);
-    List<R> kept = List.copyOf(rows);
+    Copy<R> kept = kept(rows, weight);
     results
         .asMap()
         .compute(
             key,
             (k, before) ->
-                writing.get(stripe) == 0 && versions.get(stripe) == stamp
-                    ? new Copy<>(kept, Math.max(1, weight))
-                    : before);
+                writing.get(stripe) == 0 && versions.get(stripe) == stamp ? kept : before);
   }
 
   /**
@@ -132,10 +130,6 @@ final class LocalResults<R> {
     /** L1's copy of {@code key}'s result when the write began, or null. */
     Copy<R> before(String key) {
       return before.get(key);
-    }
-
-    List<String> keys() {
-      return keys;
     }
   }
 
@@ -175,7 +169,7 @@ final class LocalResults<R> {
       }
       int ownMarks = marks.marksPerStripe.get(stripe);
       long ownVersion = marks.versionAfterMarks.get(stripe);
-      Copy<R> kept = new Copy<>(List.copyOf(next.rows()), Math.max(1, next.weight()));
+      Copy<R> kept = kept(next.rows(), next.weight());
       // Null removes: another write of the stripe began, so this one's value may already be old.
       results
           .asMap()
@@ -226,6 +220,11 @@ final class LocalResults<R> {
         .eviction()
         .map(eviction -> eviction.weightedSize().orElse(0))
         .orElse(0L);
+  }
+
+  /** What L1 keeps of a result: its rows immutable (a hit hands them out), its weight at least 1. */
+  private static <R> Copy<R> kept(List<R> rows, int weight) {
+    return new Copy<>(List.copyOf(rows), Math.max(1, weight));
   }
 
   /** The stripe of {@code key} (tests use it to find two keys of one stripe). */

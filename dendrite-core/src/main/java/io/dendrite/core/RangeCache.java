@@ -9,7 +9,6 @@ import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -153,14 +152,7 @@ final class RangeCache<K extends Comparable<? super K>, R> {
    * of the cached value folds in its appended record.
    */
   List<R> appliedRecord(Interval<K> interval, List<R> rows, Object change) {
-    return normalize(interval, applyAsRead(changeRecords, interval, rows, change));
-  }
-
-  /** Applies the change as decoded from its record, exactly what the cache servers' readers apply. */
-  private static <K extends Comparable<? super K>, R, C> List<R> applyAsRead(
-      ChangeRecords<K, R, C> records, Interval<K> interval, List<R> rows, Object change) {
-    C asRead = records.decode(records.encode(records.changeType().cast(change)));
-    return records.apply(interval, Collections.unmodifiableList(rows), asRead);
+    return cachedRows.withRecord(interval, rows, encodeChange(changeRecords, change));
   }
 
   /** Rows of {@code interval} only, each once, ordered by attribute. */

@@ -1,7 +1,6 @@
 package io.dendrite.core;
 
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,9 +15,9 @@ final class RefreshedResults<R> {
   private final Map<String, LocalResults.Copy<R>> rewritten = new HashMap<>();
   private final Map<String, Integer> appended = new HashMap<>();
 
-  /** {@code key}'s result now holds {@code rows} (normalized to its interval), {@code bytes} encoded. */
-  void rewritten(String key, List<R> rows, int bytes) {
-    rewritten.put(key, new LocalResults.Copy<>(rows, bytes));
+  /** {@code key}'s result now holds {@code result}: its rows, normalized to its interval, and encoded size. */
+  void rewritten(String key, LocalResults.Copy<R> result) {
+    rewritten.put(key, result);
   }
 
   /** {@code key}'s result took the write's change record of {@code recordBytes} bytes. */

@@ -107,8 +107,8 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
           writeBuffer.start(interval, change); // abandoned while waiting for another writer's lease
     }
     try (Transaction transaction = leased.transaction()) {
-      Map<EntryIndex.Entry<K>, List<R>> staged = new LinkedHashMap<>();
-      Map<EntryIndex.Entry<K>, Integer> stagedBytes = new LinkedHashMap<>();
+      // Each rewritten target's new rows and encoded size.
+      Map<EntryIndex.Entry<K>, LocalResults.Copy<R>> staged = new LinkedHashMap<>();
       Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps = new LinkedHashMap<>();
       List<CompletableFuture<Outcome>> stagedDeletes = new ArrayList<>();
       List<EntryIndex.Entry<K>> emptied = new ArrayList<>();
@@ -145,14 +145,13 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
               entry, () -> stagedDeletes.add(lease.swapAsync(new byte[0], WriteOptions.DEFAULT)));
           emptied.add(entry);
         } else {
-          staged.put(entry, after);
           byte[] value = resultSets.encode(after);
-          stagedBytes.put(entry, value.length);
+          staged.put(entry, new LocalResults.Copy<>(after, value.length));
           sendSwaps.put(
               entry, () -> swaps.put(entry, lease.swapAsync(value, WriteOptions.DEFAULT)));
         }
       }
-      Map<EntryIndex.Entry<K>, List<R>> rewritten = new LinkedHashMap<>();
+      Map<EntryIndex.Entry<K>, LocalResults.Copy<R>> rewritten = new LinkedHashMap<>();
       WriteBuffer.Stored stored = null;
       boolean allStaged = true;
       try {
@@ -201,19 +200,16 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         common.settleEnd(Outcome.STATE_LOST, targets); // dropped: nothing to register
         return;
       }
-      for (Map.Entry<EntryIndex.Entry<K>, List<R>> entry : rewritten.entrySet()) {
+      for (Map.Entry<EntryIndex.Entry<K>, LocalResults.Copy<R>> entry : rewritten.entrySet()) {
+        int rows = entry.getValue().rows().size();
         if (entry.getKey() == newPoint) {
-          index.register(newPoint.interval(), newPoint.key(), entry.getValue().size());
+          index.register(newPoint.interval(), newPoint.key(), rows);
         } else {
-          index.updateRowCount(entry.getKey().key(), entry.getValue().size());
+          index.updateRowCount(entry.getKey().key(), rows);
         }
-        refreshed.rewritten(
-            entry.getKey().key(), entry.getValue(), stagedBytes.get(entry.getKey()));
+        refreshed.rewritten(entry.getKey().key(), entry.getValue());
       }
-      for (EntryIndex.Entry<K> entry : appended) {
-        index.addChangeRecord(entry.key());
-        refreshed.appended(entry.key(), record.length);
-      }
+      noteAppended(appended, record, refreshed);
       metrics.entriesRefreshed.add(rewritten.size() + appended.size());
     }
   }
@@ -275,11 +271,17 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         common.settleEnd(Outcome.STATE_LOST, appended);
         return;
       }
-      for (EntryIndex.Entry<K> entry : appended) {
-        index.addChangeRecord(entry.key());
-        refreshed.appended(entry.key(), record.length);
-      }
+      noteAppended(appended, record, refreshed);
       metrics.entriesRefreshed.add(appended.size());
+    }
+  }
+
+  /** Counts the change record each of {@code appended} took, and tells the near cache. */
+  private void noteAppended(
+      List<EntryIndex.Entry<K>> appended, byte[] record, RefreshedResults<R> refreshed) {
+    for (EntryIndex.Entry<K> entry : appended) {
+      index.addChangeRecord(entry.key());
+      refreshed.appended(entry.key(), record.length);
     }
   }
 
@@ -292,8 +294,8 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
   private boolean awaitSwaps(
       List<CompletableFuture<Outcome>> stagedDeletes,
       Map<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swaps,
-      Map<EntryIndex.Entry<K>, List<R>> staged,
-      Map<EntryIndex.Entry<K>, List<R>> refreshed) {
+      Map<EntryIndex.Entry<K>, LocalResults.Copy<R>> staged,
+      Map<EntryIndex.Entry<K>, LocalResults.Copy<R>> refreshed) {
     boolean all = true;
     for (CompletableFuture<Outcome> delete : stagedDeletes) {
       all &= RangeCache.await(delete) == Outcome.OK;
