@@ -110,44 +110,24 @@ class SessionWriteBackIT {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         IqClient otherClient = cache.anotherClient();
         MySqlStore store = open(database);
-        SessionWriteBack running =
-            SessionWriteBack.builder()
-                .cache(cache.client)
-                .store(store)
-                .replicas(2)
-                .queues("a", "b")
-                .build()) {
-      assertThatThrownBy(
-              () ->
-                  SessionWriteBack.builder()
-                      .cache(otherClient)
-                      .store(store)
-                      .replicas(1)
-                      .queues("a", "b")
-                      .build())
+        SessionWriteBack running = engine(cache.client, store, 2, "a", "b").build()) {
+      assertThatThrownBy(() -> engine(otherClient, store, 1, "a", "b").build())
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("run with replicas 2, queues 'a', 'b'")
           .hasMessageContaining("asked for replicas 1, queues 'a', 'b'");
-      assertThatThrownBy(
-              () ->
-                  SessionWriteBack.builder()
-                      .cache(otherClient)
-                      .store(store)
-                      .replicas(2)
-                      .queues("a")
-                      .build())
+      assertThatThrownBy(() -> engine(otherClient, store, 2, "a").build())
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("asked for replicas 2, queues 'a':");
-      try (SessionWriteBack joined =
-          SessionWriteBack.builder()
-              .cache(otherClient)
-              .store(store)
-              .replicas(2)
-              .queues("b", "a")
-              .build()) {
+      try (SessionWriteBack joined = engine(otherClient, store, 2, "b", "a").build()) {
         assertThat(joined.queues()).containsExactly("b", "a");
       }
     }
+  }
+
+  /** An engine over {@code cache} and {@code store} with {@code replicas} and {@code queues}. */
+  private static SessionWriteBack.Builder engine(
+      IqClient cache, MySqlStore store, int replicas, String... queues) {
+    return SessionWriteBack.builder().cache(cache).store(store).replicas(replicas).queues(queues);
   }
 
   @Test
@@ -165,20 +145,12 @@ class SessionWriteBackIT {
         IqClient otherClient = cache.anotherClient();
         MySqlStore store = open(database);
         SessionWriteBack sessions =
-            SessionWriteBack.builder()
-                .cache(cache.client)
-                .store(store)
-                .replicas(2)
-                .queues("a", "b")
+            engine(cache.client, store, 2, "a", "b")
                 .drainThreads(2)
                 .idlePause(Duration.ofMillis(1))
                 .build();
         SessionWriteBack otherProcess =
-            SessionWriteBack.builder()
-                .cache(otherClient)
-                .store(store)
-                .replicas(2)
-                .queues("a", "b")
+            engine(otherClient, store, 2, "a", "b")
                 .drainThreads(1)
                 .idlePause(Duration.ofMillis(1))
                 .build()) {
