@@ -320,8 +320,7 @@ public final class Bench {
       PinnedMemoryPoller poller = config.writeBack() ? new PinnedMemoryPoller(servers) : null;
       // Added to by YcsbChild's stderr thread, read here once the child is gone.
       List<YcsbOutputParser.Status> statuses = new CopyOnWriteArrayList<>();
-      String run =
-          config.name() + " on " + workload.name() + (regime.capped() ? ", " + regime.label() : "");
+      String run = config.name() + " on " + workload.name() + regime.qualifier();
       CpuMeter cpu =
           new CpuMeter(
               run,
@@ -369,7 +368,7 @@ public final class Bench {
           "  %s on %s%s: %,.0f ops/s, %d failed%s",
           config.name(),
           workload.name(),
-          regime.capped() ? ", " + regime.label() : "",
+          regime.qualifier(),
           ycsb.throughput(),
           ycsb.failedOperations(),
           stats
@@ -578,8 +577,8 @@ public final class Bench {
                   + (shape.equals(Workload.ALL_FIELDS) ? "all-fields" : "one-field")
                   + regime.fileSuffix()
                   + ".png";
-          String title = regime.capped() ? ", " + regime.label() : "";
-          if (PlotWriter.improvementVsScan(regimeRows, db, shape, title, dir.resolve(file))) {
+          if (PlotWriter.improvementVsScan(
+              regimeRows, db, shape, regime.qualifier(), dir.resolve(file))) {
             plots.add(file);
           }
         }

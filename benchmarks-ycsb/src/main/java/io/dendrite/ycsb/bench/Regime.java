@@ -42,6 +42,11 @@ public record Regime(OptionalDouble databaseCpus) {
         : "shared";
   }
 
+  /** Appended to a run's name in progress lines, titles and headings: empty, or {@code , db capped at 0.25 cores}. */
+  public String qualifier() {
+    return capped() ? ", " + label() : "";
+  }
+
   /** Appended to the names of a run's files, so the two regimes' runs keep theirs: empty or {@code .db-cpus-0.25}. */
   public String fileSuffix() {
     return capped() ? ".db-cpus-" + cores() : "";

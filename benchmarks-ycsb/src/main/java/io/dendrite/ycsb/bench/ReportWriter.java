@@ -228,10 +228,7 @@ public final class ReportWriter {
               .append(" % scan")
               .append(w.shape().isEmpty() ? "" : ", " + w.shape())
               .append(")")
-              .append(
-                  severalRegimes
-                      ? ""
-                      : regimes.get(0).capped() ? ", " + regimes.get(0).label() : "")
+              .append(severalRegimes ? "" : regimes.get(0).qualifier())
               .append("\n\n");
           if (severalRegimes) {
             sideBySide(md, regimes, workloadRows);
