@@ -51,8 +51,8 @@ public interface Coordinator {
     /**
      * Whether this process may keep the range's results in its own memory (the near cache): no other process can own
      * the range while the claim holds, and {@link #check} refuses as soon as this process can no longer show that it
-     * holds (a claim with a lifetime it renews), so a result kept here cannot miss another owner's write. By default,
-     * false.
+     * holds (a claim with a lifetime it renews), so a result kept here cannot miss another owner's write. A Dendrite
+     * keeps results in memory only when {@link #excludesOtherOwners} says so too. By default, false.
      */
     default boolean mayKeepResultsInMemory() {
       return false;

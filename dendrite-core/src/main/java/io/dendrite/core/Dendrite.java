@@ -119,7 +119,13 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       index.flushLog();
     }
     this.local =
-        builder.nearCacheBytes > 0 && leasesEnabled && claim.mayKeepResultsInMemory()
+        builder.nearCacheBytes > 0
+                && leasesEnabled
+                // Both: a claim that vouches for memory but lets another process own the range
+                // would
+                // let that process's writes leave this one's copies stale.
+                && claim.mayKeepResultsInMemory()
+                && claim.excludesOtherOwners()
             ? new LocalResults<>(builder.nearCacheBytes, builder.writesDropNearCopies)
             : null;
     if (local != null) {

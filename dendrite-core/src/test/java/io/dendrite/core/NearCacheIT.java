@@ -140,6 +140,43 @@ class NearCacheIT {
     }
   }
 
+  /**
+   * A coordinator of the user's whose claim says results may be kept in memory but lets other processes own the range
+   * too (a contradiction: their writes would leave this process's copies stale) gets no near cache; one whose claim
+   * says both gets one.
+   */
+  @Test
+  void aClaimThatDoesNotExcludeOtherOwnersGetsNoNearCache() throws Exception {
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
+      try (Dendrite<Integer, ScoreRow> shared =
+          builder(cacheTier.client).coordinator(claiming(true, false)).build()) {
+        assertThat(shared.nearCacheEnabled()).isFalse();
+      }
+      try (Dendrite<Integer, ScoreRow> sole =
+          builder(cacheTier.client).coordinator(claiming(true, true)).build()) {
+        assertThat(sole.nearCacheEnabled()).isTrue();
+      }
+    }
+  }
+
+  private static Coordinator claiming(boolean mayKeepResultsInMemory, boolean excludesOthers) {
+    return (collection, domain) ->
+        new Coordinator.RangeClaim() {
+          @Override
+          public boolean mayKeepResultsInMemory() {
+            return mayKeepResultsInMemory;
+          }
+
+          @Override
+          public boolean excludesOtherOwners() {
+            return excludesOthers;
+          }
+
+          @Override
+          public void close() {}
+        };
+  }
+
   private static double gets(SimpleMeterRegistry registry, String result, String tier) {
     return registry
         .get("cache.gets")
