@@ -165,7 +165,7 @@ final class DendriteBackend implements RecordBackend {
 
   /** The near cache's bound {@value #NEAR_CACHE_BYTES} sets. */
   static long nearCacheBytes(BindingProperties properties) {
-    return properties.integer(NEAR_CACHE_BYTES, 64 << 20, 0);
+    return properties.number(NEAR_CACHE_BYTES, 64L << 20, 0);
   }
 
   /** The database {@value #DB} names. */

@@ -90,6 +90,21 @@ class BindingPropertiesTest {
     client.init();
   }
 
+  /** The near cache's bound is a byte count: past an int, refused below 0, 64 MiB when not given. */
+  @Test
+  void theNearCacheBoundTakesAnyByteCountFromZero() {
+    assertThat(
+            DendriteBackend.nearCacheBytes(
+                properties(Map.of(DendriteBackend.NEAR_CACHE_BYTES, "4294967296"), Map.of())))
+        .isEqualTo(4L << 30);
+    assertThat(DendriteBackend.nearCacheBytes(properties(Map.of(), Map.of()))).isEqualTo(64L << 20);
+    assertThatThrownBy(
+            () ->
+                DendriteBackend.nearCacheBytes(
+                    properties(Map.of(DendriteBackend.NEAR_CACHE_BYTES, "-1"), Map.of())))
+        .hasMessageContaining("dendrite.nearcachebytes must be at least 0, got -1");
+  }
+
   private static BindingProperties properties(
       Map<String, String> values, Map<String, String> environment) {
     Properties properties = new Properties();
