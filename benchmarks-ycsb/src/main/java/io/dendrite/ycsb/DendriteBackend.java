@@ -298,6 +298,7 @@ final class DendriteBackend implements RecordBackend {
     stats.put("dendrite.cacheUnavailable", Long.toString(metrics.cacheUnavailable()));
     stats.put("dendrite.entriesInvalidated", Long.toString(metrics.entriesInvalidated()));
     stats.put("dendrite.entriesRefreshed", Long.toString(metrics.entriesRefreshed()));
+    stats.put("dendrite.entriesMovedToNearCache", Long.toString(metrics.entriesMovedToNearCache()));
     if (engine != null) {
       WriteBackMetrics writeBack = engine.metrics();
       stats.put("writeback.pendingAtEnd", Long.toString(writeBack.pendingWrites()));

@@ -137,7 +137,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
             ? new UnleasedWrite<>(common, policy, writeBuffer)
             : policy == WritePolicy.WRITE_AROUND
                 ? new WriteAround<>(common)
-                : new RefreshingWrite<>(common, writeBuffer, claim.excludesOtherOwners());
+                : new RefreshingWrite<>(
+                    common,
+                    writeBuffer,
+                    claim.excludesOtherOwners(),
+                    builder.nearOnlyCopiesDeleteServersCopies);
   }
 
   /**
@@ -235,8 +239,11 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
           // server when the write first waits for a reply. Nothing in the write waits for
           // anything but its own replies while a request is held: the data store is written
           // after the leases' replies are in.
-          LocalWrite touched = beginLocalWrite(interval);
-          RefreshedResults<R> refreshed = new RefreshedResults<>();
+          LocalWrite<K, R> touched = beginLocalWrite(interval);
+          RefreshedResults<R> refreshed =
+              touched == null
+                  ? new RefreshedResults<>()
+                  : new RefreshedResults<>(touched.marks().held());
           try (Flight flight = cache.flight()) {
             writes.write(interval, change, apply, cacheUpdate, refreshed, trips);
           } finally {
@@ -308,13 +315,29 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (recordBytes >= 0 && before != null) {
         try {
           List<R> rows = common.appliedRecord(marked.getValue(), before.rows(), change);
-          after.put(key, new LocalResults.Copy<>(rows, before.weight() + recordBytes));
+          int weight =
+              refreshed.isDetached(key)
+                  ? estimatedWeight(before, rows, recordBytes)
+                  : before.weight() + recordBytes; // the servers' value grew by the record
+          after.put(key, new LocalResults.Copy<>(rows, weight));
         } catch (RuntimeException unreadable) {
           // The copy is dropped: the next get reads the servers, and their reader reports this.
         }
       }
     }
     local.endWrite(begun.marks(), after);
+  }
+
+  /**
+   * The weight of a result kept in the near cache alone after a change: nothing encodes it any more, so its encoded
+   * size is estimated from the rows it gained or lost (and would otherwise only grow with every write).
+   */
+  private static int estimatedWeight(LocalResults.Copy<?> before, List<?> rows, int recordBytes) {
+    if (before.rows().isEmpty()) {
+      return before.weight() + recordBytes;
+    }
+    long scaled = (long) before.weight() * rows.size() / before.rows().size();
+    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, scaled));
   }
 
   /** Whether this process can still show it owns the range; the near cache is used only then. */
@@ -433,6 +456,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
     private boolean dropCached;
     private long nearCacheBytes = DEFAULT_NEAR_CACHE_BYTES;
     private boolean writesDropNearCopies = true;
+    private boolean nearOnlyCopiesDeleteServersCopies = true;
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
       this.type = Objects.requireNonNull(type, "type");
@@ -627,6 +651,15 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
      */
     Builder<K, R> nearCacheNotDroppedByWritesForTesting() {
       this.writesDropNearCopies = false;
+      return this;
+    }
+
+    /**
+     * Test-only: a result a write keeps in the near cache alone keeps its old copy in the cache servers too, to show
+     * that the consistency checker catches the stale hits that serves once the near copy is gone.
+     */
+    Builder<K, R> nearOnlyCopiesKeepServersCopiesForTesting() {
+      this.nearOnlyCopiesDeleteServersCopies = false;
       return this;
     }
 

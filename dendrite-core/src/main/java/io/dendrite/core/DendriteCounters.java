@@ -21,6 +21,7 @@ final class DendriteCounters {
   final LongAdder writes = new LongAdder();
   final LongAdder entriesInvalidated = new LongAdder();
   final LongAdder entriesRefreshed = new LongAdder();
+  final LongAdder entriesMovedToNearCache = new LongAdder();
   final LongAdder writesOutlivingLease = new LongAdder();
   private final LongAdder[] roundTrips = new LongAdder[Operation.values().length];
   private final LongAdder[] operations = new LongAdder[Operation.values().length];
@@ -54,7 +55,8 @@ final class DendriteCounters {
         average(Operation.WRITE),
         local == null ? 0 : local.size(),
         local == null ? 0 : local.weight(),
-        local == null ? 0 : local.evictions());
+        local == null ? 0 : local.evictions(),
+        entriesMovedToNearCache.sum());
   }
 
   private double average(Operation operation) {

@@ -21,6 +21,9 @@ package io.dendrite.core;
  * @param nearEntries results the near cache holds now (0 when it is off)
  * @param nearBytes their weight: encoded bytes, as the cache servers hold them
  * @param nearEvictions results the near cache evicted to stay within its bound
+ * @param entriesMovedToNearCache cached results that writes deleted from the cache servers to keep current in the near
+ *     cache alone (only the range's sole owner does this, for results with change records: later writes of them then
+ *     cost no round trip)
  */
 public record DendriteMetrics(
     long gets,
@@ -37,4 +40,5 @@ public record DendriteMetrics(
     double roundTripsPerWrite,
     long nearEntries,
     long nearBytes,
-    long nearEvictions) {}
+    long nearEvictions,
+    long entriesMovedToNearCache) {}

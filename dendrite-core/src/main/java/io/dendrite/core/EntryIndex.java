@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.BooleanSupplier;
@@ -65,6 +66,13 @@ final class EntryIndex<K extends Comparable<? super K>> {
 
   private final Map<String, Integer> rowCounts = new ConcurrentHashMap<>();
   private final Map<String, Integer> changeRecords = new ConcurrentHashMap<>();
+
+  /**
+   * Registered entries whose value this process deleted from the cache servers on purpose: the range's sole owner
+   * keeps them current in its near cache only ({@link #detach}). Until a fill registers one again, the servers hold
+   * no value for it, so a write need not send them anything.
+   */
+  private final Set<String> detached = ConcurrentHashMap.newKeySet();
 
   EntryIndex(DomainType<K> type, CacheKeys<K> keys, PredicateLog log) {
     this.type = type;
@@ -228,6 +236,21 @@ final class EntryIndex<K extends Comparable<? super K>> {
     entries.register(interval, key);
     rowCounts.put(key, rows);
     changeRecords.remove(key);
+    detached.remove(key);
+  }
+
+  /**
+   * Notes that a write of the range's sole owner deleted {@code key}'s value from the cache servers under its Q lease
+   * and keeps the result in the near cache only. Call under the write's Exclusive interval lease, once the delete is
+   * committed: a fill, which stores and registers under a Shared lease, cannot run meanwhile.
+   */
+  void detach(String key) {
+    detached.add(key);
+  }
+
+  /** Whether the cache servers hold no value for {@code key} since {@link #detach}, and no fill stored one since. */
+  boolean isDetached(String key) {
+    return detached.contains(key);
   }
 
   /** Records a new row count for a registered entry after a write-through refresh rewrote it whole. */
@@ -269,6 +292,7 @@ final class EntryIndex<K extends Comparable<? super K>> {
       if (entries.unregister(entry.interval(), entry.key())) {
         rowCounts.remove(entry.key());
         changeRecords.remove(entry.key());
+        detached.remove(entry.key());
         log.appendLater(record(LogRecord.Action.DELETE, entry.interval(), null), entry.key());
       }
     } finally {
@@ -349,6 +373,7 @@ final class EntryIndex<K extends Comparable<? super K>> {
    * the log compacted. Call before the index serves anything.
    */
   void rebuild() {
+    detached.clear();
     Map<LogRecord, String> live = new HashMap<>();
     for (LogRecord record : log.readCompacted()) {
       Interval<K> interval =

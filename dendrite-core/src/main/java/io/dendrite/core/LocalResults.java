@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -131,6 +132,11 @@ final class LocalResults<R> {
     Copy<R> before(String key) {
       return before.get(key);
     }
+
+    /** The keys of the results L1 held when the write began. */
+    Set<String> held() {
+      return before.keySet();
+    }
   }
 
   /** Marks {@code keys} as being written, then drops their results: call before the write changes them in L2. */
@@ -187,8 +193,13 @@ final class LocalResults<R> {
     }
   }
 
-  /** Drops {@code key}'s result (its entry left PrInT, or its value could not be trusted). */
+  /**
+   * Drops {@code key}'s result (its entry left PrInT, or its value could not be trusted), and keeps out what a reader
+   * or a write that began before read of it: once the entry is gone, writes no longer mark its key, so a copy put
+   * back now would not be kept current (and a fill that registers the entry again may not replace it).
+   */
   void drop(String key) {
+    versions.incrementAndGet(stripe(key));
     results.asMap().remove(key);
   }
 

@@ -10,9 +10,11 @@ import io.dendrite.iq.client.Transaction;
 import io.dendrite.iq.client.WriteOptions;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -32,6 +34,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
   private final ResultSetCodec<R> resultSets;
   private final TypedWriteBuffer<K, ?> writeBuffer;
   private final boolean oneTripAllowed;
+  private final boolean detachDeletes;
 
   /**
    * {@code writeBuffer}: null for write-through. {@code soleOwner}: whether the range's claim excludes every other
@@ -40,6 +43,19 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
    * Dendrite's own).
    */
   RefreshingWrite(RangeCache<K, R> common, TypedWriteBuffer<K, ?> writeBuffer, boolean soleOwner) {
+    this(common, writeBuffer, soleOwner, true);
+  }
+
+  /**
+   * {@code detachDeletes} false: the negative control, whose writes keep a result in the near cache alone without
+   * deleting the servers' copy, which goes stale.
+   */
+  RefreshingWrite(
+      RangeCache<K, R> common,
+      TypedWriteBuffer<K, ?> writeBuffer,
+      boolean soleOwner,
+      boolean detachDeletes) {
+    this.detachDeletes = detachDeletes;
     this.common = common;
     this.cache = common.cache;
     this.index = common.index;
@@ -76,16 +92,23 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
     // Encoded only for a write that touches cached results: most writes touch none.
     byte[] record = targets.isEmpty() ? null : common.changeRecordOf(change);
     Map<EntryIndex.Entry<K>, byte[]> appends = new LinkedHashMap<>();
+    Set<EntryIndex.Entry<K>> onlyLocal = new HashSet<>();
     if (record != null) {
       for (EntryIndex.Entry<K> entry : targets) {
-        if (entry != newPoint
-            && index.changeRecords(entry.key()) < RangeCache.RECORDS_BEFORE_REWRITE) {
+        if (entry == newPoint) {
+          continue;
+        }
+        if (index.isDetached(entry.key()) || refreshed.heldLocally(entry.key())) {
+          onlyLocal.add(entry);
+        } else if (index.changeRecords(entry.key()) < RangeCache.RECORDS_BEFORE_REWRITE) {
           appends.put(entry, record);
         }
       }
     }
-    if (writeBuffer != null && oneTripAllowed && appends.size() == targets.size()) {
-      writeBackInOneTrip(interval, change, targets, record, refreshed, trips);
+    if (writeBuffer != null
+        && oneTripAllowed
+        && appends.size() + onlyLocal.size() == targets.size()) {
+      writeBackInOneTrip(interval, change, targets, onlyLocal, record, refreshed, trips);
       return;
     }
     CacheUpdate<K, R> update = common.cacheUpdateOf(change, cacheUpdate);
@@ -95,7 +118,8 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         writeBuffer == null ? null : writeBuffer.start(interval, change);
     LeasedTargets leased;
     try {
-      leased = leaseTargets(cache.beginTransaction(), targets, appends, trips, buffering);
+      leased =
+          leaseTargets(cache.beginTransaction(), targets, appends, onlyLocal, trips, buffering);
     } catch (RuntimeException failed) {
       if (buffering != null) {
         buffering.abandon();
@@ -113,6 +137,8 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       List<CompletableFuture<Outcome>> stagedDeletes = new ArrayList<>();
       List<EntryIndex.Entry<K>> emptied = new ArrayList<>();
       List<EntryIndex.Entry<K>> appended = new ArrayList<>();
+      List<EntryIndex.Entry<K>> detaching = new ArrayList<>();
+      List<EntryIndex.Entry<K>> keptLocally = new ArrayList<>();
       // The new values are all computed first (a cache-update function that throws changes nothing)
       // and sent after
       // the buffer's second step, so that step needs no reply that arrives after them.
@@ -125,6 +151,10 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         }
         if (result instanceof TargetLease.Appended) {
           appended.add(entry);
+          continue;
+        }
+        if (result instanceof TargetLease.OnlyLocal local) {
+          (local.deleting() ? detaching : keptLocally).add(entry);
           continue;
         }
         RefreshLease lease = ((TargetLease.Refresh) result).lease();
@@ -210,7 +240,9 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         refreshed.rewritten(entry.getKey().key(), entry.getValue());
       }
       noteAppended(appended, record, refreshed);
-      metrics.entriesRefreshed.add(rewritten.size() + appended.size());
+      noteOnlyLocal(detaching, keptLocally, record, refreshed);
+      metrics.entriesRefreshed.add(
+          rewritten.size() + appended.size() + detaching.size() + keptLocally.size());
     }
   }
 
@@ -228,16 +260,20 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       Interval<K> interval,
       C change,
       List<EntryIndex.Entry<K>> targets,
+      Set<EntryIndex.Entry<K>> onlyLocal,
       byte[] record,
       RefreshedResults<R> refreshed,
       RoundTrips trips) {
     WriteBuffer.Started buffering = writeBuffer.start(interval, change);
     try (Transaction transaction = cache.beginTransaction()) {
+      // Per target: its append, its delete, or null (kept in the near cache alone already).
       List<CompletableFuture<Outcome>> appending = new ArrayList<>();
       try {
         for (EntryIndex.Entry<K> entry : targets) {
-          trips.add(1);
-          appending.add(transaction.appendOnce(entry.key(), record));
+          appending.add(
+              onlyLocal.contains(entry)
+                  ? detach(transaction, entry, trips)
+                  : append(transaction, entry, record, trips));
         }
       } catch (RuntimeException failed) {
         buffering.abandon();
@@ -254,12 +290,18 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       awaitStored(stored, committing, targets, trips);
       Outcome end = committing == null ? Outcome.OK : committing.join();
       List<EntryIndex.Entry<K>> appended = new ArrayList<>();
+      List<EntryIndex.Entry<K>> detached = new ArrayList<>();
+      List<EntryIndex.Entry<K>> keptLocally = new ArrayList<>();
       for (int i = 0; i < targets.size(); i++) {
         EntryIndex.Entry<K> entry = targets.get(i);
         CompletableFuture<Outcome> append = appending.get(i);
+        if (append == null) {
+          keptLocally.add(entry);
+          continue;
+        }
         Outcome outcome = common.unlessUnreachable(entry, () -> RangeCache.await(append));
         if (outcome == Outcome.OK) {
-          appended.add(entry);
+          (onlyLocal.contains(entry) ? detached : appended).add(entry);
         } else if (outcome != null) {
           // ABORTED, NOT_STORED, or STATE_LOST (which fails the commit too: see below).
           common.drop(entry, trips);
@@ -267,12 +309,59 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       }
       if (end != Outcome.OK) {
         // Also NOT_FOUND where every append to a server was refused (nothing to commit there):
-        // dropped already.
+        // dropped already. The results only the near cache keeps take the write: it is buffered.
+        appended.addAll(detached);
         common.settleEnd(Outcome.STATE_LOST, appended);
+        noteOnlyLocal(List.of(), keptLocally, record, refreshed);
         return;
       }
       noteAppended(appended, record, refreshed);
-      metrics.entriesRefreshed.add(appended.size());
+      noteOnlyLocal(detached, keptLocally, record, refreshed);
+      metrics.entriesRefreshed.add(appended.size() + detached.size() + keptLocally.size());
+    }
+  }
+
+  private CompletableFuture<Outcome> append(
+      Transaction transaction, EntryIndex.Entry<K> entry, byte[] record, RoundTrips trips) {
+    trips.add(1);
+    return transaction.appendOnce(entry.key(), record);
+  }
+
+  /**
+   * A result the write keeps in the near cache alone (see {@link EntryIndex#detach}): the range's sole owner holds
+   * its copy there, or the servers hold none already (then nothing is sent: null). The first such write deletes the
+   * servers' copy under a Q-invalidate lease ({@code qareg}, applied by the commit), which also voids the I lease of
+   * any fill, so that later writes need not refresh it there. No other process reads it while this one owns the
+   * range, and one that takes the range over finds no value and fills it.
+   */
+  private CompletableFuture<Outcome> detach(
+      Transaction transaction, EntryIndex.Entry<K> entry, RoundTrips trips) {
+    if (index.isDetached(entry.key())) {
+      return null;
+    }
+    if (!detachDeletes) {
+      return CompletableFuture.completedFuture(Outcome.OK); // the negative control
+    }
+    trips.add(1);
+    return transaction.quarantineOnce(entry.key());
+  }
+
+  /**
+   * Once the commit deleted the servers' copies of {@code detached}, notes them as kept locally alone; tells the near
+   * cache that they and {@code keptLocally} take the write's change record.
+   */
+  private void noteOnlyLocal(
+      List<EntryIndex.Entry<K>> detached,
+      List<EntryIndex.Entry<K>> keptLocally,
+      byte[] record,
+      RefreshedResults<R> refreshed) {
+    for (EntryIndex.Entry<K> entry : detached) {
+      index.detach(entry.key());
+      refreshed.detached(entry.key(), record.length);
+    }
+    metrics.entriesMovedToNearCache.add(detached.size());
+    for (EntryIndex.Entry<K> entry : keptLocally) {
+      refreshed.detached(entry.key(), record.length);
     }
   }
 
@@ -335,6 +424,9 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
     record Refresh(RefreshLease lease) implements TargetLease {}
 
     record Appended() implements TargetLease {}
+
+    /** Kept in the near cache alone: {@code deleting} when the commit deletes the servers' copy. */
+    record OnlyLocal(boolean deleting) implements TargetLease {}
   }
 
   /**
@@ -358,24 +450,35 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       Transaction transaction,
       List<EntryIndex.Entry<K>> targets,
       Map<EntryIndex.Entry<K>, byte[]> appends,
+      Set<EntryIndex.Entry<K>> onlyLocal,
       RoundTrips trips,
       WriteBuffer.Started buffering) {
     try {
       List<CompletableFuture<?>> requests = new ArrayList<>();
       for (EntryIndex.Entry<K> entry : targets) {
-        trips.add(1);
         byte[] record = appends.get(entry);
-        requests.add(
-            record != null
-                ? transaction.appendOnce(entry.key(), record)
-                : transaction.readForUpdateOnce(entry.key()));
+        if (onlyLocal.contains(entry)) {
+          requests.add(detach(transaction, entry, trips));
+        } else if (record != null) {
+          requests.add(append(transaction, entry, record, trips));
+        } else {
+          trips.add(1);
+          requests.add(transaction.readForUpdateOnce(entry.key()));
+        }
       }
       List<TargetLease> results = new ArrayList<>();
       boolean busy = false;
       for (int i = 0; i < targets.size(); i++) {
         CompletableFuture<?> request = requests.get(i);
+        if (request == null) {
+          results.add(new TargetLease.OnlyLocal(false));
+          continue;
+        }
         Object reply = common.unlessUnreachable(targets.get(i), () -> RangeCache.await(request));
-        if (reply instanceof RefreshResult.Granted granted) {
+        if (onlyLocal.contains(targets.get(i)) && reply != null) {
+          // OK, or STATE_LOST, which fails the commit too: the targets are dropped then.
+          results.add(new TargetLease.OnlyLocal(true));
+        } else if (reply instanceof RefreshResult.Granted granted) {
           results.add(new TargetLease.Refresh(granted.lease()));
         } else if (reply == Outcome.OK || reply == Outcome.STATE_LOST) {
           // A lost server's state fails the commit, which drops the targets.

@@ -49,7 +49,8 @@ class DendriteConsistencyIT {
     "WRITE_THROUGH, 1.0, true, 67108864",
     "WRITE_THROUGH, 0.0, true, 67108864",
     "WRITE_THROUGH, 1.0, false, 0",
-    "WRITE_AROUND, 1.0, true, 400"
+    "WRITE_AROUND, 1.0, true, 400",
+    "WRITE_THROUGH, 1.0, true, 400"
   })
   void noReadIsStale(
       WritePolicy policy,
@@ -81,6 +82,33 @@ class DendriteConsistencyIT {
     if (nearCacheBytes == 400) {
       assertThat(outcome.metrics.nearEvictions()).as("near-cache evictions").isGreaterThan(10);
     }
+    if (policy == WritePolicy.WRITE_THROUGH && changeRecords && nearCacheBytes > 0) {
+      assertThat(outcome.metrics.entriesMovedToNearCache())
+          .as("results writes kept in the near cache alone")
+          .isPositive();
+    }
+  }
+
+  /**
+   * The negative control of keeping a result in the near cache alone: when the write leaves the servers' copy in
+   * place, that copy goes stale, and once the near copy is evicted a get serves it; the checker catches it.
+   */
+  @Test
+  void whenAResultKeptNearOnlyKeepsItsServersCopyTheCheckerFindsStaleReads(
+      MySqlTestDatabase database) throws Exception {
+    Outcome outcome =
+        writeThroughControl(
+            database,
+            builder ->
+                builder
+                    .changeRecords(ScoreTable.SET_RECORDS)
+                    .nearCacheMaxBytes(400)
+                    .nearOnlyCopiesKeepServersCopiesForTesting());
+
+    assertThat(outcome.metrics.entriesMovedToNearCache()).isPositive();
+    assertThat(outcome.report.count())
+        .as("stale reads from the servers' old copies")
+        .isGreaterThan(0);
   }
 
   /** The negative control of the near cache: writes that leave its copies alone serve stale hits, and are caught. */
@@ -88,16 +116,20 @@ class DendriteConsistencyIT {
   void whenWritesLeaveTheNearCacheAloneTheCheckerFindsStaleReads(MySqlTestDatabase database)
       throws Exception {
     Outcome outcome =
-        run(
-            database,
-            CONTROL_RUN,
-            builder ->
-                builder
-                    .writePolicy(WritePolicy.WRITE_THROUGH)
-                    .maxSharedFraction(1.0)
-                    .nearCacheNotDroppedByWritesForTesting());
+        writeThroughControl(database, Dendrite.Builder::nearCacheNotDroppedByWritesForTesting);
 
     assertThat(outcome.report.count()).as("stale reads from the near cache").isGreaterThan(0);
+  }
+
+  /** A negative control's run: write-through, β 1, and {@code control} turning a mechanism off. */
+  private static Outcome writeThroughControl(
+      MySqlTestDatabase database, UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> control)
+      throws Exception {
+    return run(
+        database,
+        CONTROL_RUN,
+        builder ->
+            control.apply(builder.writePolicy(WritePolicy.WRITE_THROUGH).maxSharedFraction(1.0)));
   }
 
   @ParameterizedTest

@@ -169,7 +169,9 @@ class DendriteIT {
             builder ->
                 builder
                     .writePolicy(WritePolicy.WRITE_THROUGH)
-                    .changeRecords(ScoreTable.SET_RECORDS))) {
+                    .changeRecords(ScoreTable.SET_RECORDS)
+                    // With it, the write keeps both results in it alone (NearCacheIT).
+                    .nearCache(false))) {
       get(dendrite, 0, 9);
       get(dendrite, 5, 14);
 

@@ -22,8 +22,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the database, for good. Now a Q lease that lapses without its holder's commit takes its key's value with it (as a
  * Q-invalidate lease always did), so the next reader misses and reads the database.
  *
- * <p>Both ways of refreshing a cached result are covered: rewritten whole under a Q-refresh lease ({@code qaread},
- * {@code swap}) and appended to under a Q-incremental lease ({@code iqappend}, with {@link ChangeRecords}).
+ * <p>Every way a write changes a cached result in the servers is covered: rewritten whole under a Q-refresh lease
+ * ({@code qaread}, {@code swap}), appended to under a Q-incremental lease ({@code iqappend}, with {@link
+ * ChangeRecords} and the near cache off), and deleted under a Q-invalidate lease to be kept in the near cache alone
+ * ({@code qareg}, with change records and the near cache on; a Q-invalidate lease always took its value with it, so
+ * the negative control below does not apply to it).
  */
 @ExtendWith(RealServers.class)
 class KilledWriterIT {
@@ -35,7 +38,7 @@ class KilledWriterIT {
   private static final ScoreRow NEW = new ScoreRow(5, 999);
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"refresh", "append"})
+  @ValueSource(strings = {"refresh", "append", "near-only"})
   void aWriterKilledAfterItsDatabaseWriteLeavesNoOldResultToRead(
       String refresh, MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cacheTier =
@@ -122,13 +125,17 @@ class KilledWriterIT {
             .domain("id")
             .cache(cache)
             .writePolicy(WritePolicy.WRITE_THROUGH);
-    return refresh.equals("append") ? builder.changeRecords(ScoreTable.SET_RECORDS) : builder;
+    return switch (refresh) {
+      case "append" -> builder.changeRecords(ScoreTable.SET_RECORDS).nearCache(false);
+      case "near-only" -> builder.changeRecords(ScoreTable.SET_RECORDS);
+      default -> builder;
+    };
   }
 
   /**
    * Caches [0, 9] with a 2 s claim on the range, then writes row 5 = 999 through: prints {@code applied} once the
    * database has it and blocks there, before the cache commit, until killed. Arguments: the cache servers, the
-   * database's JDBC URL and name, {@code refresh} or {@code append}.
+   * database's JDBC URL and name, {@code refresh}, {@code append} or {@code near-only}.
    */
   public static final class WriterChild {
     public static void main(String[] args) throws Exception {

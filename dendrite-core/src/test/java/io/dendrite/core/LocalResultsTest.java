@@ -73,6 +73,26 @@ class LocalResultsTest {
     assertThat(local.get(KEY)).containsExactly("new");
   }
 
+  /**
+   * Once an entry is dropped (it left PrInT), writes no longer mark its key, so nothing read or written before the
+   * drop may be put back after it: such a copy would never be kept current again.
+   */
+  @Test
+  void nothingReadOrWrittenBeforeADropIsPutBackAfterIt() {
+    LocalResults<String> local = holding("old");
+    long readBefore = local.stamp(KEY);
+    LocalResults.WriteMarks<String> marks = local.beginWrite(List.of(KEY));
+
+    local.drop(KEY);
+    local.endWrite(marks, Map.of(KEY, copy("written before the drop")));
+    assertThat(local.get(KEY)).isNull();
+    local.install(KEY, readBefore, List.of("read before the drop"), 10);
+    assertThat(local.get(KEY)).isNull();
+
+    local.install(KEY, local.stamp(KEY), List.of("read after"), 10);
+    assertThat(local.get(KEY)).containsExactly("read after");
+  }
+
   @Test
   void aWriteOfTwoResultsInOneStripeKeepsBoth() {
     LocalResults<String> local = new LocalResults<>(1 << 20);

@@ -141,6 +141,56 @@ class NearCacheIT {
   }
 
   /**
+   * The sole owner's write of a result its near cache holds, with a change record, deletes the servers' copy and
+   * keeps the result current in memory alone: the next writes of it send the cache servers nothing, gets of it are
+   * near hits with the written rows, and the next owner, whose near cache starts empty, finds no stale copy in the
+   * servers but fills from the database.
+   */
+  @Test
+  void aWriteKeepsAResultItsNearCacheHoldsThereAloneAndTheNextOwnerFillsIt(
+      MySqlTestDatabase database) throws Exception {
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
+        ScoreTable table = new ScoreTable(database).create(20)) {
+      IqClient client = cacheTier.client;
+      try (Dendrite<Integer, ScoreRow> dendrite =
+          builder(client).changeRecords(ScoreTable.SET_RECORDS).build()) {
+        dendrite.get(0, 9, table::range);
+        dendrite.get(5, 14, table::range);
+
+        long requests = client.requestsOfCurrentThread();
+        dendrite.write(5, 5, new ScoreRow(5, 50), table::set, null);
+        assertThat(client.requestsOfCurrentThread() - requests)
+            .as("each result's delete under a Q lease, and the commit")
+            .isPositive();
+        assertThat(dendrite.metrics().entriesMovedToNearCache()).isEqualTo(2);
+
+        requests = client.requestsOfCurrentThread();
+        ScoreRow five = new ScoreRow(5, 55);
+        ScoreRow seven = new ScoreRow(7, 77);
+        dendrite.write(5, 5, five, table::set, null);
+        dendrite.write(7, 7, seven, table::set, null);
+        assertThat(client.requestsOfCurrentThread() - requests)
+            .as("results kept in the near cache alone: nothing to refresh in the servers")
+            .isZero();
+        assertThat(dendrite.get(0, 9, table::range)).contains(five, seven).hasSize(10);
+        assertThat(dendrite.get(5, 14, table::range)).contains(five, seven).hasSize(10);
+        assertThat(client.requestsOfCurrentThread() - requests).as("near hits").isZero();
+        assertThat(dendrite.metrics().entriesMovedToNearCache()).isEqualTo(2);
+      }
+      try (Dendrite<Integer, ScoreRow> next =
+          builder(client).changeRecords(ScoreTable.SET_RECORDS).build()) {
+        long misses = next.metrics().misses();
+        assertThat(next.get(0, 9, table::range)).contains(new ScoreRow(5, 55), new ScoreRow(7, 77));
+        assertThat(next.get(5, 14, table::range))
+            .contains(new ScoreRow(5, 55), new ScoreRow(7, 77));
+        assertThat(next.metrics().misses() - misses)
+            .as("the servers held no copy of either: both filled from the database")
+            .isEqualTo(2);
+      }
+    }
+  }
+
+  /**
    * A coordinator of the user's whose claim says results may be kept in memory but lets other processes own the range
    * too (a contradiction: their writes would leave this process's copies stale) gets no near cache; one whose claim
    * says both gets one.

@@ -38,6 +38,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -462,13 +463,7 @@ class RangeWriteBackIT {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         EmbeddedIqServers leasedCache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
-        RangeStack stack =
-            new RangeStack(
-                cache.client,
-                store,
-                engine -> engine.drainThreads(0).replicas(2).singleProcess(true),
-                range -> range,
-                settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS));
+        RangeStack stack = soleOwnerWithChangeRecords(cache.client, store);
         RangeStack leased =
             new RangeStack(
                 leasedCache.client,
@@ -736,7 +731,8 @@ class RangeWriteBackIT {
   /**
    * An update whose change record another writer's Q lease refuses does not wait: its commit went out with the
    * append, so it drops that result (its delete voids the other writer's lease), and the other writer's value,
-   * which lacks the update, is never served: neither its swap nor its commit brings it back.
+   * which lacks the update, is never served: neither its swap nor its commit brings it back. (Without a near cache:
+   * with one, the update keeps the result in it alone and appends nothing.)
    */
   @Test
   void anUpdateWhoseChangeRecordIsRefusedDropsThatResult(MySqlTestDatabase database)
@@ -749,7 +745,7 @@ class RangeWriteBackIT {
                 store,
                 engine -> engine.drainThreads(0).singleProcess(true),
                 range -> range,
-                settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS))) {
+                settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS).nearCache(false))) {
       seed(store, 0, 9);
       stack.get(0, 9);
       stack.update(new RangeRow(3, 30));
@@ -775,6 +771,62 @@ class RangeWriteBackIT {
       stack.writeBack.drainNow();
       assertThat(RangeRow.readRange(store, 3, 3)).containsExactly(new RangeRow(3, 31));
     }
+  }
+
+  /**
+   * The range's sole owner keeps the results its near cache holds there alone once a write touched them: from then
+   * on an update of a row in cached results sends exactly what an update of a row in none sends (the buffer's
+   * requests), and gets of them are near hits with the buffered rows. A process taking the range over finds no
+   * stale copy in the servers: its miss applies the buffered writes and queries.
+   */
+  @Test
+  void anUpdateOfResultsKeptInTheNearCacheAloneSendsOnlyTheBuffersRequests(
+      MySqlTestDatabase database) throws Exception {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
+        MySqlStore store = open(database)) {
+      seed(store, 0, 29);
+      Supplier<RangeStack> soleOwner = () -> soleOwnerWithChangeRecords(cache.client, store);
+      try (RangeStack stack = soleOwner.get()) {
+        stack.get(0, 9);
+        stack.get(5, 14);
+        stack.update(new RangeRow(7, 70)); // takes both results out of the servers
+        stack.update(new RangeRow(25, 250)); // in no cached result
+        assertThat(stack.dendrite.metrics().entriesMovedToNearCache()).isEqualTo(2);
+
+        long inResults = requestsOf(cache.client, () -> stack.update(new RangeRow(7, 71)));
+        long inNone = requestsOf(cache.client, () -> stack.update(new RangeRow(25, 251)));
+        assertThat(inResults).as("the buffer's requests alone").isEqualTo(inNone);
+
+        long trips = cache.client.roundTripsOfCurrentThread();
+        assertThat(stack.get(0, 9)).contains(new RangeRow(7, 71));
+        assertThat(stack.get(5, 14)).contains(new RangeRow(7, 71));
+        assertThat(cache.client.roundTripsOfCurrentThread() - trips).as("near hits").isZero();
+      }
+      try (RangeStack next = soleOwner.get()) {
+        assertThat(next.get(0, 9)).contains(new RangeRow(7, 71));
+        assertThat(next.get(5, 14)).contains(new RangeRow(7, 71));
+        assertThat(next.dendrite.metrics().misses()).as("no copy left in the servers").isEqualTo(2);
+        next.writeBack.drainNow();
+        assertThat(RangeRow.readRange(store, 7, 7)).containsExactly(new RangeRow(7, 71));
+        assertThat(RangeRow.readRange(store, 25, 25)).containsExactly(new RangeRow(25, 251));
+      }
+    }
+  }
+
+  /** A stack whose engine locks in its process (no drain threads, two replicas), with change records. */
+  private static RangeStack soleOwnerWithChangeRecords(IqClient cache, DataStore store) {
+    return new RangeStack(
+        cache,
+        store,
+        engine -> engine.drainThreads(0).replicas(2).singleProcess(true),
+        range -> range,
+        settings -> settings.changeRecords(RangeRow.CHANGE_RECORDS));
+  }
+
+  private static long requestsOf(IqClient client, Runnable write) {
+    long before = client.requestsOfCurrentThread();
+    write.run();
+    return client.requestsOfCurrentThread() - before;
   }
 
   private static long awaitedBy(IqClient client, Runnable write) {
