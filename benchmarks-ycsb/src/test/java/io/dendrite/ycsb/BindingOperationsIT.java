@@ -75,6 +75,60 @@ class BindingOperationsIT {
     }
   }
 
+  /**
+   * Write-back as the benchmark runs it: the scans an update touches stay near hits (the update keeps them current
+   * in the near cache alone), and nothing stale is read.
+   */
+  @Test
+  void writeBackUpdatesKeepTheScansTheyTouchNearHits(MySqlTestDatabase database) throws Exception {
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2)) {
+      Path statsFile = Files.createTempFile(directory, "stats", ".properties");
+      Properties properties = new Properties();
+      properties.putAll(
+          Map.of(
+              RecordStore.MYSQL_URL,
+              database.jdbcUrl(),
+              DendriteBackend.POLICY,
+              "write-back",
+              DendriteBackend.SERVERS,
+              cache.addresses(),
+              "fieldcount",
+              "2",
+              InstrumentedDB.STATS_FILE,
+              statsFile.toString()));
+      DB db = new DendriteClient();
+      db.setProperties(properties);
+      db.init();
+      try {
+        for (int i = 1; i <= 9; i++) {
+          assertThat(db.insert(TABLE, "user00" + i, values("field0", "a" + i, "field1", "b" + i)))
+              .isEqualTo(Status.OK);
+        }
+        scan(db, "user001", 5);
+        scan(db, "user003", 5);
+        for (int version = 0; version < 5; version++) {
+          assertThat(db.update(TABLE, "user004", values("field1", "v" + version)))
+              .isEqualTo(Status.OK);
+          assertThat(scan(db, "user001", 5))
+              .extracting(row -> row.get("field1"))
+              .contains("v" + version);
+          assertThat(scan(db, "user003", 5))
+              .extracting(row -> row.get("field1"))
+              .contains("v" + version);
+        }
+      } finally {
+        db.cleanup();
+      }
+      Properties stats = stats(statsFile);
+      assertThat(stats).containsEntry("anomalies", "0").containsEntry("ops.SCAN", "12");
+      assertThat(Long.parseLong(stats.getProperty("dendrite.entriesMovedToNearCache")))
+          .isEqualTo(2);
+      assertThat(Long.parseLong(stats.getProperty("dendrite.nearHits")))
+          .as("every scan after an update, but the first two")
+          .isGreaterThanOrEqualTo(8);
+    }
+  }
+
   @Test
   void dendriteOverMongoDb(MongoTestDatabase database) throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1)) {

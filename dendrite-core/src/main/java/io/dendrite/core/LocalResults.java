@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -21,11 +22,11 @@ import java.util.concurrent.atomic.LongAdder;
  * ({@link #endWrite}); a result read from L2 (a hit, or a miss's fill) is put into L1 only if no write of it began
  * since the reader looked ({@link #stamp}) and none is running ({@link #install}). The check and the put are one
  * atomic step on the result's key, as is a write's drop, so a reader that read a value before a write committed
- * cannot put it back after the write dropped it. Writes are tracked per stripe of keys, not per key: a collision only
- * keeps a result out of L1 a little longer.
+ * cannot put it back after the write dropped it. Readers' stamps are kept per stripe of keys, not per key: a
+ * collision only keeps a result out of L1 a little longer. Writes check each other per key.
  *
  * <p>A write that committed a result's new value to L2 puts the same rows back into L1 when it ends (instead of
- * leaving the next get to read L2), if no other write of the result's stripe began since it marked it: the write
+ * leaving the next get to read L2), if no other write of the result began since it marked it: the write
  * held the result's Q lease, so what it committed is L2's value, and no reader could install meanwhile.
  *
  * <p>Bounded by weight (the encoded size of each result, in bytes, as the cache servers hold it), evicting least
@@ -37,13 +38,27 @@ final class LocalResults<R> {
   /** The stamp of a key a write is running on: nothing read now may be kept. */
   static final long WRITING = -1;
 
-  private static final int STRIPES = 1024;
+  private static final int STRIPES = 4096;
 
-  /** Per stripe: how many writes began and ended (each bumps it twice). */
+  /** Per stripe: how many writes began and ended (each bumps it twice), and drops: what readers' stamps hold. */
   private final AtomicLongArray versions = new AtomicLongArray(STRIPES);
 
   /** Per stripe: writes running now. */
   private final AtomicIntegerArray writing = new AtomicIntegerArray(STRIPES);
+
+  /**
+   * Per key being written: the writes running on it and the events (writes begun and ended, drops) since the first
+   * of them.
+   * Writes check each other per key, not per stripe: a result kept in L1 alone (see {@link RefreshedResults}) that a
+   * write could not put back is a miss for the next get, so a collision of two unrelated keys must not cost it.
+   */
+  private final ConcurrentHashMap<String, KeyWrites> writesByKey = new ConcurrentHashMap<>();
+
+  /** Changed only inside {@code writesByKey.compute} on its key; read anywhere. */
+  private static final class KeyWrites {
+    volatile int running;
+    volatile long events;
+  }
 
   private final Cache<String, Copy<R>> results;
   private final LongAdder hits = new LongAdder();
@@ -115,14 +130,13 @@ final class LocalResults<R> {
   }
 
   /**
-   * A write's marks on the results it may change: their keys, their copies as L1 held them before the write, and
-   * for each stripe how many of the write's keys it holds and its version after the write's last mark.
+   * A write's marks on the results it may change: their keys (each once), their copies as L1 held them before the
+   * write, and per key the count of its events after the write's own mark.
    */
   static final class WriteMarks<R> {
     private final List<String> keys;
     private final Map<String, Copy<R>> before = new HashMap<>();
-    private final Map<Integer, Long> versionAfterMarks = new HashMap<>();
-    private final Map<Integer, Integer> marksPerStripe = new HashMap<>();
+    private final Map<String, Long> ownEvent = new HashMap<>();
 
     private WriteMarks(List<String> keys) {
       this.keys = keys;
@@ -148,8 +162,18 @@ final class LocalResults<R> {
     for (String key : keys) {
       int stripe = stripe(key);
       writing.incrementAndGet(stripe);
-      marks.versionAfterMarks.put(stripe, versions.incrementAndGet(stripe));
-      marks.marksPerStripe.merge(stripe, 1, Integer::sum);
+      versions.incrementAndGet(stripe);
+      long[] own = new long[1];
+      writesByKey.compute(
+          key,
+          (k, state) -> {
+            KeyWrites marked = state == null ? new KeyWrites() : state;
+            marked.running++;
+            own[0] = ++marked.events;
+            return marked;
+          });
+      marks.ownEvent.put(key, own[0]);
+      // After the marks: a put that saw none is removed here.
       Copy<R> held = results.asMap().remove(key);
       if (held != null) {
         marks.before.put(key, held);
@@ -159,37 +183,44 @@ final class LocalResults<R> {
   }
 
   /**
-   * Ends the write's marks, whatever its outcome: a result in {@code after} (what the write committed to L2) is kept
-   * as that if no other write of its stripe began since the marks; every other marked result is dropped again.
+   * Ends the write's marks, whatever its outcome: a result in {@code after} (what the write committed to L2, or keeps
+   * in L1 alone) is kept as that if no other write of it began, and it was not dropped, since the marks; every other
+   * marked result is dropped again.
    */
   void endWrite(WriteMarks<R> marks, Map<String, Copy<R>> after) {
     if (!writesDrop) {
       return;
     }
     for (String key : marks.keys) {
-      int stripe = stripe(key);
       Copy<R> next = after.get(key);
       if (next == null) {
         results.asMap().remove(key);
         continue;
       }
-      int ownMarks = marks.marksPerStripe.get(stripe);
-      long ownVersion = marks.versionAfterMarks.get(stripe);
+      long ownEvent = marks.ownEvent.get(key);
       Copy<R> kept = kept(next.rows(), next.weight());
-      // Null removes: another write of the stripe began, so this one's value may already be old.
+      // Null removes: another write of the key began (or it was dropped), so this value may be old.
       results
           .asMap()
           .compute(
               key,
-              (k, current) ->
-                  writing.get(stripe) == ownMarks && versions.get(stripe) == ownVersion
-                      ? kept
-                      : null);
+              (k, current) -> {
+                KeyWrites state = writesByKey.get(key);
+                return state != null && state.running == 1 && state.events == ownEvent
+                    ? kept
+                    : null;
+              });
     }
     for (String key : marks.keys) {
       int stripe = stripe(key);
       versions.incrementAndGet(stripe);
       writing.decrementAndGet(stripe);
+      writesByKey.computeIfPresent(
+          key,
+          (k, state) -> {
+            state.events++; // a write that marked before this one ended cannot tell which came last
+            return --state.running == 0 ? null : state;
+          });
     }
   }
 
@@ -200,6 +231,12 @@ final class LocalResults<R> {
    */
   void drop(String key) {
     versions.incrementAndGet(stripe(key));
+    writesByKey.computeIfPresent(
+        key,
+        (k, state) -> {
+          state.events++;
+          return state;
+        });
     results.asMap().remove(key);
   }
 

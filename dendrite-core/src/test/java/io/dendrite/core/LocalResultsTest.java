@@ -104,6 +104,24 @@ class LocalResultsTest {
     assertThat(local.get(other)).containsExactly("b");
   }
 
+  /**
+   * Two writes at once of two results that share a stripe keep both: writes check each other per key, so an
+   * unrelated write does not cost a result kept in L1 alone its only copy.
+   */
+  @Test
+  void writesOfTwoResultsOfOneStripeAtOnceKeepBoth() {
+    String other = otherKeyOfTheStripeOf(KEY);
+    LocalResults<String> local = new LocalResults<>(1 << 20);
+
+    LocalResults.WriteMarks<String> first = local.beginWrite(List.of(KEY));
+    LocalResults.WriteMarks<String> second = local.beginWrite(List.of(other));
+    local.endWrite(first, Map.of(KEY, copy("a")));
+    local.endWrite(second, Map.of(other, copy("b")));
+
+    assertThat(local.get(KEY)).containsExactly("a");
+    assertThat(local.get(other)).containsExactly("b");
+  }
+
   @Test
   void theNegativeControlLeavesItsCopiesAlone() {
     LocalResults<String> local = new LocalResults<>(1 << 20, false);
