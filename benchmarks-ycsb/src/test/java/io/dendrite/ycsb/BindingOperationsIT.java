@@ -82,23 +82,17 @@ class BindingOperationsIT {
   @Test
   void writeBackUpdatesKeepTheScansTheyTouchNearHits(MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2)) {
-      Path statsFile = Files.createTempFile(directory, "stats", ".properties");
-      Properties properties = new Properties();
-      properties.putAll(
-          Map.of(
-              RecordStore.MYSQL_URL,
-              database.jdbcUrl(),
-              DendriteBackend.POLICY,
-              "write-back",
-              DendriteBackend.SERVERS,
-              cache.addresses(),
-              "fieldcount",
-              "2",
-              InstrumentedDB.STATS_FILE,
-              statsFile.toString()));
       DB db = new DendriteClient();
-      db.setProperties(properties);
-      db.init();
+      Path statsFile =
+          start(
+              db,
+              Map.of(
+                  RecordStore.MYSQL_URL,
+                  database.jdbcUrl(),
+                  DendriteBackend.POLICY,
+                  "write-back",
+                  DendriteBackend.SERVERS,
+                  cache.addresses()));
       try {
         for (int i = 1; i <= 9; i++) {
           assertThat(db.insert(TABLE, "user00" + i, values("field0", "a" + i, "field1", "b" + i)))
@@ -224,7 +218,8 @@ class BindingOperationsIT {
             memcached.keyPrefix()));
   }
 
-  private void exercise(DB db, Map<String, String> settings) throws Exception {
+  /** Initializes {@code db} with {@code settings}, two fields per record and a stats file, which it returns. */
+  private Path start(DB db, Map<String, String> settings) throws Exception {
     Path statsFile = Files.createTempFile(directory, "stats", ".properties");
     Properties properties = new Properties();
     properties.putAll(settings);
@@ -232,6 +227,11 @@ class BindingOperationsIT {
     properties.setProperty(InstrumentedDB.STATS_FILE, statsFile.toString());
     db.setProperties(properties);
     db.init();
+    return statsFile;
+  }
+
+  private void exercise(DB db, Map<String, String> settings) throws Exception {
+    Path statsFile = start(db, settings);
     try {
       for (int i = 1; i <= 3; i++) {
         assertThat(db.insert(TABLE, "user00" + i, values("field0", "a" + i, "field1", "b" + i)))
