@@ -243,7 +243,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
           RefreshedResults<R> refreshed =
               touched == null
                   ? new RefreshedResults<>()
-                  : new RefreshedResults<>(touched.marks().held());
+                  : new RefreshedResults<>(touched.marks().held(), local.hasRoom());
           try (Flight flight = cache.flight()) {
             writes.write(interval, change, apply, cacheUpdate, refreshed, trips);
           } finally {
@@ -311,7 +311,8 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         continue;
       }
       int recordBytes = refreshed.appendedBytes(key);
-      LocalResults.Copy<R> before = begun.marks().before(key);
+      LocalResults.Copy<R> adopted = refreshed.adoptedFrom(key);
+      LocalResults.Copy<R> before = adopted != null ? adopted : begun.marks().before(key);
       if (recordBytes >= 0 && before != null) {
         try {
           List<R> rows = common.appliedRecord(marked.getValue(), before.rows(), change);

@@ -245,6 +245,18 @@ final class LocalResults<R> {
     results.invalidateAll();
   }
 
+  /**
+   * Whether L1 has room for more results: below nine tenths of its bound (approximate, without applying pending
+   * writes), so that taking results in does not mostly evict others.
+   */
+  boolean hasRoom() {
+    return results
+        .policy()
+        .eviction()
+        .map(eviction -> eviction.weightedSize().orElse(0) < eviction.getMaximum() / 10 * 9)
+        .orElse(true);
+  }
+
   /** Gets answered from L1 alone so far. */
   long hits() {
     return hits.sum();

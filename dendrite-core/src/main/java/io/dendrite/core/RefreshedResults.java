@@ -12,7 +12,9 @@ import java.util.Set;
  * the copy it held). A result not named here is dropped from the near cache.
  *
  * <p>It also tells the write path which results the near cache held when the write began ({@link #heldLocally}):
- * the range's sole owner may take those out of the cache servers and keep them current in its memory alone.
+ * the range's sole owner may take those out of the cache servers and keep them current in its memory alone; and,
+ * while the near cache has room ({@link #mayAdopt}), the others too, read from the servers as it deletes them there
+ * ({@link #adopted}).
  *
  * @param <R> the row type
  */
@@ -20,16 +22,27 @@ final class RefreshedResults<R> {
   private final Map<String, LocalResults.Copy<R>> rewritten = new HashMap<>();
   private final Map<String, Integer> appended = new HashMap<>();
   private final Set<String> heldLocally;
+  private final boolean mayAdopt;
   private final Set<String> detached = new HashSet<>();
+  private final Map<String, LocalResults.Copy<R>> adoptedFrom = new HashMap<>();
 
   /** For a write without a near cache. */
   RefreshedResults() {
-    this(Set.of());
+    this(Set.of(), false);
   }
 
-  /** {@code heldLocally}: the results whose near copy the write marked (and will keep current if it commits). */
-  RefreshedResults(Set<String> heldLocally) {
+  /**
+   * {@code heldLocally}: the results whose near copy the write marked (and will keep current if it commits); {@code
+   * mayAdopt}: whether the near cache has room for results it does not hold yet.
+   */
+  RefreshedResults(Set<String> heldLocally, boolean mayAdopt) {
     this.heldLocally = heldLocally;
+    this.mayAdopt = mayAdopt;
+  }
+
+  /** Whether the write may take results the near cache does not hold yet into it ({@link #adopted}). */
+  boolean mayAdopt() {
+    return mayAdopt;
   }
 
   /** Whether the near cache held {@code key}'s result when the write began. */
@@ -57,6 +70,21 @@ final class RefreshedResults<R> {
   void detached(String key, int recordBytes) {
     appended.put(key, recordBytes);
     detached.add(key);
+  }
+
+  /**
+   * {@code key}'s result, which the near cache did not hold, is kept there alone from now on: {@code before} is the
+   * servers' value as the write read it before deleting it, to which the near cache applies the write's change record
+   * of {@code recordBytes} bytes.
+   */
+  void adopted(String key, LocalResults.Copy<R> before, int recordBytes) {
+    detached(key, recordBytes);
+    adoptedFrom.put(key, before);
+  }
+
+  /** The servers' value of an {@link #adopted} result before the write, or null. */
+  LocalResults.Copy<R> adoptedFrom(String key) {
+    return adoptedFrom.get(key);
   }
 
   /** Whether {@code key}'s result is kept in the near cache alone ({@link #detached}). */

@@ -1,5 +1,6 @@
 package io.dendrite.core;
 
+import io.dendrite.iq.client.CacheValue;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
@@ -10,10 +11,12 @@ import io.dendrite.iq.client.Transaction;
 import io.dendrite.iq.client.WriteOptions;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -98,7 +101,9 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         if (entry == newPoint) {
           continue;
         }
-        if (index.isDetached(entry.key()) || refreshed.heldLocally(entry.key())) {
+        if (index.isDetached(entry.key())
+            || refreshed.heldLocally(entry.key())
+            || refreshed.mayAdopt()) {
           onlyLocal.add(entry);
         } else if (index.changeRecords(entry.key()) < RangeCache.RECORDS_BEFORE_REWRITE) {
           appends.put(entry, record);
@@ -116,10 +121,19 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
     // the leases.
     WriteBuffer.Started buffering =
         writeBuffer == null ? null : writeBuffer.start(interval, change);
+    Map<EntryIndex.Entry<K>, CompletableFuture<Optional<CacheValue>>> adopting = new HashMap<>();
     LeasedTargets leased;
     try {
       leased =
-          leaseTargets(cache.beginTransaction(), targets, appends, onlyLocal, trips, buffering);
+          leaseTargets(
+              cache.beginTransaction(),
+              targets,
+              appends,
+              onlyLocal,
+              refreshed,
+              adopting,
+              trips,
+              buffering);
     } catch (RuntimeException failed) {
       if (buffering != null) {
         buffering.abandon();
@@ -240,7 +254,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         refreshed.rewritten(entry.getKey().key(), entry.getValue());
       }
       noteAppended(appended, record, refreshed);
-      noteOnlyLocal(detaching, keptLocally, record, refreshed);
+      noteOnlyLocal(detaching, keptLocally, adopting, record, refreshed);
       metrics.entriesRefreshed.add(
           rewritten.size() + appended.size() + detaching.size() + keptLocally.size());
     }
@@ -265,6 +279,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       RefreshedResults<R> refreshed,
       RoundTrips trips) {
     WriteBuffer.Started buffering = writeBuffer.start(interval, change);
+    Map<EntryIndex.Entry<K>, CompletableFuture<Optional<CacheValue>>> adopting = new HashMap<>();
     try (Transaction transaction = cache.beginTransaction()) {
       // Per target: its append, its delete, or null (kept in the near cache alone already).
       List<CompletableFuture<Outcome>> appending = new ArrayList<>();
@@ -272,7 +287,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         for (EntryIndex.Entry<K> entry : targets) {
           appending.add(
               onlyLocal.contains(entry)
-                  ? detach(transaction, entry, trips)
+                  ? detach(transaction, entry, refreshed, adopting, trips)
                   : append(transaction, entry, record, trips));
         }
       } catch (RuntimeException failed) {
@@ -312,12 +327,34 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         // dropped already. The results only the near cache keeps take the write: it is buffered.
         appended.addAll(detached);
         common.settleEnd(Outcome.STATE_LOST, appended);
-        noteOnlyLocal(List.of(), keptLocally, record, refreshed);
+        noteOnlyLocal(List.of(), keptLocally, Map.of(), record, refreshed);
         return;
       }
       noteAppended(appended, record, refreshed);
-      noteOnlyLocal(detached, keptLocally, record, refreshed);
+      noteOnlyLocal(detached, keptLocally, adopting, record, refreshed);
       metrics.entriesRefreshed.add(appended.size() + detached.size() + keptLocally.size());
+    }
+  }
+
+  /**
+   * The servers' value of a result the write read to adopt, decoded, or null: not read (held already), gone (evicted,
+   * unreachable), or undecodable (the next get fills it).
+   */
+  private LocalResults.Copy<R> adoptedFrom(
+      EntryIndex.Entry<K> entry, CompletableFuture<Optional<CacheValue>> read) {
+    if (read == null) {
+      return null;
+    }
+    try {
+      Optional<CacheValue> value = RangeCache.await(read);
+      if (value.isEmpty()) {
+        return null;
+      }
+      byte[] data = value.get().data();
+      return new LocalResults.Copy<>(
+          common.normalize(entry.interval(), common.rowsOf(entry, data)), data.length);
+    } catch (RuntimeException unreadable) {
+      return null;
     }
   }
 
@@ -328,14 +365,22 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
   }
 
   /**
-   * A result the write keeps in the near cache alone (see {@link EntryIndex#detach}): the range's sole owner holds
-   * its copy there, or the servers hold none already (then nothing is sent: null). The first such write deletes the
+   * A result the write keeps in the near cache alone (see {@link EntryIndex#detach}): the servers hold none already
+   * (then nothing is sent: null), or the range's sole owner takes it out of them. That first write deletes the
    * servers' copy under a Q-invalidate lease ({@code qareg}, applied by the commit), which also voids the I lease of
-   * any fill, so that later writes need not refresh it there. No other process reads it while this one owns the
-   * range, and one that takes the range over finds no value and fills it.
+   * any fill, so that later writes need not refresh it there; for a result the near cache does not hold yet it also
+   * reads the servers' value in the same flight ({@code adopting}), which the near cache then keeps with the change
+   * applied. The read sees the value before the commit deletes it, or nothing: no fill can store one while the write
+   * holds its Exclusive interval lease, and another write of the result keeps the near cache from keeping either
+   * write's copy. No other process reads the result while this one owns the range, and one that takes the range over
+   * finds no value and fills it.
    */
   private CompletableFuture<Outcome> detach(
-      Transaction transaction, EntryIndex.Entry<K> entry, RoundTrips trips) {
+      Transaction transaction,
+      EntryIndex.Entry<K> entry,
+      RefreshedResults<R> refreshed,
+      Map<EntryIndex.Entry<K>, CompletableFuture<Optional<CacheValue>>> adopting,
+      RoundTrips trips) {
     if (index.isDetached(entry.key())) {
       return null;
     }
@@ -343,7 +388,12 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       return CompletableFuture.completedFuture(Outcome.OK); // the negative control
     }
     trips.add(1);
-    return transaction.quarantineOnce(entry.key());
+    CompletableFuture<Outcome> deleting = transaction.quarantineOnce(entry.key());
+    if (!refreshed.heldLocally(entry.key())) {
+      trips.add(1);
+      adopting.put(entry, cache.getAsync(entry.key()));
+    }
+    return deleting;
   }
 
   /**
@@ -353,11 +403,17 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
   private void noteOnlyLocal(
       List<EntryIndex.Entry<K>> detached,
       List<EntryIndex.Entry<K>> keptLocally,
+      Map<EntryIndex.Entry<K>, CompletableFuture<Optional<CacheValue>>> adopting,
       byte[] record,
       RefreshedResults<R> refreshed) {
     for (EntryIndex.Entry<K> entry : detached) {
       index.detach(entry.key());
-      refreshed.detached(entry.key(), record.length);
+      LocalResults.Copy<R> before = adoptedFrom(entry, adopting.get(entry));
+      if (before != null) {
+        refreshed.adopted(entry.key(), before, record.length);
+      } else {
+        refreshed.detached(entry.key(), record.length);
+      }
     }
     metrics.entriesMovedToNearCache.add(detached.size());
     for (EntryIndex.Entry<K> entry : keptLocally) {
@@ -451,6 +507,8 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       List<EntryIndex.Entry<K>> targets,
       Map<EntryIndex.Entry<K>, byte[]> appends,
       Set<EntryIndex.Entry<K>> onlyLocal,
+      RefreshedResults<R> refreshed,
+      Map<EntryIndex.Entry<K>, CompletableFuture<Optional<CacheValue>>> adopting,
       RoundTrips trips,
       WriteBuffer.Started buffering) {
     try {
@@ -458,7 +516,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       for (EntryIndex.Entry<K> entry : targets) {
         byte[] record = appends.get(entry);
         if (onlyLocal.contains(entry)) {
-          requests.add(detach(transaction, entry, trips));
+          requests.add(detach(transaction, entry, refreshed, adopting, trips));
         } else if (record != null) {
           requests.add(append(transaction, entry, record, trips));
         } else {

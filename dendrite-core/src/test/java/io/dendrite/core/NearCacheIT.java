@@ -191,6 +191,32 @@ class NearCacheIT {
   }
 
   /**
+   * A write of a result the near cache does not hold yet (a new owner's, whose near cache starts empty) reads it from
+   * the servers as it deletes it there, and keeps it, changed, in the near cache alone: the next get is a near hit.
+   */
+  @Test
+  void aWriteAdoptsAResultItsNearCacheDidNotHold(MySqlTestDatabase database) throws Exception {
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
+        ScoreTable table = new ScoreTable(database).create(20)) {
+      IqClient client = cacheTier.client;
+      try (Dendrite<Integer, ScoreRow> first = builder(client).build()) {
+        first.get(0, 9, table::range);
+      }
+      try (Dendrite<Integer, ScoreRow> next =
+          builder(client).changeRecords(ScoreTable.SET_RECORDS).build()) {
+        ScoreRow row = new ScoreRow(5, 50);
+        next.write(5, 5, row, table::set, null);
+        assertThat(next.metrics().entriesMovedToNearCache()).isOne();
+
+        long trips = client.roundTripsOfCurrentThread();
+        assertThat(next.get(0, 9, table::range)).contains(row).hasSize(10);
+        assertThat(client.roundTripsOfCurrentThread() - trips).as("a near hit").isZero();
+        assertThat(next.metrics().misses()).isZero();
+      }
+    }
+  }
+
+  /**
    * A coordinator of the user's whose claim says results may be kept in memory but lets other processes own the range
    * too (a contradiction: their writes would leave this process's copies stale) gets no near cache; one whose claim
    * says both gets one.
