@@ -62,12 +62,26 @@ final class CachedRows<K extends Comparable<? super K>, R> {
    * cached value computes for each record, and what the near cache applies to its copy after a write appended one.
    */
   List<R> withRecord(Interval<K> interval, List<R> rows, byte[] record) {
-    return normalize(interval, applyRecord(changeRecords, interval, rows, record));
+    return folding(record).apply(interval, rows);
   }
 
-  private static <K extends Comparable<? super K>, R, C> List<R> applyRecord(
-      ChangeRecords<K, R, C> records, Interval<K> entryInterval, List<R> rows, byte[] record) {
-    return records.apply(entryInterval, Collections.unmodifiableList(rows), records.decode(record));
+  /** A change record folded into a result's rows, as {@link #withRecord} does. */
+  interface Fold<K extends Comparable<? super K>, R> {
+    List<R> apply(Interval<K> interval, List<R> rows);
+  }
+
+  /**
+   * {@code record} decoded once, to fold into the rows of several results: a write that changed many results in the
+   * near cache applies its record to each.
+   */
+  Fold<K, R> folding(byte[] record) {
+    return foldOf(changeRecords, record);
+  }
+
+  private <C> Fold<K, R> foldOf(ChangeRecords<K, R, C> records, byte[] record) {
+    C change = records.decode(record);
+    return (interval, rows) ->
+        normalize(interval, records.apply(interval, Collections.unmodifiableList(rows), change));
   }
 
   /** Rows of {@code interval} only, each once, ordered by attribute. */

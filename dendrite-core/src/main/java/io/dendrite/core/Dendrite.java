@@ -303,6 +303,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
         .filter(key -> !begun.intervals().containsKey(key))
         .forEach(local::drop);
     Map<String, LocalResults.Copy<R>> after = new HashMap<>();
+    CachedRows.Fold<K, R> fold = null; // made once, for the first result that takes the record
     for (Map.Entry<String, Interval<K>> marked : begun.intervals().entrySet()) {
       String key = marked.getKey();
       LocalResults.Copy<R> rewritten = refreshed.rewrittenTo(key);
@@ -315,7 +316,10 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       LocalResults.Copy<R> before = adopted != null ? adopted : begun.marks().before(key);
       if (recordBytes >= 0 && before != null) {
         try {
-          List<R> rows = common.appliedRecord(marked.getValue(), before.rows(), change);
+          if (fold == null) {
+            fold = common.changeFold(change);
+          }
+          List<R> rows = fold.apply(marked.getValue(), before.rows());
           int weight =
               refreshed.isDetached(key)
                   ? estimatedWeight(before, rows, recordBytes)

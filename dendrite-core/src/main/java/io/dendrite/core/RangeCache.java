@@ -148,11 +148,11 @@ final class RangeCache<K extends Comparable<? super K>, R> {
   }
 
   /**
-   * {@code rows}, the result of {@code interval}, with the change-records change {@code change} applied, as a reader
-   * of the cached value folds in its appended record.
+   * {@code change} as a change record folds into a result's rows: encoded and decoded once, exactly as a reader of
+   * the appended record reads it, then applied to each result the near cache keeps.
    */
-  List<R> appliedRecord(Interval<K> interval, List<R> rows, Object change) {
-    return cachedRows.withRecord(interval, rows, encodeChange(changeRecords, change));
+  CachedRows.Fold<K, R> changeFold(Object change) {
+    return cachedRows.folding(encodeChange(changeRecords, change));
   }
 
   /** Rows of {@code interval} only, each once, ordered by attribute. */
