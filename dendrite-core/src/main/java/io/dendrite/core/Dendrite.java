@@ -317,7 +317,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (recordBytes >= 0 && before != null) {
         try {
           if (fold == null) {
-            fold = common.changeFold(change);
+            fold = common.changeFold(change, refreshed.encodedChange());
           }
           List<R> rows = fold.apply(marked.getValue(), before.rows());
           int weight =

@@ -122,10 +122,14 @@ final class RangeCache<K extends Comparable<? super K>, R> {
         records -> index.noteChangeRecords(entry.key(), records));
   }
 
-  /** The change record a write appends to the cached entries it touches, or null when it rewrites them. */
-  byte[] changeRecordOf(Object change) {
+  /**
+   * {@code change}'s byte form as {@link ChangeRecords#encode} gives it, or null when it is not of the change-records
+   * type (the write rewrites the entries it touches then). {@link ResultSetCodec#changeRecord} makes the record a
+   * write appends of it.
+   */
+  byte[] encodedChangeOf(Object change) {
     return changeRecords != null && changeRecords.changeType().isInstance(change)
-        ? ResultSetCodec.changeRecord(encodeChange(changeRecords, change))
+        ? encodeChange(changeRecords, change)
         : null;
   }
 
@@ -148,11 +152,12 @@ final class RangeCache<K extends Comparable<? super K>, R> {
   }
 
   /**
-   * {@code change} as a change record folds into a result's rows: encoded and decoded once, exactly as a reader of
-   * the appended record reads it, then applied to each result the near cache keeps.
+   * {@code change} as a change record folds into a result's rows: encoded (unless the write did already: {@code
+   * encoded}) and decoded once, exactly as a reader of the appended record reads it, then applied to each result the
+   * near cache keeps.
    */
-  CachedRows.Fold<K, R> changeFold(Object change) {
-    return cachedRows.folding(encodeChange(changeRecords, change));
+  CachedRows.Fold<K, R> changeFold(Object change, byte[] encoded) {
+    return cachedRows.folding(encoded != null ? encoded : encodeChange(changeRecords, change));
   }
 
   /** Rows of {@code interval} only, each once, ordered by attribute. */

@@ -25,6 +25,7 @@ final class RefreshedResults<R> {
   private final boolean mayAdopt;
   private final Set<String> detached = new HashSet<>();
   private final Map<String, LocalResults.Copy<R>> adoptedFrom = new HashMap<>();
+  private byte[] encodedChange;
 
   /** For a write without a near cache. */
   RefreshedResults() {
@@ -80,6 +81,16 @@ final class RefreshedResults<R> {
   void adopted(String key, LocalResults.Copy<R> before, int recordBytes) {
     detached(key, recordBytes);
     adoptedFrom.put(key, before);
+  }
+
+  /** The write's change as {@link ChangeRecords#encode} gave it, so that the near cache need not encode it again. */
+  void encodedChange(byte[] encoded) {
+    this.encodedChange = encoded;
+  }
+
+  /** What {@link #encodedChange(byte[])} was given, or null. */
+  byte[] encodedChange() {
+    return encodedChange;
   }
 
   /** The servers' value of an {@link #adopted} result before the write, or null. */

@@ -93,7 +93,9 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       index.uncoverOverlapping(interval);
     }
     // Encoded only for a write that touches cached results: most writes touch none.
-    byte[] record = targets.isEmpty() ? null : common.changeRecordOf(change);
+    byte[] encoded = targets.isEmpty() ? null : common.encodedChangeOf(change);
+    byte[] record = encoded == null ? null : ResultSetCodec.changeRecord(encoded);
+    refreshed.encodedChange(encoded);
     Map<EntryIndex.Entry<K>, byte[]> appends = new LinkedHashMap<>();
     Set<EntryIndex.Entry<K>> onlyLocal = new HashSet<>();
     if (record != null) {

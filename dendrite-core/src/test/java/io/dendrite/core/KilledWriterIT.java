@@ -146,6 +146,15 @@ class KilledWriterIT {
       if (!dendrite.get(0, 9, table::range).contains(OLD)) {
         throw new IllegalStateException("row 5 should start at 0");
       }
+      // On a busy machine the fill can outlast its 2 s I lease and cache nothing; the write must
+      // find the result cached, or the negative control has nothing to show.
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (dendrite.cachedEntries() == 0 && System.nanoTime() - deadline < 0) {
+        dendrite.get(0, 9, table::range);
+      }
+      if (dendrite.cachedEntries() == 0) {
+        throw new IllegalStateException("[0, 9] could not be cached within 60 s");
+      }
       dendrite.write(
           5,
           5,
