@@ -102,7 +102,9 @@ public final class PartitionedChild {
             Map.of("change", BufferedScores.changes()));
       } else {
         builder
-            .dendrite(settings -> settings.writePolicy(policy))
+            // Change records: a write keeps the results it touches in its process's near cache
+            // alone (a killed or paused owner leaves no copy of them in the cache servers).
+            .dendrite(settings -> settings.writePolicy(policy).changeRecords(Scores.SET_RECORDS))
             .command("set", table.set())
             .command("remove", table.remove());
       }

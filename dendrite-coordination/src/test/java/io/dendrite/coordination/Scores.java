@@ -1,6 +1,8 @@
 package io.dendrite.coordination;
 
 import io.dendrite.core.CacheUpdate;
+import io.dendrite.core.ChangeRecords;
+import io.dendrite.core.Interval;
 import io.dendrite.core.RowCodec;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.testsupport.MySqlTestDatabase;
@@ -72,16 +74,12 @@ final class Scores implements AutoCloseable {
 
       @Override
       public byte[] encode(SetVal write) {
-        return ByteBuffer.allocate(12).putInt(write.id()).putLong(write.val()).array();
+        return encodeSet(write);
       }
 
       @Override
       public SetVal decode(byte[] bytes) {
-        if (bytes.length != 12) {
-          throw new IllegalArgumentException("a set is 12 bytes, got " + bytes.length);
-        }
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        return new SetVal(buffer.getInt(), buffer.getLong());
+        return decodeSet(bytes);
       }
 
       @Override
@@ -102,6 +100,47 @@ final class Scores implements AutoCloseable {
         return setting(write.id(), write.val());
       }
     };
+  }
+
+  /**
+   * Sets kept in cached results as change records: with them, a range owner's write keeps the results its near
+   * cache holds there alone and deletes their copies in the cache servers, which the failover checks then cover.
+   */
+  static final ChangeRecords<Integer, Score, SetVal> SET_RECORDS =
+      new ChangeRecords<>() {
+        @Override
+        public Class<SetVal> changeType() {
+          return SetVal.class;
+        }
+
+        @Override
+        public byte[] encode(SetVal change) {
+          return encodeSet(change);
+        }
+
+        @Override
+        public SetVal decode(byte[] record) {
+          return decodeSet(record);
+        }
+
+        @Override
+        public List<Score> apply(
+            Interval<Integer> entryInterval, List<Score> cachedRows, SetVal change) {
+          return setting(change.id(), change.val()).apply(entryInterval, cachedRows);
+        }
+      };
+
+  /** A set's 12 bytes: the row's id, then its new val. */
+  static byte[] encodeSet(SetVal write) {
+    return ByteBuffer.allocate(12).putInt(write.id()).putLong(write.val()).array();
+  }
+
+  static SetVal decodeSet(byte[] bytes) {
+    if (bytes.length != 12) {
+      throw new IllegalArgumentException("a set is 12 bytes, got " + bytes.length);
+    }
+    ByteBuffer buffer = ByteBuffer.wrap(bytes);
+    return new SetVal(buffer.getInt(), buffer.getLong());
   }
 
   /** A cached result after row {@code id}'s val became {@code val}. */
