@@ -247,7 +247,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
           try (Flight flight = cache.flight()) {
             writes.write(interval, change, apply, cacheUpdate, refreshed, trips);
           } finally {
-            endLocalWrite(interval, touched, refreshed, change);
+            endLocalWrite(interval, touched, refreshed);
           }
         } finally {
           exclusive.close();
@@ -293,7 +293,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
    * reader of the appended change record computes it); every other marked result is dropped again.
    */
   private void endLocalWrite(
-      Interval<K> interval, LocalWrite<K, R> begun, RefreshedResults<R> refreshed, Object change) {
+      Interval<K> interval, LocalWrite<K, R> begun, RefreshedResults<R> refreshed) {
     if (local == null) {
       return;
     }
@@ -317,7 +317,7 @@ public final class Dendrite<K extends Comparable<? super K>, R> implements AutoC
       if (recordBytes >= 0 && before != null) {
         try {
           if (fold == null) {
-            fold = common.changeFold(change, refreshed.encodedChange());
+            fold = common.changeFold(refreshed.encodedChange());
           }
           List<R> rows = fold.apply(marked.getValue(), before.rows());
           int weight =

@@ -2,6 +2,7 @@ package io.dendrite.core;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Policy;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,7 @@ final class LocalResults<R> {
   }
 
   private final Cache<String, Copy<R>> results;
+  private final Policy.Eviction<String, Copy<R>> eviction;
   private final LongAdder hits = new LongAdder();
 
   /** False only for the negative control: writes leave L1 alone. */
@@ -83,6 +85,7 @@ final class LocalResults<R> {
             .weigher((String key, Copy<R> held) -> held.weight())
             .recordStats()
             .build();
+    this.eviction = results.policy().eviction().orElseThrow(); // bounded by weight, always
   }
 
   /** The rows of {@code key}'s result, or null when L1 does not hold it. */
@@ -250,11 +253,7 @@ final class LocalResults<R> {
    * writes), so that taking results in does not mostly evict others.
    */
   boolean hasRoom() {
-    return results
-        .policy()
-        .eviction()
-        .map(eviction -> eviction.weightedSize().orElse(0) < eviction.getMaximum() / 10 * 9)
-        .orElse(true);
+    return eviction.weightedSize().orElse(0) < eviction.getMaximum() / 10 * 9;
   }
 
   /** Gets answered from L1 alone so far. */
@@ -275,11 +274,7 @@ final class LocalResults<R> {
   /** Their weight, in encoded bytes (approximate). */
   long weight() {
     results.cleanUp(); // applies the pending writes: a gauge read just after a put sees it
-    return results
-        .policy()
-        .eviction()
-        .map(eviction -> eviction.weightedSize().orElse(0))
-        .orElse(0L);
+    return eviction.weightedSize().orElse(0);
   }
 
   /** What L1 keeps of a result: its rows immutable (a hit hands them out), its weight at least 1. */

@@ -152,12 +152,12 @@ final class RangeCache<K extends Comparable<? super K>, R> {
   }
 
   /**
-   * {@code change} as a change record folds into a result's rows: encoded (unless the write did already: {@code
-   * encoded}) and decoded once, exactly as a reader of the appended record reads it, then applied to each result the
+   * A write's change, {@code encoded} as it appended it ({@link #encodedChangeOf}), as a change record folds into a
+   * result's rows: decoded once, exactly as a reader of the appended record reads it, then applied to each result the
    * near cache keeps.
    */
-  CachedRows.Fold<K, R> changeFold(Object change, byte[] encoded) {
-    return cachedRows.folding(encoded != null ? encoded : encodeChange(changeRecords, change));
+  CachedRows.Fold<K, R> changeFold(byte[] encoded) {
+    return cachedRows.folding(encoded);
   }
 
   /** Rows of {@code interval} only, each once, ordered by attribute. */
