@@ -202,6 +202,11 @@ final class EntryIndex<K extends Comparable<? super K>> {
    * {@code registerIf}: it runs the registration only while the filler still excludes writers (its interval
    * lease) and says whether it did. A writer that got in meanwhile found no entry to invalidate.
    *
+   * <p>A fill that fails logs no delete: another fill of the same result may have logged its insert after this
+   * one's and registered the entry, and a delete logged now would cancel that insert, so a successor would neither
+   * drop nor refresh a cached value (a lost I lease made exactly that happen under ZooKeeper restarts). The insert
+   * left in force costs a successor one miss: it finds no value, drops the entry and fills it.
+   *
    * @return whether the entry is now cached and registered (when false, a stored value may remain unregistered:
    *     the caller deletes it)
    */
@@ -211,14 +216,9 @@ final class EntryIndex<K extends Comparable<? super K>> {
       int rows,
       BooleanSupplier store,
       Predicate<Runnable> registerIf) {
-    if (!announce(interval, key)) {
-      return false;
-    }
-    if (!store.getAsBoolean() || !registerIf.test(() -> register(interval, key, rows))) {
-      log.appendLater(record(LogRecord.Action.DELETE, interval, null), key);
-      return false;
-    }
-    return true;
+    return announce(interval, key)
+        && store.getAsBoolean()
+        && registerIf.test(() -> register(interval, key, rows));
   }
 
   /**

@@ -10,7 +10,12 @@ import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -102,6 +107,52 @@ class DendriteRebuildIT {
         assertThat(third.cachedEntries())
             .as("the log holds only what the successor cached after dropping")
             .isEqualTo(beta == 0 ? 10 : 1);
+      }
+    }
+  }
+
+  /**
+   * Two fills of one result, the first outlived by its I lease (a delete voided it): the second stores and registers
+   * the result, then the first's store is refused. The first must not log the result as deleted after the second's
+   * record, or a successor would not know the cached result: it would neither drop it nor keep it current, and a
+   * process reading cached results directly (which trusts every value it finds) would serve it stale.
+   */
+  @Test
+  void aFillThatLostItsLeaseLeavesTheWinnersEntryInTheLog(MySqlTestDatabase database)
+      throws Exception {
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(1);
+        ScoreTable table = new ScoreTable(database).create(20)) {
+      String key = KEYS.entryKey(Interval.of(0, 9));
+      try (Dendrite<Integer, ScoreRow> first = build(cacheTier, WritePolicy.WRITE_THROUGH, 1.0)) {
+        CountDownLatch querying = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger queries = new AtomicInteger();
+        RangeQuery<Integer, ScoreRow> query =
+            (lb, ub) -> {
+              if (queries.incrementAndGet() == 1) {
+                querying.countDown();
+                release.await();
+              }
+              return table.range(lb, ub);
+            };
+        CompletableFuture<List<ScoreRow>> outlived =
+            CompletableFuture.supplyAsync(() -> first.get(0, 9, query));
+        assertThat(querying.await(30, TimeUnit.SECONDS)).isTrue();
+        cacheTier.client.delete(key); // voids the first fill's I lease
+        first.get(0, 9, query); // the second fill stores and registers the result
+        release.countDown();
+        outlived.get(30, TimeUnit.SECONDS); // its store is refused
+        assertThat(first.cachedEntries()).isEqualTo(1);
+      }
+
+      try (Dendrite<Integer, ScoreRow> second = build(cacheTier, WritePolicy.WRITE_THROUGH, 1.0)) {
+        assertThat(second.cachedEntries()).as("the successor knows the cached result").isEqualTo(1);
+        ScoreRow row = new ScoreRow(5, 555);
+        second.write(5, 5, row, table::set, ScoreTable.putting(row));
+        Optional<CacheValue> cached = cacheTier.client.get(key);
+        assertThat(cached).as("the successor's write refreshed the cached result").isPresent();
+        assertThat(new ResultSetCodec<>(ScoreRow.CODEC).decode(cached.get().data()).rows())
+            .contains(row);
       }
     }
   }
