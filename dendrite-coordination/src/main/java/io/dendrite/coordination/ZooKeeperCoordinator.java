@@ -348,21 +348,30 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
       List<String> members = client.getChildren().forPath(root + "/members");
       Map<String, String> target = RangeSpread.of(members, ranges);
       for (String range : ranges) {
-        String owner = ownerMember(range);
+        OwnerNode node = ownerNode(range);
         boolean mine = member.equals(target.get(range));
-        if (member.equals(owner)) {
-          if (!owned.containsKey(range)) {
+        Ownership held = owned.get(range);
+        if (held != null && !new OwnerNode(member, held.epoch()).equals(node)) {
+          // The node this ownership rests on is gone (or names another owner): another process may
+          // own the range now, so this one must not serve it a moment longer.
+          stopServing(range, held, "its owner node is gone or names another owner");
+          held = null;
+        }
+        if (node != null && node.member().equals(member)) {
+          if (held == null) {
             // Left from before a suspension: this process stopped serving it then. Taken again
             // below, under a new epoch, if it is still this process's.
-            client.delete().forPath(ownerPath(range));
+            deleteLeftFromBefore(range, node.epoch());
           } else if (!mine) {
             release(range);
           }
-        } else if (owner == null && mine) {
+        } else if (node == null && mine) {
           acquire(range);
         }
       }
-    } catch (KeeperException.NoNodeException | KeeperException.NodeExistsException race) {
+    } catch (KeeperException.NoNodeException
+        | KeeperException.NodeExistsException
+        | KeeperException.BadVersionException race) {
       queueReconcile(); // another process moved first: look again
     } catch (Exception e) {
       LOG.debug("{}: reconcile stopped: {}", member, e.toString());
@@ -371,11 +380,33 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
 
   /** The member named by {@code range}'s owner node, or null. */
   private String ownerMember(String range) throws Exception {
+    OwnerNode node = ownerNode(range);
+    return node == null ? null : node.member();
+  }
+
+  /** {@code range}'s owner node, or null. */
+  private OwnerNode ownerNode(String range) throws Exception {
     try {
-      return OwnerNode.parse(client.getData().forPath(ownerPath(range))).member();
+      return OwnerNode.parse(client.getData().forPath(ownerPath(range)));
     } catch (KeeperException.NoNodeException none) {
       return null;
     }
+  }
+
+  /**
+   * Deletes this process's owner node of {@code range} from an ownership at {@code epoch} it no longer serves, only
+   * if nobody took the range since: the epoch node still has that epoch as its version. Read and delete are two
+   * requests; between them the node's session may end and another process take the range, and a plain delete would
+   * then remove that owner's node, leaving it serving while a third process takes the range too.
+   *
+   * @throws KeeperException.BadVersionException when the range was taken since (nothing deleted)
+   */
+  private void deleteLeftFromBefore(String range, long epoch) throws Exception {
+    client
+        .transaction()
+        .forOperations(
+            client.transactionOp().check().withVersion((int) epoch).forPath(epochPath(range)),
+            client.transactionOp().delete().forPath(ownerPath(range)));
   }
 
   /** Takes {@code range}: the epoch bump and the owner node in one transaction, then the listener. */
@@ -490,12 +521,17 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     long current = generation.get();
     for (String range : new ArrayList<>(owned.keySet())) {
       Ownership ownership = owned.get(range);
-      if (ownership != null
-          && ownership.generation() != current
-          && owned.remove(range, ownership)) {
-        LOG.info("{}: stopped serving {} (epoch {}): {}", member, range, ownership.epoch(), why);
-        listener.lost(range, ownership.epoch());
+      if (ownership != null && ownership.generation() != current) {
+        stopServing(range, ownership, why);
       }
+    }
+  }
+
+  /** Gives {@code ownership} of {@code range} up here, listener first, without touching ZooKeeper's nodes. */
+  private void stopServing(String range, Ownership ownership, String why) {
+    if (owned.remove(range, ownership)) {
+      LOG.info("{}: stopped serving {} (epoch {}): {}", member, range, ownership.epoch(), why);
+      listener.lost(range, ownership.epoch());
     }
   }
 

@@ -1,5 +1,6 @@
 package io.dendrite.coordination;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.testsupport.RealServers;
@@ -13,6 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -224,6 +228,55 @@ class ZooKeeperCoordinatorIT {
     while (System.nanoTime() < until) {
       assertThat(coordinator.owned()).as("while the other range rebuilds").containsKey("fast");
       Thread.sleep(50);
+    }
+  }
+
+  /**
+   * A process whose owner node of a range goes, and another's takes its place (as when a node left from before a
+   * suspension is removed just as its session ends and another process takes the range), stops serving the range:
+   * it must not go on believing it owns it beside the new owner.
+   */
+  @Test
+  void aProcessWhoseOwnerNodeNamesAnotherOwnerStopsServingTheRange(ZooKeeperAddress zk)
+      throws Exception {
+    List<String> lost = new CopyOnWriteArrayList<>();
+    ZooKeeperCoordinator a =
+        joinWith(
+            zk.connectString(),
+            zk.service(),
+            "a",
+            new OwnershipListener() {
+              @Override
+              public void gained(String range, long epoch) {}
+
+              @Override
+              public void lost(String range, long epoch) {
+                lost.add(range + "@" + epoch);
+              }
+            });
+    await(() -> a.owned().size() == RANGES.size());
+    long epoch = a.owned().get("r0");
+    String rangePath = "/dendrite/" + zk.service() + "/ranges/r0";
+    try (CuratorFramework other =
+        CuratorFrameworkFactory.newClient(zk.connectString(), new RetryOneTime(100))) {
+      other.start();
+      // What another process's takeover leaves: the epoch bumped and the owner node its own.
+      other
+          .transaction()
+          .forOperations(
+              other
+                  .transactionOp()
+                  .setData()
+                  .withVersion((int) epoch)
+                  .forPath(rangePath + "/epoch", String.valueOf(epoch + 1).getBytes(UTF_8)),
+              other.transactionOp().delete().forPath(rangePath + "/owner"),
+              other
+                  .transactionOp()
+                  .create()
+                  .forPath(rangePath + "/owner", ("b " + (epoch + 1)).getBytes(UTF_8)));
+      await(() -> !a.owns("r0", epoch));
+      assertThat(lost).containsExactly("r0@" + epoch);
+      assertThat(a.owned()).doesNotContainKey("r0").hasSize(RANGES.size() - 1);
     }
   }
 
