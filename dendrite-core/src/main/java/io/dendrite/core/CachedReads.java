@@ -10,7 +10,8 @@ import java.util.Optional;
  * Reads a range's cached result sets as a process that does not own the range does (the CPR paper, §3: "a hit
  * needs no owner"): the entry of exactly the asked interval, straight from the cache, without PrInT or leases. It is
  * as current as the owner's own hit, because a value present in the cache is always one the owner registered and
- * keeps current under its Q leases ({@link EntryIndex}); anything else — no such entry, an entry only a larger one
+ * keeps current under its Q leases ({@link EntryIndex}) — a value a store left unregistered (its reply lost) is owed
+ * a delete, and the owner's next fill of the interval replaces it; anything else — no such entry, an entry only a larger one
  * or points cover, an unreachable server — is a miss for the owner to serve.
  *
  * <p>Built by {@link Dendrite.Builder#buildReads()} with the settings of the owner's Dendrite, so keys and values

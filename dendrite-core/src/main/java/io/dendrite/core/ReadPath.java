@@ -171,6 +171,14 @@ final class ReadPath<K extends Comparable<? super K>, R> {
       try {
         trips.add(1);
         ReadResult read = cache.read(key);
+        if (read instanceof ReadResult.Hit && !index.isRegistered(interval, key)) {
+          // A value nobody registered is kept current by nobody, yet a process that reads cached
+          // results directly trusts it (CachedReads): remove it, then lease the key as usual. (A
+          // filler between its store and its registration loses its value: one miss more.)
+          trips.add(2);
+          cache.delete(key);
+          read = cache.read(key);
+        }
         if (read instanceof ReadResult.Leased leased) {
           inhibit = leased.lease();
         } else if (read instanceof ReadResult.Hit hit && index.isRegistered(interval, key)) {
@@ -253,6 +261,9 @@ final class ReadPath<K extends Comparable<? super K>, R> {
               trips);
       return registered ? value.length : -1;
     } catch (IqException unreachable) {
+      // The store may have reached the server before the connection failed: a value this owner
+      // never registered would be kept current by nobody. Deleted once the server answers again.
+      outage.owe(key);
       metrics.cacheUnavailable.increment();
       return -1;
     }

@@ -157,6 +157,34 @@ class DendriteRebuildIT {
     }
   }
 
+  /**
+   * A value in the cache that the owner never registered (a store whose reply was lost, a predecessor's that its log
+   * does not name) is kept current by nobody, while a process reading cached results directly trusts whatever it
+   * finds: the owner's fill of that interval replaces it with the data store's rows.
+   */
+  @Test
+  void anOwnersFillReplacesAValueNobodyRegistered(MySqlTestDatabase database) throws Exception {
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(1);
+        ScoreTable table = new ScoreTable(database).create(20)) {
+      String key = KEYS.entryKey(Interval.of(0, 9));
+      List<ScoreRow> stale = List.of(new ScoreRow(3, -3));
+      cacheTier.client.set(key, new ResultSetCodec<>(ScoreRow.CODEC).encode(stale));
+      Dendrite.Builder<Integer, ScoreRow> settings =
+          Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+              .collection("scores")
+              .domain("id")
+              .cache(cacheTier.client)
+              .writePolicy(WritePolicy.WRITE_THROUGH);
+      try (Dendrite<Integer, ScoreRow> owner = settings.build()) {
+        List<ScoreRow> current = table.range(0, 9);
+        assertThat(owner.get(0, 9, (lb, ub) -> table.range(lb, ub))).isEqualTo(current);
+        assertThat(settings.buildReads().get(0, 9))
+            .as("what a process reading directly finds")
+            .contains(current);
+      }
+    }
+  }
+
   /** β = 0 caches [0,9], [10,19], [20,29], [30,39] and [5,14] as covered point sets; write-around's update of 35 uncovers [30,39]. */
   private static int coveredIntervals(WritePolicy policy) {
     return policy == WritePolicy.WRITE_AROUND ? 4 : 5;
