@@ -113,13 +113,13 @@ final class DendriteBackend implements RecordBackend {
                         "set " + SERVERS + " to the IQ servers, host:port,..."))
             .split("\\s*,\\s*");
     int drainThreads = properties.integer(DRAIN_THREADS, 2, 0);
-    // One per sending thread: no thread reads another's reply and wakes it (docs/benchmarks.md,
-    // 2026-11-24).
+    // One per sending thread: no thread reads another's reply and wakes it
+    // (docs/history/benchmarks-2026-11.md, 2026-11-24).
     int senders = properties.integer("threadcount", 1, 1) + drainThreads + 1;
     if (properties.optional(PartitionedBackend.ZOOKEEPER).isPresent()) {
       // The owner's forwarding threads send too: sharing a YCSB thread's connection, a forwarded
-      // write waited for the other thread's replies (docs/benchmarks.md, "Many application
-      // processes").
+      // write waited for the other thread's replies (docs/history/benchmarks-2026-11.md, "Many
+      // application processes").
       senders += PartitionedBackend.forwardingThreads(properties);
     }
     int connections = properties.integer(CONNECTIONS, senders, 1);

@@ -30,8 +30,8 @@ import org.bson.io.BasicOutputBuffer;
  *
  * <p>Both directions stream through the driver's binary writer and reader instead of building a document tree
  * first: every buffered write is encoded by its writer and decoded by a drain, and the tree cost as much again as
- * the bytes (measured in {@code docs/benchmarks.md}). Fields of a document are read in any order; unknown fields
- * are skipped, as the tree decoder did.
+ * the bytes (measured in {@code docs/history/benchmarks-2026-11.md}, "Change codec"). Fields of a document are read
+ * in any order; unknown fields are skipped, as the tree decoder did.
  */
 final class ChangeCodec {
   private static final int FORMAT = 1;
