@@ -180,7 +180,15 @@ class TardisOutageIT {
         CuttableProxy proxy = CuttableProxy.inFrontOf(database.url());
         DataStore viaProxy = database.storeAt().apply(proxy.routed(database.url()));
         EmbeddedIqServers cache =
-            EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(64L << 20).start()) {
+            EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(64L << 20).start();
+        // Declared last, so closed first: the instances close against cache servers still up (a
+        // finally runs after the resources close).
+        AutoCloseable instances =
+            () -> {
+              stop.set(true);
+              threads.shutdownNow();
+              opened.forEach(Tardis::close);
+            }) {
       List<Future<?>> running = new ArrayList<>();
       for (Run run : runs) {
         database.createCollection().accept(run.collection);
@@ -284,7 +292,6 @@ class TardisOutageIT {
     } finally {
       stop.set(true);
       threads.shutdownNow();
-      opened.forEach(Tardis::close);
     }
   }
 
