@@ -41,7 +41,8 @@ class PartitionedFailoverIT {
     try (Scores table = new Scores(database).create(PartitionedChild.ROWS);
         EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ServiceProcesses service =
-            service(zk.connectString(), zk.service(), database, cacheTier, dir, policy)) {
+            service(
+                zk.connectString(), zk.service(), database, cacheTier, dir, policy, RUN_SECONDS)) {
       startThree(service);
       service.go();
       ServiceProcesses.sleep(6_000);
@@ -157,15 +158,14 @@ class PartitionedFailoverIT {
         Scores table = new Scores(database).create(PartitionedChild.ROWS);
         EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ServiceProcesses service =
-            new ServiceProcesses(
+            service(
                 zooKeeper.getConnectString(),
                 "restart",
                 database,
-                cacheTier.addresses(),
-                WritePolicy.WRITE_THROUGH,
-                RUN_SECONDS + 15L * (restarts - 1),
+                cacheTier,
                 dir,
-                "coordinated")) {
+                WritePolicy.WRITE_THROUGH,
+                RUN_SECONDS + 15L * (restarts - 1))) {
       startThree(service);
       service.go();
       ServiceProcesses.sleep(5_000);
@@ -202,7 +202,8 @@ class PartitionedFailoverIT {
       MySqlTestDatabase database,
       EmbeddedIqServers cacheTier,
       Path dir) {
-    return service(connectString, name, database, cacheTier, dir, WritePolicy.WRITE_THROUGH);
+    return service(
+        connectString, name, database, cacheTier, dir, WritePolicy.WRITE_THROUGH, RUN_SECONDS);
   }
 
   private static ServiceProcesses service(
@@ -211,14 +212,15 @@ class PartitionedFailoverIT {
       MySqlTestDatabase database,
       EmbeddedIqServers cacheTier,
       Path dir,
-      WritePolicy policy) {
+      WritePolicy policy,
+      long runSeconds) {
     return new ServiceProcesses(
         connectString,
         name,
         database,
         cacheTier.addresses(),
         policy,
-        RUN_SECONDS,
+        runSeconds,
         dir,
         "coordinated");
   }

@@ -111,15 +111,7 @@ class TardisConsistencyIT {
             MySqlStore.open(proxy.routed(url), THREADS * runs.size() + 4, Duration.ofSeconds(1));
         EmbeddedIqServers cache =
             EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(256L << 20).start();
-        // Declared last, so closed first: the instances flush what they buffered (log records)
-        // into the cache servers, which must still be up (a finally runs after the resources
-        // close, and an instance with records left to flush then failed the test).
-        AutoCloseable instances =
-            () -> {
-              stop.set(true);
-              threads.shutdownNow();
-              opened.forEach(Tardis::close);
-            }) {
+        AutoCloseable load = LoadShutdown.of(stop, threads, opened)) {
       List<Future<?>> running = new ArrayList<>();
       for (Map.Entry<String, Run> entry : runs.entrySet()) {
         String table = entry.getKey();
@@ -193,9 +185,6 @@ class TardisConsistencyIT {
         reports.put(table, report);
       }
       return reports;
-    } finally {
-      stop.set(true);
-      threads.shutdownNow();
     }
   }
 

@@ -181,14 +181,7 @@ class TardisOutageIT {
         DataStore viaProxy = database.storeAt().apply(proxy.routed(database.url()));
         EmbeddedIqServers cache =
             EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(64L << 20).start();
-        // Declared last, so closed first: the instances close against cache servers still up (a
-        // finally runs after the resources close).
-        AutoCloseable instances =
-            () -> {
-              stop.set(true);
-              threads.shutdownNow();
-              opened.forEach(Tardis::close);
-            }) {
+        AutoCloseable load = LoadShutdown.of(stop, threads, opened)) {
       List<Future<?>> running = new ArrayList<>();
       for (Run run : runs) {
         database.createCollection().accept(run.collection);
@@ -289,9 +282,6 @@ class TardisOutageIT {
             .as("%s: reads that missed the thread's acknowledged writes", run.technique)
             .isEmpty();
       }
-    } finally {
-      stop.set(true);
-      threads.shutdownNow();
     }
   }
 

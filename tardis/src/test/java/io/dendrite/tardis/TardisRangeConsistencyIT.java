@@ -121,15 +121,7 @@ class TardisRangeConsistencyIT {
             MySqlStore.open(proxy.routed(url), THREADS * runs.size() + 4, Duration.ofSeconds(1));
         EmbeddedIqServers cache =
             EmbeddedIqServers.builder().count(2).pinnedMemoryBytes(256L << 20).start();
-        // Declared last, so closed first: the instances flush what they buffered (log records)
-        // into the cache servers, which must still be up (a finally runs after the resources
-        // close, and an instance with records left to flush then failed the test).
-        AutoCloseable instances =
-            () -> {
-              stop.set(true);
-              threads.shutdownNow();
-              opened.forEach(TardisDendrite::close);
-            }) {
+        AutoCloseable load = LoadShutdown.of(stop, threads, opened)) {
       List<Future<?>> running = new ArrayList<>();
       for (Map.Entry<String, Run> entry : runs.entrySet()) {
         String table = entry.getKey();
@@ -213,9 +205,6 @@ class TardisRangeConsistencyIT {
         reports.put(table, report);
       }
       return reports;
-    } finally {
-      stop.set(true);
-      threads.shutdownNow();
     }
   }
 
