@@ -3,6 +3,7 @@ package io.dendrite.ycsb;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.RangeCache;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
@@ -76,7 +77,7 @@ final class DendriteBackend implements RecordBackend {
   private final IqClient cache;
   private final WriteBack engine;
   private final RangeWriteBack<Long> buffer;
-  private final Dendrite<Long, YcsbRecord> dendrite;
+  private final RangeCache<Long, YcsbRecord> dendrite;
 
   /** Under write-back, the one command kind the Dendrite writes: a record's changes, for the buffer. */
   private final WriteCommand<Long, YcsbRecord, EntityChanges> buffered;
@@ -86,7 +87,7 @@ final class DendriteBackend implements RecordBackend {
       IqClient cache,
       WriteBack engine,
       RangeWriteBack<Long> buffer,
-      Dendrite<Long, YcsbRecord> dendrite,
+      RangeCache<Long, YcsbRecord> dendrite,
       WriteCommand<Long, YcsbRecord, EntityChanges> buffered) {
     this.store = store;
     this.cache = cache;
@@ -156,7 +157,7 @@ final class DendriteBackend implements RecordBackend {
         buffered = PartitionedBackend.command(records, store);
         builder.writeBack(buffer, List.of(buffered));
       }
-      return new DendriteBackend(store, cache, engine, buffer, builder.build(), buffered);
+      return new DendriteBackend(store, cache, engine, buffer, builder.buildRangeCache(), buffered);
     } catch (RuntimeException e) {
       closeAll(buffer, engine, cache, store);
       throw e;

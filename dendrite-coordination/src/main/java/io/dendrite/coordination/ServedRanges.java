@@ -6,6 +6,7 @@ import io.dendrite.core.FenceToken;
 import io.dendrite.core.Interval;
 import io.dendrite.core.LocalCoordinator;
 import io.dendrite.core.OwnedRange;
+import io.dendrite.core.RangeCache;
 import io.dendrite.core.RangeNotOwnedException;
 import io.dendrite.core.RowCodec;
 import io.dendrite.core.StoreFence;
@@ -301,9 +302,9 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
                         () -> leaseHeld(range, epoch)),
                     settings);
         WriteBuffer<K, ?> buffer = opened.buffer();
-        Dendrite<K, R> dendrite;
+        RangeCache<K, R> dendrite;
         try {
-          dendrite = opened.settings().build();
+          dendrite = opened.settings().buildRangeCache();
           if (buffer != null && !handedOver) {
             // The previous owner's buffered writes reach the data store before anything is served:
             // a miss would apply those it overlaps anyway, this applies them all now. Nothing else
@@ -457,7 +458,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
 
   /** A range this process serves: its Dendrite, the epoch it took it at, and the operations in flight on it. */
   static final class Served<K extends Comparable<? super K>, R> {
-    final Dendrite<K, R> dendrite;
+    final RangeCache<K, R> dendrite;
     final WriteBuffer<K, ?> buffer;
     final long epoch;
     final String fence;
@@ -469,7 +470,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     private volatile boolean stopping;
 
     Served(
-        Dendrite<K, R> dendrite,
+        RangeCache<K, R> dendrite,
         WriteBuffer<K, ?> buffer,
         long epoch,
         String fence,

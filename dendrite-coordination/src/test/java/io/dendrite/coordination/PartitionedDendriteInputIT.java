@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dendrite.core.DataStoreException;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.RangeCache;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.ZooKeeperAddress;
@@ -103,7 +104,7 @@ class PartitionedDendriteInputIT {
 
       // The plain one first: it gives its record up when it closes, while the partitioned
       // processes' shared record lapses only a lifetime after the last one stops.
-      try (Dendrite<Integer, Scores.Score> alone = plain.build()) {
+      try (RangeCache<Integer, Scores.Score> alone = plain.buildRangeCache()) {
         assertThatThrownBy(partitioned::build)
             .isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("range scores/id is owned by a plain Dendrite (dendrite ");

@@ -31,7 +31,7 @@ final class CachedRows<K extends Comparable<? super K>, R> {
 
   /**
    * The rows of {@code value}, the cached value of {@code key} holding the result set of {@code interval}; {@code
-   * manyRecords} hears the number of change records when there are {@link RangeCache#RECORDS_BEFORE_REWRITE} or more.
+   * manyRecords} hears the number of change records when there are {@link CacheParts#RECORDS_BEFORE_REWRITE} or more.
    *
    * @throws IllegalStateException if the value holds change records and no {@link ChangeRecords} reads them
    */
@@ -47,7 +47,7 @@ final class CachedRows<K extends Comparable<? super K>, R> {
               + " holds change records, and this"
               + " Dendrite was built without ChangeRecords to read them");
     }
-    if (decoded.changes().size() >= RangeCache.RECORDS_BEFORE_REWRITE) {
+    if (decoded.changes().size() >= CacheParts.RECORDS_BEFORE_REWRITE) {
       manyRecords.accept(decoded.changes().size());
     }
     List<R> folded = decoded.rows();

@@ -10,7 +10,7 @@ import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Publishes a {@link Dendrite}'s gets under Micrometer's cache meter names, every meter tagged {@code
+ * Publishes a {@link RangeCache}'s gets under Micrometer's cache meter names, every meter tagged {@code
  * cache=<collection>.<domain>} plus the caller's tags, so that dashboards built for other caches read it:
  *
  * <table>
@@ -36,16 +36,16 @@ import java.util.function.ToDoubleFunction;
  * class.
  */
 public final class DendriteMeters implements MeterBinder {
-  private final Dendrite<?, ?> dendrite;
+  private final RangeCache<?, ?> dendrite;
   private final Tags tags;
 
-  private DendriteMeters(Dendrite<?, ?> dendrite, Iterable<Tag> tags) {
+  private DendriteMeters(RangeCache<?, ?> dendrite, Iterable<Tag> tags) {
     this.dendrite = Objects.requireNonNull(dendrite, "dendrite");
     this.tags = Tags.of(tags).and("cache", dendrite.rangeName());
   }
 
   /** Meters for {@code dendrite}, tagged {@code cache=<collection>.<domain>} and {@code tags}. */
-  public static DendriteMeters of(Dendrite<?, ?> dendrite, Tag... tags) {
+  public static DendriteMeters of(RangeCache<?, ?> dendrite, Tag... tags) {
     return new DendriteMeters(dendrite, Tags.of(tags));
   }
 
@@ -62,7 +62,7 @@ public final class DendriteMeters implements MeterBinder {
         .tags(tags.and("tier", "local"))
         .description("results the near cache holds")
         .register(registry);
-    Gauge.builder("cache.size", dendrite, Dendrite::cachedEntries)
+    Gauge.builder("cache.size", dendrite, RangeCache::cachedEntries)
         .tags(tags.and("tier", "remote"))
         .description("results registered in the cache servers")
         .register(registry);

@@ -26,7 +26,7 @@ import java.util.function.Predicate;
  * @param <R> the row type
  */
 final class ReadPath<K extends Comparable<? super K>, R> {
-  private final RangeCache<K, R> common;
+  private final CacheParts<K, R> common;
   private final IqClient cache;
   private final EntryIndex<K> index;
   private final CacheOutage outage;
@@ -48,7 +48,7 @@ final class ReadPath<K extends Comparable<? super K>, R> {
    * says whether it may be used now.
    */
   ReadPath(
-      RangeCache<K, R> common,
+      CacheParts<K, R> common,
       double beta,
       TypedWriteBuffer<K, ?> writeBuffer,
       LocalResults<R> local,
@@ -203,7 +203,7 @@ final class ReadPath<K extends Comparable<? super K>, R> {
       }
       List<R> result =
           common.normalize(
-              interval, RangeCache.call(() -> query.query(interval.lo(), interval.hi()), "query"));
+              interval, CacheParts.call(() -> query.query(interval.lo(), interval.hi()), "query"));
       if (!cacheReachable) {
         metrics.cacheUnavailable.increment();
       } else if (shared == null || !shared.isExpired()) {

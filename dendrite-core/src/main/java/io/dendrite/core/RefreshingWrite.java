@@ -30,7 +30,7 @@ import java.util.concurrent.CompletableFuture;
  * @param <R> the row type
  */
 final class RefreshingWrite<K extends Comparable<? super K>, R> implements WritePath<K, R> {
-  private final RangeCache<K, R> common;
+  private final CacheParts<K, R> common;
   private final IqClient cache;
   private final EntryIndex<K> index;
   private final DendriteCounters metrics;
@@ -45,7 +45,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
    * path (its refused appends are dropped, not waited for, which is right only when the other writer is this
    * Dendrite's own).
    */
-  RefreshingWrite(RangeCache<K, R> common, TypedWriteBuffer<K, ?> writeBuffer, boolean soleOwner) {
+  RefreshingWrite(CacheParts<K, R> common, TypedWriteBuffer<K, ?> writeBuffer, boolean soleOwner) {
     this(common, writeBuffer, soleOwner, true);
   }
 
@@ -54,7 +54,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
    * deleting the servers' copy, which goes stale.
    */
   RefreshingWrite(
-      RangeCache<K, R> common,
+      CacheParts<K, R> common,
       TypedWriteBuffer<K, ?> writeBuffer,
       boolean soleOwner,
       boolean detachDeletes) {
@@ -107,7 +107,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
             || refreshed.heldLocally(entry.key())
             || refreshed.mayAdopt()) {
           onlyLocal.add(entry);
-        } else if (index.changeRecords(entry.key()) < RangeCache.RECORDS_BEFORE_REWRITE) {
+        } else if (index.changeRecords(entry.key()) < CacheParts.RECORDS_BEFORE_REWRITE) {
           appends.put(entry, record);
         }
       }
@@ -204,7 +204,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         if (buffering == null) {
           sendSwaps.values().forEach(Runnable::run);
           allStaged = awaitSwaps(stagedDeletes, swaps, staged, rewritten);
-          RangeCache.run(() -> apply.apply(change), "apply");
+          CacheParts.run(() -> apply.apply(change), "apply");
         } else {
           stored = buffering.store();
           // Not awaited before the commit: they reach each server before the commit sent after
@@ -316,7 +316,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
           keptLocally.add(entry);
           continue;
         }
-        Outcome outcome = common.unlessUnreachable(entry, () -> RangeCache.await(append));
+        Outcome outcome = common.unlessUnreachable(entry, () -> CacheParts.await(append));
         if (outcome == Outcome.OK) {
           (onlyLocal.contains(entry) ? detached : appended).add(entry);
         } else if (outcome != null) {
@@ -348,7 +348,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       return null;
     }
     try {
-      Optional<CacheValue> value = RangeCache.await(read);
+      Optional<CacheValue> value = CacheParts.await(read);
       if (value.isEmpty()) {
         return null;
       }
@@ -445,10 +445,10 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       Map<EntryIndex.Entry<K>, LocalResults.Copy<R>> refreshed) {
     boolean all = true;
     for (CompletableFuture<Outcome> delete : stagedDeletes) {
-      all &= RangeCache.await(delete) == Outcome.OK;
+      all &= CacheParts.await(delete) == Outcome.OK;
     }
     for (Map.Entry<EntryIndex.Entry<K>, CompletableFuture<Outcome>> swap : swaps.entrySet()) {
-      if (RangeCache.await(swap.getValue()) == Outcome.OK) {
+      if (CacheParts.await(swap.getValue()) == Outcome.OK) {
         refreshed.put(swap.getKey(), staged.get(swap.getKey()));
       } else {
         all = false;
@@ -534,7 +534,7 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
           results.add(new TargetLease.OnlyLocal(false));
           continue;
         }
-        Object reply = common.unlessUnreachable(targets.get(i), () -> RangeCache.await(request));
+        Object reply = common.unlessUnreachable(targets.get(i), () -> CacheParts.await(request));
         if (onlyLocal.contains(targets.get(i)) && reply != null) {
           // OK, or STATE_LOST, which fails the commit too: the targets are dropped then.
           results.add(new TargetLease.OnlyLocal(true));

@@ -13,14 +13,14 @@ import java.util.Optional;
  * @param <R> the row type
  */
 final class UnleasedWrite<K extends Comparable<? super K>, R> implements WritePath<K, R> {
-  private final RangeCache<K, R> common;
+  private final CacheParts<K, R> common;
   private final IqClient cache;
   private final EntryIndex<K> index;
   private final ResultSetCodec<R> resultSets;
   private final WritePolicy policy;
   private final TypedWriteBuffer<K, ?> writeBuffer;
 
-  UnleasedWrite(RangeCache<K, R> common, WritePolicy policy, TypedWriteBuffer<K, ?> writeBuffer) {
+  UnleasedWrite(CacheParts<K, R> common, WritePolicy policy, TypedWriteBuffer<K, ?> writeBuffer) {
     this.common = common;
     this.cache = common.cache;
     this.index = common.index;
@@ -34,7 +34,7 @@ final class UnleasedWrite<K extends Comparable<? super K>, R> implements WritePa
     if (writeBuffer != null) {
       writeBuffer.buffer(interval, change);
     } else {
-      RangeCache.run(() -> apply.apply(change), "apply");
+      CacheParts.run(() -> apply.apply(change), "apply");
     }
   }
 

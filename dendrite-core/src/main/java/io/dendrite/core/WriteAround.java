@@ -17,13 +17,13 @@ import java.util.concurrent.CompletableFuture;
  * @param <R> the row type
  */
 final class WriteAround<K extends Comparable<? super K>, R> implements WritePath<K, R> {
-  private final RangeCache<K, R> common;
+  private final CacheParts<K, R> common;
   private final IqClient cache;
   private final EntryIndex<K> index;
   private final CacheOutage outage;
   private final DendriteCounters metrics;
 
-  WriteAround(RangeCache<K, R> common) {
+  WriteAround(CacheParts<K, R> common) {
     this.common = common;
     this.cache = common.cache;
     this.index = common.index;
@@ -68,7 +68,7 @@ final class WriteAround<K extends Comparable<? super K>, R> implements WritePath
       }
       for (int i = 0; i < impacted.size(); i++) {
         try {
-          RangeCache.await(quarantines.get(i));
+          CacheParts.await(quarantines.get(i));
           quarantined = true;
         } catch (IqConnectionException unreachable) {
           metrics.cacheUnavailable.increment();
@@ -76,7 +76,7 @@ final class WriteAround<K extends Comparable<? super K>, R> implements WritePath
         }
       }
       try {
-        RangeCache.run(() -> apply.apply(change), "apply");
+        CacheParts.run(() -> apply.apply(change), "apply");
       } finally {
         // Also when the data store write failed: the entries are unregistered, so their values must
         // go.

@@ -1,5 +1,8 @@
 package io.dendrite.core;
 
+import java.util.Objects;
+import java.util.function.Function;
+
 /**
  * A kind of write as data (the CPR paper's "DML command" with its functions): the command's byte form, so that a
  * process that does not own the range can send it to the owner, and what running it does: {@link #apply} to the data
@@ -44,5 +47,48 @@ public interface WriteCommand<K extends Comparable<? super K>, R, C> {
    */
   default CacheUpdate<K, R> cacheUpdate(C command) {
     return null;
+  }
+
+  /**
+   * A kind of write whose commands are Java records of common value types (as {@link RowCodec#ofRecord}), in one
+   * line: {@code WriteCommand.of(Deposit.class, deposit -> accounts.add(deposit), deposit -> CacheUpdate.putting(...))}.
+   * Its byte form is the record's, so any process of a service can send it to a range's owner.
+   *
+   * @param apply applies a command to the data store
+   * @param cacheUpdate how a command changes a cached result set; null for a Dendrite that writes around
+   * @throws IllegalArgumentException if {@code type} is not such a record, or cannot be read from this module
+   */
+  static <K extends Comparable<? super K>, R, C extends Record> WriteCommand<K, R, C> of(
+      Class<C> type,
+      ChangeApplier<? super C> apply,
+      Function<? super C, CacheUpdate<K, R>> cacheUpdate) {
+    Objects.requireNonNull(apply, "apply");
+    RecordBytes<C> bytes = RecordBytes.of(type);
+    return new WriteCommand<>() {
+      @Override
+      public Class<C> type() {
+        return type;
+      }
+
+      @Override
+      public byte[] encode(C command) {
+        return bytes.encode(command);
+      }
+
+      @Override
+      public C decode(byte[] encoded) {
+        return bytes.decode(encoded);
+      }
+
+      @Override
+      public void apply(C command) throws Exception {
+        apply.apply(command);
+      }
+
+      @Override
+      public CacheUpdate<K, R> cacheUpdate(C command) {
+        return cacheUpdate == null ? null : cacheUpdate.apply(command);
+      }
+    };
   }
 }

@@ -50,6 +50,23 @@ class DendriteBuilderTest {
   }
 
   @Test
+  void aNameIsBoundOnceAndIsNotBlank() {
+    Dendrite.Builder<Integer, ScoreRow> builder =
+        Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+            .query("scores", (lb, ub) -> List.of())
+            .command("set", ScoreTable.BUFFERED_SET);
+    assertThatThrownBy(() -> builder.query("scores", (lb, ub) -> List.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("scores is bound already");
+    assertThatThrownBy(() -> builder.command("set", ScoreTable.BUFFERED_SET))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("set is bound already");
+    assertThatThrownBy(() -> builder.query(" ", (lb, ub) -> List.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("a name is required");
+  }
+
+  @Test
   void settingsOutOfRangeAreRefusedWithTheirValue() {
     assertThatThrownBy(
             () -> Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC).maxSharedFraction(1.5))

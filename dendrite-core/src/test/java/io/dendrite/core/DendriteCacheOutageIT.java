@@ -30,13 +30,13 @@ class DendriteCacheOutageIT {
     try (EmbeddedIqServers cacheTier =
             EmbeddedIqServers.builder().count(2).behindProxies().start();
         ScoreTable table = new ScoreTable(database).create(100);
-        Dendrite<Integer, ScoreRow> dendrite =
+        RangeCache<Integer, ScoreRow> dendrite =
             Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
                 .collection("scores")
                 .domain("id")
                 .cache(cacheTier.client)
                 .writePolicy(policy)
-                .build()) {
+                .buildRangeCache()) {
       int lowerBound = 0;
       while (cacheTier.serverOf(KEYS.entryKey(Interval.of(lowerBound, lowerBound + 4))) != 1) {
         lowerBound += 5;

@@ -158,7 +158,7 @@ class DendriteConsistencyIT {
       throws Exception {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ScoreTable table = new ScoreTable(database).create(ROWS);
-        Dendrite<Integer, ScoreRow> dendrite =
+        RangeCache<Integer, ScoreRow> dendrite =
             settings
                 .apply(
                     Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
@@ -166,7 +166,7 @@ class DendriteConsistencyIT {
                         .domain("id")
                         .range(0, ROWS - 1)
                         .cache(cacheTier.client))
-                .build()) {
+                .buildRangeCache()) {
       Map<Long, Object> initial = new HashMap<>();
       IntStream.range(0, ROWS).forEach(id -> initial.put((long) id, 0L));
       History history = new History(initial);
@@ -206,7 +206,10 @@ class DendriteConsistencyIT {
 
   /** One random operation: half range gets, half writes (one in ten a delete), all recorded. */
   private static void step(
-      Dendrite<Integer, ScoreRow> dendrite, ScoreTable table, History history, AtomicLong versions)
+      RangeCache<Integer, ScoreRow> dendrite,
+      ScoreTable table,
+      History history,
+      AtomicLong versions)
       throws Exception {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     if (random.nextBoolean()) {

@@ -42,16 +42,16 @@ class DendriteIT {
     table.close();
   }
 
-  private Dendrite<Integer, ScoreRow> dendrite(WritePolicy policy, double beta) {
+  private RangeCache<Integer, ScoreRow> dendrite(WritePolicy policy, double beta) {
     return dendrite(builder -> builder.writePolicy(policy).maxSharedFraction(beta));
   }
 
-  private Dendrite<Integer, ScoreRow> dendrite(
+  private RangeCache<Integer, ScoreRow> dendrite(
       UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) {
     return dendrite(ScoreRow.CODEC, settings);
   }
 
-  private Dendrite<Integer, ScoreRow> dendrite(
+  private RangeCache<Integer, ScoreRow> dendrite(
       RowCodec<Integer, ScoreRow> codec,
       UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) {
     return settings
@@ -61,10 +61,11 @@ class DendriteIT {
                 .domain("id")
                 .range(0, 1_000)
                 .cache(cacheTier.client))
-        .build();
+        .buildRangeCache();
   }
 
-  private List<ScoreRow> get(Dendrite<Integer, ScoreRow> dendrite, int lowerBound, int upperBound) {
+  private List<ScoreRow> get(
+      RangeCache<Integer, ScoreRow> dendrite, int lowerBound, int upperBound) {
     return dendrite.get(
         lowerBound,
         upperBound,
@@ -74,13 +75,13 @@ class DendriteIT {
         });
   }
 
-  private void put(Dendrite<Integer, ScoreRow> dendrite, ScoreRow row) {
+  private void put(RangeCache<Integer, ScoreRow> dendrite, ScoreRow row) {
     dendrite.write(row.id(), row.id(), row, table::set, ScoreTable.putting(row));
   }
 
   @Test
   void aMissIsCachedAndTheNextGetIsAHitInOneRoundTrip() {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
       assertThat(get(dendrite, 10, 14))
           .extracting(ScoreRow::id)
           .containsExactly(10, 11, 12, 13, 14);
@@ -95,7 +96,7 @@ class DendriteIT {
       assertThat(dendrite.cachedEntries()).isEqualTo(1);
     }
     // Without the near cache, a hit is one round trip to the cache servers.
-    try (Dendrite<Integer, ScoreRow> dendrite =
+    try (RangeCache<Integer, ScoreRow> dendrite =
         dendrite(builder -> builder.writePolicy(WritePolicy.WRITE_AROUND).nearCache(false))) {
       // A range the first did not cache: this one rebuilt the first's entries from the log.
       get(dendrite, 20, 24);
@@ -108,8 +109,47 @@ class DendriteIT {
   }
 
   @Test
+  void queriesAndWriteCommandsAreBoundByNameWhenBuilt() throws SQLException {
+    RowCodec<Integer, ScoreRow> rows =
+        RowCodec.ofRecord(ScoreRow.class, ScoreRow::id, ScoreRow::id);
+    try (Dendrite<Integer, ScoreRow> dendrite =
+        dendrite(
+            rows,
+            builder ->
+                builder
+                    .writePolicy(WritePolicy.WRITE_THROUGH)
+                    .query(
+                        "scores",
+                        (lb, ub) -> {
+                          queries.incrementAndGet();
+                          return table.range(lb, ub);
+                        })
+                    .command(
+                        "set",
+                        WriteCommand.of(
+                            ScoreRow.class, table::set, row -> CacheUpdate.putting(rows, row))))) {
+      assertThat(dendrite.get("scores", 0, 9)).hasSize(10);
+      dendrite.write("set", 5, 5, new ScoreRow(5, 999));
+      assertThat(dendrite.get("scores", 0, 9)).contains(new ScoreRow(5, 999)).hasSize(10);
+      assertThat(queries).hasValue(1); // the write refreshed the cached result: no second query
+      assertThat(table.range(5, 5)).containsExactly(new ScoreRow(5, 999));
+
+      assertThatThrownBy(() -> dendrite.get("top", 0, 9))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("no query named top on scores.id; bound: [scores]");
+      assertThatThrownBy(() -> dendrite.write("delete", 5, 5, new ScoreRow(5, 0)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("no write command named delete on scores.id; bound: [set]");
+      assertThatThrownBy(() -> dendrite.write("set", 5, 5, "5:0"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("cannot write a java.lang.String");
+      assertThat(table.range(5, 5)).containsExactly(new ScoreRow(5, 999));
+    }
+  }
+
+  @Test
   void writeAroundDeletesEveryOverlappingEntry() {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
       get(dendrite, 0, 9);
       get(dendrite, 5, 14);
       get(dendrite, 20, 29);
@@ -143,7 +183,7 @@ class DendriteIT {
 
   @Test
   void writeThroughUpdatesEveryOverlappingEntryInPlace() {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
       get(dendrite, 0, 9);
       get(dendrite, 5, 14);
 
@@ -164,7 +204,7 @@ class DendriteIT {
   void withChangeRecordsAWriteAppendsToEachEntryAndRewritesItEverySixteenChanges() {
     CacheKeys<Integer> keys = new CacheKeys<>("scores", "id", DomainType.INTEGER);
     ResultSetCodec<ScoreRow> codec = new ResultSetCodec<>(ScoreRow.CODEC);
-    try (Dendrite<Integer, ScoreRow> dendrite =
+    try (RangeCache<Integer, ScoreRow> dendrite =
         dendrite(
             builder ->
                 builder
@@ -217,12 +257,12 @@ class DendriteIT {
 
   @Test
   void aChangeWithoutACacheUpdateIsRefusedUnlessChangeRecordsTakeIt() {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
       assertThatThrownBy(() -> dendrite.write(7, 7, new ScoreRow(7, 70), table::set, null))
           .isInstanceOf(NullPointerException.class)
           .hasMessageContaining("cacheUpdate is required");
     }
-    try (Dendrite<Integer, ScoreRow> dendrite =
+    try (RangeCache<Integer, ScoreRow> dendrite =
         dendrite(
             builder ->
                 builder
@@ -236,7 +276,7 @@ class DendriteIT {
 
   @Test
   void aGetInsideACachedIntervalIsAnsweredFromIt() {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
       get(dendrite, 0, 49);
 
       assertThat(get(dendrite, 10, 12)).extracting(ScoreRow::id).containsExactly(10, 11, 12);
@@ -246,7 +286,7 @@ class DendriteIT {
 
   @Test
   void betaZeroCachesPointsThatGetsAssembleWithOneMultiGet() {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 0.0)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 0.0)) {
       get(dendrite, 0, 4);
       get(dendrite, 3, 7);
       assertThat(dendrite.cachedEntries()).isEqualTo(8);
@@ -263,7 +303,7 @@ class DendriteIT {
   @Test
   void betaZeroWriteThroughInsertCreatesThePointOfACoveredInterval() throws SQLException {
     table.remove(5);
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 0.0)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 0.0)) {
       assertThat(get(dendrite, 0, 9)).hasSize(9);
 
       ScoreRow inserted = new ScoreRow(5, 55);
@@ -283,7 +323,7 @@ class DendriteIT {
   void aFillerWhoseLeaseLapsedDoesNotCoverAnIntervalAWriterChanged() throws Exception {
     table.remove(0);
     StallingCodec stalling = new StallingCodec(row -> true);
-    try (Dendrite<Integer, ScoreRow> dendrite =
+    try (RangeCache<Integer, ScoreRow> dendrite =
         dendrite(
             stalling,
             builder ->
@@ -317,7 +357,7 @@ class DendriteIT {
   @Test
   void aFillerDoesNotCoverAPointWhoseEntryAGetDroppedMeanwhile() throws Exception {
     StallingCodec stalling = new StallingCodec(null);
-    try (Dendrite<Integer, ScoreRow> dendrite =
+    try (RangeCache<Integer, ScoreRow> dendrite =
         dendrite(
             stalling,
             builder -> builder.writePolicy(WritePolicy.WRITE_AROUND).maxSharedFraction(0.0))) {
@@ -356,7 +396,7 @@ class DendriteIT {
    */
   @Test
   void aGetFromCoverageDoesNotLoseAPointAConcurrentWriteDrops() throws Exception {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 0.0)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 0.0)) {
       assertThat(get(dendrite, 0, 2))
           .extracting(ScoreRow::id)
           .containsExactly(0, 1, 2); // points 0-2, [0, 2] covered
@@ -437,7 +477,7 @@ class DendriteIT {
    */
   @Test
   void aWriteAroundDeletesAnEntryAnOverlappingWriteStillHoldsQuarantined() throws Exception {
-    Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0);
+    RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0);
     get(dendrite, 7, 9);
     String key = new CacheKeys<>("scores", "id", DomainType.INTEGER).entryKey(Interval.of(7, 9));
     assertThat(cacheTier.client.get(key)).isPresent();
@@ -474,7 +514,7 @@ class DendriteIT {
 
   @Test
   void anIntermediateBetaDropsEntriesItWouldDuplicateTooMuch() {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 0.5)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 0.5)) {
       get(dendrite, 0, 9);
       get(dendrite, 8, 17); // shares 2 of 10 rows with [0, 9]: 20% <= 50%, both stay
       assertThat(dendrite.cachedEntries()).isEqualTo(2);
@@ -488,7 +528,7 @@ class DendriteIT {
 
   @Test
   void aFailingQueryReleasesItsLeasesCachesNothingAndReachesTheCaller() {
-    try (Dendrite<Integer, ScoreRow> dendrite =
+    try (RangeCache<Integer, ScoreRow> dendrite =
         dendrite(
             builder ->
                 builder.intervalLeases(
@@ -524,7 +564,7 @@ class DendriteIT {
 
   @Test
   void aFailingDataStoreWriteLeavesTheCacheConsistent() {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_THROUGH, 1.0)) {
       get(dendrite, 0, 9);
       ScoreRow row = new ScoreRow(3, 33);
       assertThatThrownBy(
@@ -580,7 +620,7 @@ class DendriteIT {
           @Override
           public void applyOverlapping(Interval<Integer> interval) {}
         };
-    try (Dendrite<Integer, ScoreRow> dendrite =
+    try (RangeCache<Integer, ScoreRow> dendrite =
         dendrite(builder -> builder.writeBack(failing, List.of(ScoreTable.BUFFERED_SET)))) {
       get(dendrite, 0, 9);
       ScoreRow row = new ScoreRow(3, 33);
@@ -631,7 +671,7 @@ class DendriteIT {
 
   @Test
   void badBoundsAreRefusedNamingTheArgument() {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {
       assertThatThrownBy(() -> get(dendrite, 9, 3))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("lowerBound 9 is greater than upperBound 3");
@@ -647,7 +687,7 @@ class DendriteIT {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("lowerBound must not be null");
       @SuppressWarnings("rawtypes")
-      Dendrite raw = dendrite;
+      RangeCache raw = dendrite;
       RangeQuery<Object, Object> none = (lb, ub) -> List.of();
       assertThatThrownBy(() -> raw.get(1, "7", none))
           .isInstanceOf(IllegalArgumentException.class)

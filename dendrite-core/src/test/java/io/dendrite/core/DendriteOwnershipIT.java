@@ -37,20 +37,20 @@ class DendriteOwnershipIT {
       MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ScoreTable table = new ScoreTable(database).create(20)) {
-      Dendrite<Integer, ScoreRow> first = builder(cacheTier.client).build();
+      RangeCache<Integer, ScoreRow> first = builder(cacheTier.client).buildRangeCache();
       first.get(0, 9, table::range);
 
-      assertThatThrownBy(() -> builder(cacheTier.client).build())
+      assertThatThrownBy(() -> builder(cacheTier.client).buildRangeCache())
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining(
               "range scores/id is already owned by dendrite " + ProcessHandle.current().pid())
           .hasMessageContaining("PartitionedDendrite");
-      assertThatThrownBy(() -> builder(cacheTier.anotherClient()).build())
+      assertThatThrownBy(() -> builder(cacheTier.anotherClient()).buildRangeCache())
           .as("another client of the same cache tier is refused as well")
           .isInstanceOf(IllegalStateException.class);
 
       first.close();
-      try (Dendrite<Integer, ScoreRow> second = builder(cacheTier.client).build()) {
+      try (RangeCache<Integer, ScoreRow> second = builder(cacheTier.client).buildRangeCache()) {
         ScoreRow row = new ScoreRow(5, 999);
         second.write(5, 5, row, table::set, ScoreTable.putting(row));
         assertThat(second.get(0, 9, table::range)).contains(row);
@@ -72,7 +72,7 @@ class DendriteOwnershipIT {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         IqClient former = cacheTier.anotherClient();
         ScoreTable table = new ScoreTable(database).create(20)) {
-      try (Dendrite<Integer, ScoreRow> owner = builder(cacheTier.client).build();
+      try (RangeCache<Integer, ScoreRow> owner = builder(cacheTier.client).buildRangeCache();
           Transaction left = former.beginTransaction()) {
         owner.get(0, 9, table::range);
         assertThat(left.readForUpdate(key)).isInstanceOf(RefreshResult.Granted.class);
@@ -80,8 +80,10 @@ class DendriteOwnershipIT {
         owner.write(5, 5, row, table::set, ScoreTable.putting(row));
         assertThat(owner.get(0, 9, table::range)).contains(row);
       }
-      try (Dendrite<Integer, ScoreRow> notSole =
-              builder(cacheTier.client).coordinator((collection, domain) -> () -> {}).build();
+      try (RangeCache<Integer, ScoreRow> notSole =
+              builder(cacheTier.client)
+                  .coordinator((collection, domain) -> () -> {})
+                  .buildRangeCache();
           Transaction left = former.beginTransaction()) {
         notSole.get(0, 9, table::range);
         assertThat(left.readForUpdate(key)).isInstanceOf(RefreshResult.Granted.class);
@@ -101,10 +103,12 @@ class DendriteOwnershipIT {
   void withoutTheGuardTheFirstServesAStaleRow(MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ScoreTable table = new ScoreTable(database).create(20);
-        Dendrite<Integer, ScoreRow> first =
-            builder(cacheTier.client).withoutOwnershipGuardForTesting().build();
-        Dendrite<Integer, ScoreRow> second =
-            builder(cacheTier.anotherClient()).withoutOwnershipGuardForTesting().build()) {
+        RangeCache<Integer, ScoreRow> first =
+            builder(cacheTier.client).withoutOwnershipGuardForTesting().buildRangeCache();
+        RangeCache<Integer, ScoreRow> second =
+            builder(cacheTier.anotherClient())
+                .withoutOwnershipGuardForTesting()
+                .buildRangeCache()) {
       first.get(0, 9, table::range);
       ScoreRow row = new ScoreRow(5, 999);
       second.write(5, 5, row, table::set, ScoreTable.putting(row));
@@ -136,11 +140,11 @@ class DendriteOwnershipIT {
           .hasMessageContaining("range scores/id is already owned by dendrite " + owner.pid());
 
       owner.kill();
-      try (Dendrite<Integer, ScoreRow> successor =
+      try (RangeCache<Integer, ScoreRow> successor =
           builder(cacheTier.client)
               .coordinator(new LocalCoordinator(Duration.ofSeconds(2)))
               .dropCachedOnBuild(true)
-              .build()) {
+              .buildRangeCache()) {
         ScoreRow row = new ScoreRow(5, 999);
         successor.write(5, 5, row, table::set, ScoreTable.putting(row));
         assertThat(successor.get(0, 9, table::range)).contains(row);
@@ -152,8 +156,8 @@ class DendriteOwnershipIT {
   public static final class OwnerChild {
     public static void main(String[] args) throws Exception {
       IqClient cache = IqClient.builder().servers(args[0].split(",")).build();
-      Dendrite<Integer, ScoreRow> dendrite =
-          builder(cache).coordinator(new LocalCoordinator(Duration.ofSeconds(2))).build();
+      RangeCache<Integer, ScoreRow> dendrite =
+          builder(cache).coordinator(new LocalCoordinator(Duration.ofSeconds(2))).buildRangeCache();
       System.out.println("owned");
       Thread.sleep(Long.MAX_VALUE);
       dendrite.close();

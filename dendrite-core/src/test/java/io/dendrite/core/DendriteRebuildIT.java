@@ -36,7 +36,7 @@ class DendriteRebuildIT {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(3);
         ScoreTable table = new ScoreTable(database).create(100)) {
       int entriesBefore;
-      try (Dendrite<Integer, ScoreRow> first = build(cacheTier, policy, beta)) {
+      try (RangeCache<Integer, ScoreRow> first = build(cacheTier, policy, beta)) {
         for (int lowerBound : List.of(0, 10, 20, 30, 5)) {
           first.get(lowerBound, lowerBound + 9, (lb, ub) -> table.range(lb, ub));
         }
@@ -45,7 +45,7 @@ class DendriteRebuildIT {
         entriesBefore = first.cachedEntries();
       }
 
-      try (Dendrite<Integer, ScoreRow> second = build(cacheTier, policy, beta)) {
+      try (RangeCache<Integer, ScoreRow> second = build(cacheTier, policy, beta)) {
         assertThat(second.cachedEntries()).isEqualTo(entriesBefore);
         assertThat(logRecords(cacheTier))
             .as("the log was compacted to the entries in force")
@@ -80,7 +80,8 @@ class DendriteRebuildIT {
       double beta, MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(3);
         ScoreTable table = new ScoreTable(database).create(100)) {
-      try (Dendrite<Integer, ScoreRow> first = build(cacheTier, WritePolicy.WRITE_THROUGH, beta)) {
+      try (RangeCache<Integer, ScoreRow> first =
+          build(cacheTier, WritePolicy.WRITE_THROUGH, beta)) {
         for (int lowerBound : List.of(0, 10, 20)) {
           first.get(lowerBound, lowerBound + 9, (lb, ub) -> table.range(lb, ub));
         }
@@ -89,7 +90,7 @@ class DendriteRebuildIT {
       Interval<Integer> cachedBefore = beta == 0 ? Interval.point(3) : Interval.of(0, 9);
       assertThat(cacheTier.client.get(KEYS.entryKey(cachedBefore))).isPresent();
 
-      try (Dendrite<Integer, ScoreRow> second =
+      try (RangeCache<Integer, ScoreRow> second =
           Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
               .collection("scores")
               .domain("id")
@@ -97,13 +98,14 @@ class DendriteRebuildIT {
               .writePolicy(WritePolicy.WRITE_THROUGH)
               .maxSharedFraction(beta)
               .dropCachedOnBuild(true)
-              .build()) {
+              .buildRangeCache()) {
         assertThat(second.cachedEntries()).isZero();
         assertThat(cacheTier.client.get(KEYS.entryKey(cachedBefore))).isEmpty();
         second.get(0, 9, (lb, ub) -> table.range(lb, ub));
         assertThat(second.metrics().misses()).isEqualTo(1);
       }
-      try (Dendrite<Integer, ScoreRow> third = build(cacheTier, WritePolicy.WRITE_THROUGH, beta)) {
+      try (RangeCache<Integer, ScoreRow> third =
+          build(cacheTier, WritePolicy.WRITE_THROUGH, beta)) {
         assertThat(third.cachedEntries())
             .as("the log holds only what the successor cached after dropping")
             .isEqualTo(beta == 0 ? 10 : 1);
@@ -123,7 +125,7 @@ class DendriteRebuildIT {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(1);
         ScoreTable table = new ScoreTable(database).create(20)) {
       String key = KEYS.entryKey(Interval.of(0, 9));
-      try (Dendrite<Integer, ScoreRow> first = build(cacheTier, WritePolicy.WRITE_THROUGH, 1.0)) {
+      try (RangeCache<Integer, ScoreRow> first = build(cacheTier, WritePolicy.WRITE_THROUGH, 1.0)) {
         CountDownLatch querying = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger queries = new AtomicInteger();
@@ -145,7 +147,8 @@ class DendriteRebuildIT {
         assertThat(first.cachedEntries()).isEqualTo(1);
       }
 
-      try (Dendrite<Integer, ScoreRow> second = build(cacheTier, WritePolicy.WRITE_THROUGH, 1.0)) {
+      try (RangeCache<Integer, ScoreRow> second =
+          build(cacheTier, WritePolicy.WRITE_THROUGH, 1.0)) {
         assertThat(second.cachedEntries()).as("the successor knows the cached result").isEqualTo(1);
         ScoreRow row = new ScoreRow(5, 555);
         second.write(5, 5, row, table::set, ScoreTable.putting(row));
@@ -175,7 +178,7 @@ class DendriteRebuildIT {
               .domain("id")
               .cache(cacheTier.client)
               .writePolicy(WritePolicy.WRITE_THROUGH);
-      try (Dendrite<Integer, ScoreRow> owner = settings.build()) {
+      try (RangeCache<Integer, ScoreRow> owner = settings.buildRangeCache()) {
         List<ScoreRow> current = table.range(0, 9);
         assertThat(owner.get(0, 9, (lb, ub) -> table.range(lb, ub))).isEqualTo(current);
         assertThat(settings.buildReads().get(0, 9))
@@ -190,7 +193,7 @@ class DendriteRebuildIT {
     return policy == WritePolicy.WRITE_AROUND ? 4 : 5;
   }
 
-  private static Dendrite<Integer, ScoreRow> build(
+  private static RangeCache<Integer, ScoreRow> build(
       EmbeddedIqServers cacheTier, WritePolicy policy, double beta) {
     return Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
         .collection("scores")
@@ -199,7 +202,7 @@ class DendriteRebuildIT {
         .writePolicy(policy)
         .maxSharedFraction(beta)
         .logBatch(2)
-        .build();
+        .buildRangeCache();
   }
 
   /** The records in the log of scores/id, over every partition. */

@@ -53,7 +53,7 @@ class KilledWriterIT {
             .satisfiesAnyOf(
                 read -> assertThat(read).isEmpty(), read -> assertThat(read.get()).contains(NEW));
       }
-      try (Dendrite<Integer, ScoreRow> successor = successor(cacheTier.client, refresh)) {
+      try (RangeCache<Integer, ScoreRow> successor = successor(cacheTier.client, refresh)) {
         assertThat(successor.get(0, 9, table::range))
             .as("the successor, trusting what the cache holds, serves the database's row")
             .contains(NEW)
@@ -83,7 +83,7 @@ class KilledWriterIT {
         assertThat(builder(another, refresh).buildReads().get(0, 9))
             .hasValueSatisfying(rows -> assertThat(rows).contains(OLD).doesNotContain(NEW));
       }
-      try (Dendrite<Integer, ScoreRow> successor = successor(cacheTier.client, refresh)) {
+      try (RangeCache<Integer, ScoreRow> successor = successor(cacheTier.client, refresh)) {
         assertThat(successor.get(0, 9, table::range)).contains(OLD).doesNotContain(NEW);
       }
     }
@@ -111,11 +111,11 @@ class KilledWriterIT {
     Thread.sleep(LEASES.plusSeconds(1).toMillis());
   }
 
-  private static Dendrite<Integer, ScoreRow> successor(IqClient cache, String refresh) {
+  private static RangeCache<Integer, ScoreRow> successor(IqClient cache, String refresh) {
     return builder(cache, refresh)
         .coordinator(new LocalCoordinator(Duration.ofSeconds(2)))
         .dropCachedOnBuild(false) // as after a hand-over: the cache is trusted
-        .build();
+        .buildRangeCache();
   }
 
   private static Dendrite.Builder<Integer, ScoreRow> builder(IqClient cache, String refresh) {
@@ -141,8 +141,10 @@ class KilledWriterIT {
     public static void main(String[] args) throws Exception {
       IqClient cache = IqClient.builder().servers(args[0].split(",")).build();
       ScoreTable table = new ScoreTable(new MySqlTestDatabase(args[1], args[2]));
-      Dendrite<Integer, ScoreRow> dendrite =
-          builder(cache, args[3]).coordinator(new LocalCoordinator(Duration.ofSeconds(2))).build();
+      RangeCache<Integer, ScoreRow> dendrite =
+          builder(cache, args[3])
+              .coordinator(new LocalCoordinator(Duration.ofSeconds(2)))
+              .buildRangeCache();
       if (!dendrite.get(0, 9, table::range).contains(OLD)) {
         throw new IllegalStateException("row 5 should start at 0");
       }

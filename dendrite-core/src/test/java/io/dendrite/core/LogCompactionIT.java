@@ -23,14 +23,14 @@ class LogCompactionIT {
       throws Exception {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ScoreTable table = new ScoreTable(database).create(100)) {
-      try (Dendrite<Integer, ScoreRow> owner = build(cacheTier)) {
+      try (RangeCache<Integer, ScoreRow> owner = build(cacheTier)) {
         fillAndDrop(owner, table);
         assertThat(DendriteRebuildIT.logRecords(cacheTier))
             .as("records after %d fills and drops", CYCLES)
             .isLessThan(PredicateLog.MIN_RECORDS_BEFORE_COMPACTION + 100L);
         owner.get(50, 59, table::range);
       }
-      try (Dendrite<Integer, ScoreRow> successor = build(cacheTier)) {
+      try (RangeCache<Integer, ScoreRow> successor = build(cacheTier)) {
         assertThat(successor.cachedEntries()).as("[0,9] and [50,59] are cached").isEqualTo(2);
         successor.get(50, 59, table::range);
         assertThat(successor.metrics().misses()).as("served from the cache").isZero();
@@ -47,7 +47,7 @@ class LogCompactionIT {
       throws Exception {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ScoreTable table = new ScoreTable(database).create(100);
-        Dendrite<Integer, ScoreRow> owner = build(cacheTier)) {
+        RangeCache<Integer, ScoreRow> owner = build(cacheTier)) {
       owner.compactLogOnlyAtRebuildForTesting();
       fillAndDrop(owner, table);
       assertThat(DendriteRebuildIT.logRecords(cacheTier)).isGreaterThanOrEqualTo(2L * CYCLES);
@@ -55,7 +55,7 @@ class LogCompactionIT {
   }
 
   /** Caches [0,9], then fills [10,19] and drops it with a write-around, {@link #CYCLES} times. */
-  private static void fillAndDrop(Dendrite<Integer, ScoreRow> owner, ScoreTable table)
+  private static void fillAndDrop(RangeCache<Integer, ScoreRow> owner, ScoreTable table)
       throws Exception {
     owner.get(0, 9, table::range);
     for (int cycle = 0; cycle < CYCLES; cycle++) {
@@ -65,12 +65,12 @@ class LogCompactionIT {
     }
   }
 
-  private static Dendrite<Integer, ScoreRow> build(EmbeddedIqServers cacheTier) {
+  private static RangeCache<Integer, ScoreRow> build(EmbeddedIqServers cacheTier) {
     return Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
         .collection("scores")
         .domain("id")
         .cache(cacheTier.client)
         .logBatch(1)
-        .build();
+        .buildRangeCache();
   }
 }

@@ -39,7 +39,7 @@ class NearCacheIT {
       MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ScoreTable table = new ScoreTable(database).create(20);
-        Dendrite<Integer, ScoreRow> dendrite = builder(cacheTier.client).build()) {
+        RangeCache<Integer, ScoreRow> dendrite = builder(cacheTier.client).buildRangeCache()) {
       assertThat(dendrite.nearCacheEnabled()).isTrue();
       dendrite.get(0, 9, table::range);
 
@@ -68,11 +68,11 @@ class NearCacheIT {
   void getsAreMeteredByResultAndTier(MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ScoreTable table = new ScoreTable(database).create(20)) {
-      try (Dendrite<Integer, ScoreRow> first = builder(cacheTier.client).build()) {
+      try (RangeCache<Integer, ScoreRow> first = builder(cacheTier.client).buildRangeCache()) {
         first.get(0, 9, table::range);
       }
       // The next owner rebuilds the first one's entries from the log; its near cache starts empty.
-      try (Dendrite<Integer, ScoreRow> dendrite = builder(cacheTier.client).build()) {
+      try (RangeCache<Integer, ScoreRow> dendrite = builder(cacheTier.client).buildRangeCache()) {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         DendriteMeters.of(dendrite, Tag.of("service", "test")).bindTo(registry);
         dendrite.get(0, 9, table::range); // a hit in the servers
@@ -115,7 +115,7 @@ class NearCacheIT {
       if (changeRecords) {
         builder.changeRecords(ScoreTable.SET_RECORDS);
       }
-      try (Dendrite<Integer, ScoreRow> dendrite = builder.build()) {
+      try (RangeCache<Integer, ScoreRow> dendrite = builder.buildRangeCache()) {
         dendrite.get(0, 9, table::range);
         dendrite.get(3, 5, table::range);
 
@@ -152,8 +152,8 @@ class NearCacheIT {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ScoreTable table = new ScoreTable(database).create(20)) {
       IqClient client = cacheTier.client;
-      try (Dendrite<Integer, ScoreRow> dendrite =
-          builder(client).changeRecords(ScoreTable.SET_RECORDS).build()) {
+      try (RangeCache<Integer, ScoreRow> dendrite =
+          builder(client).changeRecords(ScoreTable.SET_RECORDS).buildRangeCache()) {
         dendrite.get(0, 9, table::range);
         dendrite.get(5, 14, table::range);
 
@@ -177,8 +177,8 @@ class NearCacheIT {
         assertThat(client.requestsOfCurrentThread() - requests).as("near hits").isZero();
         assertThat(dendrite.metrics().entriesMovedToNearCache()).isEqualTo(2);
       }
-      try (Dendrite<Integer, ScoreRow> next =
-          builder(client).changeRecords(ScoreTable.SET_RECORDS).build()) {
+      try (RangeCache<Integer, ScoreRow> next =
+          builder(client).changeRecords(ScoreTable.SET_RECORDS).buildRangeCache()) {
         long misses = next.metrics().misses();
         assertThat(next.get(0, 9, table::range)).contains(new ScoreRow(5, 55), new ScoreRow(7, 77));
         assertThat(next.get(5, 14, table::range))
@@ -199,11 +199,11 @@ class NearCacheIT {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         ScoreTable table = new ScoreTable(database).create(20)) {
       IqClient client = cacheTier.client;
-      try (Dendrite<Integer, ScoreRow> first = builder(client).build()) {
+      try (RangeCache<Integer, ScoreRow> first = builder(client).buildRangeCache()) {
         first.get(0, 9, table::range);
       }
-      try (Dendrite<Integer, ScoreRow> next =
-          builder(client).changeRecords(ScoreTable.SET_RECORDS).build()) {
+      try (RangeCache<Integer, ScoreRow> next =
+          builder(client).changeRecords(ScoreTable.SET_RECORDS).buildRangeCache()) {
         ScoreRow row = new ScoreRow(5, 50);
         next.write(5, 5, row, table::set, null);
         assertThat(next.metrics().entriesMovedToNearCache()).isOne();
@@ -224,12 +224,12 @@ class NearCacheIT {
   @Test
   void aClaimThatDoesNotExcludeOtherOwnersGetsNoNearCache() throws Exception {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
-      try (Dendrite<Integer, ScoreRow> shared =
-          builder(cacheTier.client).coordinator(claiming(true, false)).build()) {
+      try (RangeCache<Integer, ScoreRow> shared =
+          builder(cacheTier.client).coordinator(claiming(true, false)).buildRangeCache()) {
         assertThat(shared.nearCacheEnabled()).isFalse();
       }
-      try (Dendrite<Integer, ScoreRow> sole =
-          builder(cacheTier.client).coordinator(claiming(true, true)).build()) {
+      try (RangeCache<Integer, ScoreRow> sole =
+          builder(cacheTier.client).coordinator(claiming(true, true)).buildRangeCache()) {
         assertThat(sole.nearCacheEnabled()).isTrue();
       }
     }
@@ -274,8 +274,10 @@ class NearCacheIT {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         IqClient other = cacheTier.anotherClient();
         ScoreTable table = new ScoreTable(database).create(20);
-        Dendrite<Integer, ScoreRow> owner =
-            builder(cacheTier.client).coordinator(new LocalCoordinator(lifetime)).build()) {
+        RangeCache<Integer, ScoreRow> owner =
+            builder(cacheTier.client)
+                .coordinator(new LocalCoordinator(lifetime))
+                .buildRangeCache()) {
       owner.get(0, 9, table::range);
       owner.get(0, 9, table::range);
       assertThat(owner.metrics().nearHits()).isEqualTo(1);

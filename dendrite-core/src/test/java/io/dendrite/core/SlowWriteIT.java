@@ -53,7 +53,7 @@ class SlowWriteIT {
     table.close();
   }
 
-  private Dendrite<Integer, ScoreRow> dendrite(
+  private RangeCache<Integer, ScoreRow> dendrite(
       WritePolicy policy, UnaryOperator<Dendrite.Builder<Integer, ScoreRow>> settings) {
     return settings
         .apply(
@@ -64,16 +64,17 @@ class SlowWriteIT {
                 .cache(cacheTier.client)
                 .writePolicy(policy)
                 .intervalLeases(LEASE_LIFETIME, Duration.ofSeconds(30)))
-        .build();
+        .buildRangeCache();
   }
 
-  private List<ScoreRow> get(Dendrite<Integer, ScoreRow> dendrite, int lowerBound, int upperBound) {
+  private List<ScoreRow> get(
+      RangeCache<Integer, ScoreRow> dendrite, int lowerBound, int upperBound) {
     return dendrite.get(lowerBound, upperBound, table::range);
   }
 
   /** The write of {@link #NEW} whose statement waits for {@code release} once it has said it started. */
   private CompletableFuture<Void> slowWrite(
-      Dendrite<Integer, ScoreRow> dendrite, CountDownLatch started, CountDownLatch release) {
+      RangeCache<Integer, ScoreRow> dendrite, CountDownLatch started, CountDownLatch release) {
     return CompletableFuture.runAsync(
         () ->
             dendrite.write(
@@ -94,7 +95,7 @@ class SlowWriteIT {
       names = {"WRITE_AROUND", "WRITE_THROUGH"})
   void aGetCachedAfterTheWritersLeaseLapsedIsNotServedAfterTheWrite(WritePolicy policy)
       throws Exception {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(policy, builder -> builder)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(policy, builder -> builder)) {
       assertThat(get(dendrite, 0, 9)).contains(OLD); // an entry the write finds and handles
       CountDownLatch started = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
@@ -129,7 +130,7 @@ class SlowWriteIT {
       names = {"WRITE_AROUND", "WRITE_THROUGH"})
   void aFillStillRunningWhenTheStatementEndsIsDroppedOnceItRegisters(WritePolicy policy)
       throws Exception {
-    try (Dendrite<Integer, ScoreRow> dendrite = dendrite(policy, builder -> builder)) {
+    try (RangeCache<Integer, ScoreRow> dendrite = dendrite(policy, builder -> builder)) {
       CountDownLatch started = new CountDownLatch(1);
       CountDownLatch queried = new CountDownLatch(1);
       CountDownLatch statementDone = new CountDownLatch(1);
@@ -184,7 +185,7 @@ class SlowWriteIT {
       value = WritePolicy.class,
       names = {"WRITE_AROUND", "WRITE_THROUGH"})
   void withoutTheRepairTheGetCachedAfterTheLapseIsServedStale(WritePolicy policy) throws Exception {
-    try (Dendrite<Integer, ScoreRow> dendrite =
+    try (RangeCache<Integer, ScoreRow> dendrite =
         dendrite(policy, Dendrite.Builder::withoutLapsedWriteRepairForTesting)) {
       CountDownLatch started = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);

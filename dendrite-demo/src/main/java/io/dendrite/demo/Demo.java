@@ -4,6 +4,7 @@ import io.dendrite.core.CacheUpdate;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.RangeCache;
 import io.dendrite.core.RowCodec;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
@@ -66,7 +67,7 @@ public final class Demo {
     try (Connection db = openDatabase();
         IqServer server = IqServer.start(IqServerConfig.builder().port(0).build());
         IqClient cache = IqClient.builder().servers("127.0.0.1:" + server.port()).build();
-        Dendrite<Integer, Score> dendrite =
+        RangeCache<Integer, Score> dendrite =
             Dendrite.builder(DomainType.INTEGER, CODEC)
                 .collection("demo_scores")
                 .domain("id")
@@ -74,7 +75,7 @@ public final class Demo {
                 .cache(cache)
                 .writePolicy(WritePolicy.WRITE_THROUGH)
                 .maxSharedFraction(1.0)
-                .build()) {
+                .buildRangeCache()) {
       System.out.printf("IQ server: embedded on 127.0.0.1:%d%n", server.port());
       load(db);
       System.out.printf(

@@ -5,6 +5,7 @@ import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.Interval;
+import io.dendrite.core.RangeCache;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.RowCodec;
 import io.dendrite.core.WritePolicy;
@@ -42,7 +43,7 @@ import java.util.function.UnaryOperator;
 public final class TardisDendrite<K extends Comparable<? super K>, R> implements AutoCloseable {
   private final TardisCore core;
   private final RangeWriteBack<K> buffered;
-  private final Dendrite<K, R> dendrite;
+  private final RangeCache<K, R> dendrite;
   private final String collection;
   private final String domain;
   private final Function<Entity, R> rowOf;
@@ -57,7 +58,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     this.cacheUpdates = builder.cacheUpdates;
     this.useTheIndex = builder.useTheIndex;
     RangeWriteBack<K> index = null;
-    Dendrite<K, R> cached = null;
+    RangeCache<K, R> cached = null;
     try {
       // The Dendrite first: it claims the range, and the index of buffered range writes is rebuilt
       // (and its log
@@ -72,7 +73,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
                       .range(builder.min, builder.max)
                       .cache(core.cache)
                       .writePolicy(WritePolicy.WRITE_THROUGH))
-              .build();
+              .buildRangeCache();
       index =
           RangeWriteBack.over(builder.type, core.teleported.asEngine(core.replicaRepair))
               .collection(collection)
@@ -216,7 +217,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
   public void close() {
     try (TardisCore recovery = core;
         RangeWriteBack<K> index = buffered;
-        Dendrite<K, R> cached = dendrite) {
+        RangeCache<K, R> cached = dendrite) {
       // closed in reverse order: the Dendrite, then the index, then the recovery workers
     }
   }

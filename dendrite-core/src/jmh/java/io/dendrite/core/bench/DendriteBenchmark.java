@@ -3,6 +3,7 @@ package io.dendrite.core.bench;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.RangeCache;
 import io.dendrite.core.RowCodec;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
@@ -59,7 +60,7 @@ public class DendriteBenchmark {
   private IqServer server;
   private IqClient cache;
   private Connection db;
-  private Dendrite<Integer, long[]> dendrite;
+  private RangeCache<Integer, long[]> dendrite;
   private final AtomicLong missCounter = new AtomicLong();
 
   private static final RowCodec<Integer, long[]> ROW =
@@ -102,7 +103,7 @@ public class DendriteBenchmark {
             .cache(cache)
             .writePolicy(policy)
             .nearCache(nearCache)
-            .build();
+            .buildRangeCache();
     for (int lowerBound = 0; lowerBound + SCAN <= ROWS; lowerBound += SCAN) {
       dendrite.get(
           lowerBound, lowerBound + SCAN - 1, this::select); // warm: every aligned interval cached

@@ -2,6 +2,7 @@ package io.dendrite.writeback.bench;
 
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.RangeCache;
 import io.dendrite.core.RowCodec;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.server.IqServer;
@@ -56,7 +57,7 @@ public class WriteBackUpdateBenchmark {
   private IqClient cache;
   private WriteBack engine;
   private RangeWriteBack<Long> buffer;
-  private Dendrite<Long, Long> dendrite;
+  private RangeCache<Long, Long> dendrite;
   private final AtomicLong applied = new AtomicLong();
 
   /** Rows are never read here: the attribute is the row. */
@@ -131,7 +132,7 @@ public class WriteBackUpdateBenchmark {
             .domain("ycsb_id")
             .cache(cache)
             .writeBack(buffer, List.of(UPDATE))
-            .build();
+            .buildRangeCache();
   }
 
   @TearDown(Level.Trial)

@@ -23,7 +23,7 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * DocumentCommand<Long, Row> save = DocumentCommand.updating(changes -> Row.cacheUpdateOf(changes));
- * Dendrite<Long, Row> dendrite = Dendrite.builder(DomainType.LONG, codec)...writeBack(buffer, List.of(save)).build();
+ * RangeCache<Long, Row> dendrite = Dendrite.builder(DomainType.LONG, codec)...writeBack(buffer, List.of(save)).build();
  * dendrite.write(7L, 7L, new EntityChanges(new EntityKey("t", 7L), ChangeSequence.of(Change.set("v", 1))), save);
  * }</pre>
  *

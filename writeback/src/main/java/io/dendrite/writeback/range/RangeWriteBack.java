@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * DocumentCommand<Long, Row> save = DocumentCommand.updating(changes -> cacheUpdateOf(changes));
  * RangeWriteBack<Long> buffer = RangeWriteBack.builder(DomainType.LONG)
  *     .writeBack(engine).collection("t").domain("id").build();
- * Dendrite<Long, Row> dendrite = Dendrite.builder(DomainType.LONG, codec).collection("t").domain("id")
+ * RangeCache<Long, Row> dendrite = Dendrite.builder(DomainType.LONG, codec).collection("t").domain("id")
  *     .cache(iqClient).writeBack(buffer, List.of(save)).build();
  * dendrite.write(7L, 7L, new EntityChanges(new EntityKey("t", 7L), ChangeSequence.of(Change.set("v", 1))), save);
  * }</pre>

@@ -2,6 +2,7 @@ package io.dendrite.writeback.range;
 
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.RangeCache;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.document.WriteBack;
 import io.dendrite.writeback.store.DataStore;
@@ -19,7 +20,7 @@ final class RangeStack implements AutoCloseable {
   final DataStore store;
   final WriteBack writeBack;
   final RangeWriteBack<Long> buffer;
-  final Dendrite<Long, RangeRow> dendrite;
+  final RangeCache<Long, RangeRow> dendrite;
 
   RangeStack(
       IqClient cache,
@@ -47,7 +48,7 @@ final class RangeStack implements AutoCloseable {
                     .range(0L, MAX_ID)
                     .cache(cache)
                     .writeBack(buffer, List.of(WRITES)))
-            .build();
+            .buildRangeCache();
   }
 
   RangeStack(IqClient cache, DataStore store, UnaryOperator<WriteBack.Builder> engine) {
@@ -74,7 +75,7 @@ final class RangeStack implements AutoCloseable {
   public void close() {
     try (WriteBack engine = writeBack;
         RangeWriteBack<Long> range = buffer;
-        Dendrite<Long, RangeRow> cached = dendrite) {
+        RangeCache<Long, RangeRow> cached = dendrite) {
       // closed in reverse order: the Dendrite, then range write-back, then the engine
     }
   }
