@@ -219,7 +219,7 @@ final class PartitionedBackend implements RecordBackend {
 
   @Override
   public List<YcsbRecord> scan(long first, long last, TripCount trips) {
-    return counted(trips, () -> dendrite.get(first, last, SCAN));
+    return counted(trips, () -> dendrite.get(SCAN, first, last));
   }
 
   @Override
@@ -241,7 +241,7 @@ final class PartitionedBackend implements RecordBackend {
     counted(
         trips,
         () -> {
-          dendrite.write(number, number, CHANGE, change);
+          dendrite.write(CHANGE, number, number, change);
           return null;
         });
   }

@@ -1,5 +1,6 @@
 package io.dendrite.coordination;
 
+import io.dendrite.core.BoundNames;
 import io.dendrite.core.CachedReads;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteBusyException;
@@ -54,7 +55,7 @@ import java.util.function.UnaryOperator;
  * @param <R> the row type
  */
 public final class PartitionedDendrite<K extends Comparable<? super K>, R>
-    implements AutoCloseable {
+    implements Dendrite<K, R> {
   private static final String GET = "dendrite.get";
   private static final String WRITE = "dendrite.write";
   private static final long RETRY_PAUSE_MILLIS = 10;
@@ -199,20 +200,17 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
   /**
    * The rows whose attribute lies in [{@code lowerBound}, {@code upperBound}], ordered by the attribute: each range's
-   * part from the cache if it holds it, otherwise from the query registered as {@code query}, run by the range's
+   * part from the cache if it holds it, otherwise from the query bound under {@code query}, run by the range's
    * owner (this process or another), which caches the result.
    *
    * @throws IllegalArgumentException for bad bounds (as {@link Dendrite#get}) or an unregistered query
    * @throws io.dendrite.core.DataStoreException if the query failed at the owner
    * @throws DendriteBusyException if no owner served a part within the request timeout, or leases stayed taken
    */
-  public List<R> get(K lowerBound, K upperBound, String query) {
+  @Override
+  public List<R> get(String query, K lowerBound, K upperBound) {
     Interval<K> interval = interval(lowerBound, upperBound);
-    RangeQuery<K, R> function = queries.get(query);
-    if (function == null) {
-      throw new IllegalArgumentException(
-          "no query registered as \"" + query + "\"; registered: " + queries.keySet());
-    }
+    RangeQuery<K, R> function = BoundNames.lookUp(queries, "query", query, rangeName());
     List<R> found = new ArrayList<>();
     for (RangeLayout.Part<K> part : layout.split(interval)) {
       found.addAll(getPart(part, query, function));
@@ -221,7 +219,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   }
 
   /**
-   * Writes {@code command}, of the kind registered as {@code kind}, touching [{@code lowerBound}, {@code
+   * Writes {@code command}, of the kind bound under {@code kind}, touching [{@code lowerBound}, {@code
    * upperBound}]: the range's owner applies it to the data store and deletes or updates the cached results it
    * touches, as {@link Dendrite#write}. The interval must lie in one range.
    *
@@ -231,7 +229,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
    * @throws DendriteBusyException if no owner took the write within the request timeout (it was not applied)
    * @throws OutcomeUnknownException if the owner had the write and did not answer: it may have been applied
    */
-  public <C> void write(K lowerBound, K upperBound, String kind, C command) {
+  @Override
+  public <C> void write(String kind, K lowerBound, K upperBound, C command) {
     Interval<K> interval = interval(lowerBound, upperBound);
     WriteCommand<K, R, C> writeKind = kindOf(kind, command);
     List<RangeLayout.Part<K>> parts = layout.split(interval);
@@ -291,6 +290,12 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   /** What this process has done so far, copied now. */
   public Metrics metrics() {
     return counters.snapshot(served.nearHits());
+  }
+
+  /** {@code <collection>.<domain>}: every range of the service's domain together. */
+  @Override
+  public String rangeName() {
+    return collection + "." + domain;
   }
 
   /** The ranges this process serves now. */
@@ -482,11 +487,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
   private byte[] serveForwardedGet(String range, byte[] body) {
     ForwardedCalls.Call call = ForwardedCalls.readCall(body);
-    RangeQuery<K, R> function = queries.get(call.name());
     try {
-      if (function == null) {
-        throw new IllegalArgumentException("no query registered as \"" + call.name() + "\"");
-      }
+      RangeQuery<K, R> function = BoundNames.lookUp(queries, "query", call.name(), rangeName());
       K lower = type.parse(call.lower());
       K upper = type.parse(call.upper());
       List<R> found =
@@ -503,7 +505,8 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   private byte[] serveForwardedWrite(String range, byte[] body) {
     ForwardedCalls.Call call = ForwardedCalls.readCall(body);
     try {
-      serveWrite(range, call, commands.get(call.name()));
+      serveWrite(
+          range, call, BoundNames.lookUp(commands, "write command", call.name(), rangeName()));
       return ForwardedCalls.done();
     } catch (ForwardingException notServed) {
       throw notServed;
@@ -513,9 +516,6 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   }
 
   private <C> void serveWrite(String range, ForwardedCalls.Call call, WriteCommand<K, R, C> kind) {
-    if (kind == null) {
-      throw new IllegalArgumentException("no write command registered as \"" + call.name() + "\"");
-    }
     Interval<K> interval = Interval.of(type.parse(call.lower()), type.parse(call.upper()));
     C command = kind.decode(call.command());
     served.runServed(
@@ -577,20 +577,9 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
   @SuppressWarnings("unchecked")
   private <C> WriteCommand<K, R, C> kindOf(String kind, C command) {
-    WriteCommand<K, R, ?> registered = commands.get(kind);
-    if (registered == null) {
-      throw new IllegalArgumentException(
-          "no write command registered as \"" + kind + "\"; registered: " + commands.keySet());
-    }
-    if (!registered.type().isInstance(command)) {
-      throw new IllegalArgumentException(
-          "write command \""
-              + kind
-              + "\" takes "
-              + registered.type().getName()
-              + ", got "
-              + (command == null ? "null" : command.getClass().getName()));
-    }
+    WriteCommand<K, R, ?> registered =
+        BoundNames.lookUp(commands, "write command", kind, rangeName());
+    BoundNames.argument(kind, registered.type(), command);
     return (WriteCommand<K, R, C>) registered;
   }
 
@@ -752,13 +741,13 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
     /** Registers the query a miss runs, under {@code name}. */
     public Builder<K, R> query(String name, RangeQuery<K, R> query) {
-      queries.put(requireName(name), Objects.requireNonNull(query, "query"));
+      BoundNames.bind(queries, name, Objects.requireNonNull(query, "query"));
       return this;
     }
 
     /** Registers a kind of write, under {@code name}; under write-back, give them with {@link #writeBack}. */
     public Builder<K, R> command(String name, WriteCommand<K, R, ?> kind) {
-      commands.put(requireName(name), Objects.requireNonNull(kind, "kind"));
+      BoundNames.bind(commands, name, Objects.requireNonNull(kind, "kind"));
       return this;
     }
 
@@ -875,13 +864,6 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
             });
       }
       return new PartitionedDendrite<>(this);
-    }
-
-    private static String requireName(String name) {
-      if (name == null || name.isEmpty() || name.length() > 200) {
-        throw new IllegalArgumentException("a name must be 1 to 200 characters, got " + name);
-      }
-      return name;
     }
   }
 }

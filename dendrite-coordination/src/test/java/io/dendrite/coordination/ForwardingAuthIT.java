@@ -92,9 +92,9 @@ class ForwardingAuthIT {
       assertThat(b.awaitSettled(2, Duration.ofSeconds(60))).isTrue();
       int elsewhere = idServedElsewhere(a);
 
-      a.write(elsewhere, elsewhere, "set", new Scores.SetVal(elsewhere, 7));
+      a.write("set", elsewhere, elsewhere, new Scores.SetVal(elsewhere, 7));
       assertThat(table).containsEntry(elsewhere, new Scores.Score(elsewhere, 7, 0));
-      assertThat(a.get(elsewhere, elsewhere, "range"))
+      assertThat(a.get("range", elsewhere, elsewhere))
           .containsExactly(new Scores.Score(elsewhere, 7, 0));
       assertThat(a.metrics().forwardedWrites()).isPositive();
       assertThat(a.metrics().forwardedGets()).isPositive();
@@ -117,7 +117,7 @@ class ForwardingAuthIT {
       int elsewhere = idServedElsewhere(a);
 
       assertThatThrownBy(
-              () -> a.write(elsewhere, elsewhere, "set", new Scores.SetVal(elsewhere, 7)))
+              () -> a.write("set", elsewhere, elsewhere, new Scores.SetVal(elsewhere, 7)))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("NOT_AUTHENTICATED")
           .hasMessageContaining("wrong forwarding secret")

@@ -49,10 +49,10 @@ class ForwardingLatencyProbe {
         for (int i = 0; i < ROUNDS; i++) {
           int near = local.get(i % local.size()) + i % 10;
           int far = remote.get(i % remote.size()) + i % 10;
-          localWrites[i] = time(() -> a.write(near, near, "set", new Scores.SetVal(near, 1)));
-          remoteWrites[i] = time(() -> a.write(far, far, "set", new Scores.SetVal(far, 1)));
-          localGets[i] = time(() -> a.get(near, near, "range"));
-          remoteGets[i] = time(() -> a.get(far, far, "range"));
+          localWrites[i] = time(() -> a.write("set", near, near, new Scores.SetVal(near, 1)));
+          remoteWrites[i] = time(() -> a.write("set", far, far, new Scores.SetVal(far, 1)));
+          localGets[i] = time(() -> a.get("range", near, near));
+          remoteGets[i] = time(() -> a.get("range", far, far));
         }
         if (pass == 1) {
           System.out.printf(
@@ -90,7 +90,7 @@ class ForwardingLatencyProbe {
               () -> {
                 for (int i = first; i < first + ROUNDS / threads; i++) {
                   int id = row.applyAsInt(i);
-                  micros[i] = time(() -> process.write(id, id, "set", new Scores.SetVal(id, 2)));
+                  micros[i] = time(() -> process.write("set", id, id, new Scores.SetVal(id, 2)));
                 }
               });
       running.add(thread);

@@ -92,7 +92,7 @@ class LateOwnerStatementIT {
             CompletableFuture.supplyAsync(
                 () -> {
                   try {
-                    a.write(3, 3, "set", new Scores.SetVal(3, 7));
+                    a.write("set", 3, 3, new Scores.SetVal(3, 7));
                     return "done";
                   } catch (RuntimeException failed) {
                     return failed.getClass().getSimpleName();
@@ -109,11 +109,11 @@ class LateOwnerStatementIT {
                     .command("set", pausing(fence, new CountDownLatch(1), null))
                     .build()) {
           await(() -> b.servedRanges().size() == 1);
-          assertThat(val(b.get(3, 3, "range"))).as("B's first read, cached").isZero();
+          assertThat(val(b.get("range", 3, 3))).as("B's first read, cached").isZero();
 
           goOn.countDown();
           String ended = write.get(LONG.toSeconds(), TimeUnit.SECONDS);
-          Outcome outcome = new Outcome(ended, stored(database), val(b.get(3, 3, "range")));
+          Outcome outcome = new Outcome(ended, stored(database), val(b.get("range", 3, 3)));
           // Refused rather than black-holed: A's close gives up on ZooKeeper at once instead of
           // waiting out its connection timeout.
           zkOfA.cut();

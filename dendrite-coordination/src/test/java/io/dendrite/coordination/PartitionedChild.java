@@ -221,13 +221,13 @@ public final class PartitionedChild {
     long start = System.nanoTime();
     if (random.nextInt(5) < 2) {
       lines.incrementing(id, start);
-      dendrite.write(id, id, "change", BufferedScores.inc(id));
+      dendrite.write("change", id, id, BufferedScores.inc(id));
       lines.incremented(id, start, System.nanoTime());
       return;
     }
     long value = versions.incrementAndGet();
     lines.writing(id, value, start);
-    dendrite.write(id, id, "change", BufferedScores.set(id, value));
+    dendrite.write("change", id, id, BufferedScores.set(id, value));
     lines.wrote(id, value, start, System.nanoTime());
   }
 
@@ -238,7 +238,7 @@ public final class PartitionedChild {
     int lower = random.nextInt(ROWS);
     int upper = Math.min(ROWS - 1, lower + random.nextInt(6));
     long start = System.nanoTime();
-    List<Scores.Score> rows = dendrite.get(lower, upper, "range");
+    List<Scores.Score> rows = dendrite.get("range", lower, upper);
     long end = System.nanoTime();
     lines.read(
         lower,
@@ -264,9 +264,9 @@ public final class PartitionedChild {
     // Before the write: if it never returns, the checker must allow its value from now on.
     lines.writing(id, value, start);
     if (value == null) {
-      dendrite.write(id, id, "remove", id);
+      dendrite.write("remove", id, id, id);
     } else {
-      dendrite.write(id, id, "set", new Scores.SetVal(id, value));
+      dendrite.write("set", id, id, new Scores.SetVal(id, value));
     }
     lines.wrote(id, value, start, System.nanoTime());
   }

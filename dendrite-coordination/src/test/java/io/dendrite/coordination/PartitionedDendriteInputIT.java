@@ -53,35 +53,35 @@ class PartitionedDendriteInputIT {
       assertThat(dendrite.awaitSettled(1, Duration.ofSeconds(30))).isTrue();
       assertThat(dendrite.servedRanges()).hasSize(6);
 
-      assertThatThrownBy(() -> dendrite.write(8, 12, "set", new Scores.SetVal(8, 1)))
+      assertThatThrownBy(() -> dendrite.write("set", 8, 12, new Scores.SetVal(8, 1)))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("a write must lie in one range")
           .hasMessageContaining("the next starts at 10");
-      assertThatThrownBy(() -> dendrite.write(3, 3, "upsert", new Scores.SetVal(3, 1)))
+      assertThatThrownBy(() -> dendrite.write("upsert", 3, 3, new Scores.SetVal(3, 1)))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("no write command registered as \"upsert\"");
-      assertThatThrownBy(() -> dendrite.write(3, 3, "set", "three"))
+          .hasMessageContaining("no write command named \"upsert\"");
+      assertThatThrownBy(() -> dendrite.write("set", 3, 3, "three"))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("takes " + Scores.SetVal.class.getName())
+          .hasMessageContaining("takes a " + Scores.SetVal.class.getName())
           .hasMessageContaining("java.lang.String");
-      assertThatThrownBy(() -> dendrite.get(5, 2, "range"))
+      assertThatThrownBy(() -> dendrite.get("range", 5, 2))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("greater than upperBound");
-      assertThatThrownBy(() -> dendrite.get(0, 60, "range"))
+      assertThatThrownBy(() -> dendrite.get("range", 0, 60))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("above the domain's maximum 59");
-      assertThatThrownBy(() -> dendrite.get(0, 5, "scan"))
+      assertThatThrownBy(() -> dendrite.get("scan", 0, 5))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("no query registered as \"scan\"");
+          .hasMessageContaining("no query named \"scan\"");
       assertThat(table).as("nothing was written").isEmpty();
 
-      assertThatThrownBy(() -> dendrite.get(0, 5, "broken"))
+      assertThatThrownBy(() -> dendrite.get("broken", 0, 5))
           .isInstanceOf(DataStoreException.class)
           .hasMessageContaining("the table is gone");
 
-      dendrite.write(12, 12, "set", new Scores.SetVal(12, 7));
-      assertThat(dendrite.get(8, 14, "range")).containsExactly(new Scores.Score(12, 7, 0));
-      assertThat(dendrite.get(8, 14, "range")).containsExactly(new Scores.Score(12, 7, 0));
+      dendrite.write("set", 12, 12, new Scores.SetVal(12, 7));
+      assertThat(dendrite.get("range", 8, 14)).containsExactly(new Scores.Score(12, 7, 0));
+      assertThat(dendrite.get("range", 8, 14)).containsExactly(new Scores.Score(12, 7, 0));
       assertThat(dendrite.metrics().servedHere()).isPositive();
     }
   }

@@ -54,8 +54,8 @@ class UnpassableFenceIT {
         assertThat(dendrite.servedRanges())
             .as("the fenced-out range is given up, the other one served")
             .containsExactly("scores.id.1");
-        dendrite.write(12, 12, "set", new Scores.SetVal(12, 7));
-        assertThat(dendrite.get(10, 14, "range")).containsExactly(new Scores.Score(12, 7, 0));
+        dendrite.write("set", 12, 12, new Scores.SetVal(12, 7));
+        assertThat(dendrite.get("range", 10, 14)).containsExactly(new Scores.Score(12, 7, 0));
       }
       assertThat(Duration.ofNanos(System.nanoTime() - started))
           .as("nothing spun forever: the process closed")

@@ -265,10 +265,10 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
     /**
      * Binds {@code query} under {@code name}: a {@link Dendrite#get get} naming it runs it on a miss.
      *
-     * @throws IllegalArgumentException if {@code name} is blank or already bound
+     * @throws IllegalArgumentException if {@code name} breaks {@link BoundNames}' rule or is bound already
      */
     public Builder<K, R> query(String name, RangeQuery<K, R> query) {
-      bind(queries, name, Objects.requireNonNull(query, "query"));
+      BoundNames.bind(queries, name, Objects.requireNonNull(query, "query"));
       return this;
     }
 
@@ -276,20 +276,11 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
      * Binds the write command {@code kind} under {@code name}: a {@link Dendrite#write write} naming it runs it with
      * the write's argument, which must be of the kind's {@link WriteCommand#type type}.
      *
-     * @throws IllegalArgumentException if {@code name} is blank or already bound
+     * @throws IllegalArgumentException if {@code name} breaks {@link BoundNames}' rule or is bound already
      */
     public Builder<K, R> command(String name, WriteCommand<K, R, ?> kind) {
-      bind(commands, name, Objects.requireNonNull(kind, "kind"));
+      BoundNames.bind(commands, name, Objects.requireNonNull(kind, "kind"));
       return this;
-    }
-
-    private static <T> void bind(Map<String, T> bound, String name, T value) {
-      if (name == null || name.isBlank()) {
-        throw new IllegalArgumentException("a name is required, got \"" + name + "\"");
-      }
-      if (bound.putIfAbsent(name, value) != null) {
-        throw new IllegalArgumentException(name + " is bound already");
-      }
     }
 
     /**

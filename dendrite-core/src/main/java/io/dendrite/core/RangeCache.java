@@ -152,39 +152,22 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
 
   @Override
   public List<R> get(String query, K lowerBound, K upperBound) {
-    RangeQuery<K, R> bound = queries.get(query);
-    if (bound == null) {
-      throw new IllegalArgumentException(
-          "no query named " + query + " on " + rangeName + "; bound: " + queries.keySet());
-    }
-    return get(lowerBound, upperBound, bound);
+    return get(lowerBound, upperBound, BoundNames.lookUp(queries, "query", query, rangeName));
   }
 
   @Override
   public <C> void write(String command, K lowerBound, K upperBound, C argument) {
-    WriteCommand<K, R, ?> bound = commands.get(command);
-    if (bound == null) {
-      throw new IllegalArgumentException(
-          "no write command named "
-              + command
-              + " on "
-              + rangeName
-              + "; bound: "
-              + commands.keySet());
-    }
-    writeBound(bound, lowerBound, upperBound, argument);
+    writeBound(
+        command,
+        BoundNames.lookUp(commands, "write command", command, rangeName),
+        lowerBound,
+        upperBound,
+        argument);
   }
 
   private <C> void writeBound(
-      WriteCommand<K, R, C> kind, K lowerBound, K upperBound, Object argument) {
-    if (!kind.type().isInstance(argument)) {
-      throw new IllegalArgumentException(
-          "a write command of "
-              + kind.type().getName()
-              + " cannot write "
-              + (argument == null ? "null" : "a " + argument.getClass().getName()));
-    }
-    write(lowerBound, upperBound, kind.type().cast(argument), kind);
+      String name, WriteCommand<K, R, C> kind, K lowerBound, K upperBound, Object argument) {
+    write(lowerBound, upperBound, BoundNames.argument(name, kind.type(), argument), kind);
   }
 
   /**

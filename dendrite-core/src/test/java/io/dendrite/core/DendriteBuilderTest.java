@@ -63,7 +63,7 @@ class DendriteBuilderTest {
         .hasMessage("set is bound already");
     assertThatThrownBy(() -> builder.query(" ", (lb, ub) -> List.of()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("a name is required");
+        .hasMessageContaining("a name must be 1 to 200 characters, not blank");
   }
 
   @Test

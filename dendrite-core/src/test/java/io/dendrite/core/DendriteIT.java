@@ -136,13 +136,16 @@ class DendriteIT {
 
       assertThatThrownBy(() -> dendrite.get("top", 0, 9))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("no query named top on scores.id; bound: [scores]");
+          .hasMessageContaining("no query named \"top\" on scores.id; bound: [scores]");
       assertThatThrownBy(() -> dendrite.write("delete", 5, 5, new ScoreRow(5, 0)))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("no write command named delete on scores.id; bound: [set]");
+          .hasMessageContaining("no write command named \"delete\" on scores.id; bound: [set]");
       assertThatThrownBy(() -> dendrite.write("set", 5, 5, "5:0"))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("cannot write a java.lang.String");
+          .hasMessageContaining(
+              "write command \"set\" takes a "
+                  + ScoreRow.class.getName()
+                  + ", got a java.lang.String");
       assertThat(table.range(5, 5)).containsExactly(new ScoreRow(5, 999));
     }
   }

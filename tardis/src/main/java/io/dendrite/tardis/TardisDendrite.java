@@ -1,5 +1,6 @@
 package io.dendrite.tardis;
 
+import io.dendrite.core.BoundNames;
 import io.dendrite.core.CacheUpdate;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteMetrics;
@@ -14,7 +15,9 @@ import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.internal.LeaseLostException;
 import io.dendrite.writeback.range.RangeWriteBack;
 import io.dendrite.writeback.store.Entity;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -40,7 +43,7 @@ import java.util.function.UnaryOperator;
  * @param <K> the range attribute's type
  * @param <R> the row type
  */
-public final class TardisDendrite<K extends Comparable<? super K>, R> implements AutoCloseable {
+public final class TardisDendrite<K extends Comparable<? super K>, R> implements Dendrite<K, R> {
   private final TardisCore core;
   private final RangeWriteBack<K> buffered;
   private final RangeCache<K, R> dendrite;
@@ -49,9 +52,21 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
   private final Function<Entity, R> rowOf;
   private final Function<DocumentChanges, CacheUpdate<K, R>> cacheUpdates;
   private final boolean useTheIndex;
+  private final Map<String, Boolean> queries;
+  private final Map<String, Command<?>> commands;
+
+  /** A write command bound by name: its argument's type, and the document changes an argument makes. */
+  private record Command<C>(Class<C> type, Function<? super C, DocumentChanges> changes) {
+    DocumentChanges changesOf(String name, Object argument) {
+      return Objects.requireNonNull(
+          changes.apply(BoundNames.argument(name, type, argument)), "the command's changes");
+    }
+  }
 
   private TardisDendrite(Builder<K, R> builder, TardisCore core) {
     this.core = core;
+    this.queries = Map.copyOf(builder.queries);
+    this.commands = Map.copyOf(builder.commands);
     this.collection = builder.collection;
     this.domain = builder.domain;
     this.rowOf = builder.rowOf;
@@ -159,6 +174,35 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
         cacheUpdates == null ? null : cacheUpdates.apply(changes));
   }
 
+  /**
+   * {@link #get(Comparable, Comparable)} under a name bound with {@link Builder#query}.
+   *
+   * @throws IllegalArgumentException if no query is bound under {@code query}
+   */
+  @Override
+  public List<R> get(String query, K lowerBound, K upperBound) {
+    BoundNames.lookUp(queries, "query", query, rangeName());
+    return get(lowerBound, upperBound);
+  }
+
+  /**
+   * {@link #write(Comparable, Comparable, DocumentChanges)} of the changes the command bound under {@code command}
+   * ({@link Builder#command}) makes of {@code argument}.
+   *
+   * @throws IllegalArgumentException if no command is bound under {@code command} or {@code argument} is not of its
+   *     type; nothing changed
+   */
+  @Override
+  public <C> void write(String command, K lowerBound, K upperBound, C argument) {
+    Command<?> bound = BoundNames.lookUp(commands, "write command", command, rangeName());
+    write(lowerBound, upperBound, bound.changesOf(command, argument));
+  }
+
+  @Override
+  public String rangeName() {
+    return collection + "." + domain;
+  }
+
   /** A get's or write's interval: it depends on the buffered writes whose intervals overlap it. */
   private TardisCore.Subject range(K lowerBound, K upperBound) {
     Interval<K> interval = Interval.of(lowerBound, upperBound);
@@ -240,6 +284,8 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     private Function<DocumentChanges, CacheUpdate<K, R>> cacheUpdates;
     private UnaryOperator<Dendrite.Builder<K, R>> dendriteSettings = UnaryOperator.identity();
     private boolean useTheIndex = true;
+    private final Map<String, Boolean> queries = new LinkedHashMap<>();
+    private final Map<String, Command<?>> commands = new LinkedHashMap<>();
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
       this.type = Objects.requireNonNull(type, "type");
@@ -277,6 +323,34 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     /** How a document the data store returns becomes a row (required). */
     public Builder<K, R> rowOf(Function<Entity, R> rowOf) {
       this.rowOf = Objects.requireNonNull(rowOf, "rowOf");
+      return this;
+    }
+
+    /**
+     * Binds the range's documents, read from the data store and made rows by {@link #rowOf}, under {@code name}: a
+     * {@link Dendrite#get get} naming it reads them. (A TARDIS range reads its documents only: it must know what a
+     * miss depends on to apply the buffered writes first.)
+     *
+     * @throws IllegalArgumentException if {@code name} is blank or already bound
+     */
+    public Builder<K, R> query(String name) {
+      BoundNames.bind(queries, name, Boolean.TRUE);
+      return this;
+    }
+
+    /**
+     * Binds a write command under {@code name}: a {@link Dendrite#write write} naming it writes the document changes
+     * {@code changes} makes of its argument, which must be a {@code type}.
+     *
+     * @throws IllegalArgumentException if {@code name} is blank or already bound
+     */
+    public <C> Builder<K, R> command(
+        String name, Class<C> type, Function<? super C, DocumentChanges> changes) {
+      BoundNames.bind(
+          commands,
+          name,
+          new Command<>(
+              Objects.requireNonNull(type, "type"), Objects.requireNonNull(changes, "changes")));
       return this;
     }
 

@@ -5,6 +5,7 @@ import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
@@ -139,6 +140,35 @@ class TardisDendriteIT {
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(name(4)).isEqualTo("u4");
     assertThat(ranges.metrics().failedWritesAbsorbed()).isZero();
+  }
+
+  /** A rename of the rows in [first, last], as a caller's command: what a named write carries. */
+  record Rename(long first, long last, String name) {}
+
+  @Test
+  void namedReadsAndWritesGoThroughTheSameInterfaceAsEveryDendrite() throws Exception {
+    Dendrite<Long, NamedRow> ranges =
+        ranges(
+            tardis -> tardis.arWorkers(1),
+            range ->
+                range
+                    .query("byPos")
+                    .command("rename", Rename.class, r -> names(r.first(), r.last(), r.name())));
+    assertThat(ranges.get("byPos", 0L, 9L)).hasSize(10);
+    faulty.down.set(true);
+
+    ranges.write("rename", 4L, 5L, new Rename(4, 5, "named while down"));
+
+    assertThat(ranges.get("byPos", 0L, 9L)).contains(new NamedRow(4, "named while down"));
+    assertThatThrownBy(() -> ranges.get("byName", 0L, 9L))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no query named \"byName\" on ranged.pos; bound: [byPos]");
+    assertThatThrownBy(() -> ranges.write("rename", 4L, 5L, "x"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("write command \"rename\" takes a " + Rename.class.getName());
+    faulty.down.set(false);
+    awaitRecovered((TardisDendrite<Long, NamedRow>) ranges);
+    assertThat(name(5)).isEqualTo("named while down");
   }
 
   @Test
