@@ -1,7 +1,9 @@
 package io.dendrite.ycsb;
 
 import io.dendrite.coordination.ForwardingSecurity;
+import io.dendrite.coordination.ManyProcesses;
 import io.dendrite.coordination.PartitionedDendrite;
+import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.OwnedRange;
 import io.dendrite.core.WriteCommand;
@@ -108,16 +110,10 @@ final class PartitionedBackend implements RecordBackend {
       RecordChangeRecords records = new RecordChangeRecords(table);
       long domainMax =
           properties.number(DOMAIN_MAX, 2 * properties.number("recordcount", 1000, 1), 1);
-      PartitionedDendrite.Builder<Long, YcsbRecord> builder =
-          PartitionedDendrite.builder(DomainType.LONG, new RecordCodec())
-              .collection(table.name())
-              .domain(RecordTable.NUMBER)
-              .range(0L, domainMax)
-              .ranges(properties.integer(RANGES, 12, 1))
-              .cache(cache)
-              .query(SCAN, store::scan)
-              .zooKeeper(
+      ManyProcesses processes =
+          ManyProcesses.overZooKeeper(
                   properties.optional(ZOOKEEPER).orElseThrow(), properties.string(SERVICE, "ycsb"))
+              .ranges(properties.integer(RANGES, 12, 1))
               .sessionTimeout(Duration.ofMillis(properties.number(SESSION_MS, 10_000, 100)))
               .forwardingThreads(forwardingThreads(properties))
               .forwardingSecurity(
@@ -125,53 +121,52 @@ final class PartitionedBackend implements RecordBackend {
                       .optional(FORWARDING_SECRET_FILE)
                       .map(file -> ForwardingSecurity.sharedSecret(Path.of(file)))
                       .orElseGet(ForwardingSecurity::unauthenticatedOnLoopback));
-      properties.optional(MEMBER).ifPresent(builder::member);
+      properties.optional(MEMBER).ifPresent(processes::member);
+      Dendrite.Builder<Long, YcsbRecord> builder =
+          Dendrite.builder(DomainType.LONG, new RecordCodec())
+              .collection(table.name())
+              .domain(RecordTable.NUMBER)
+              .range(0L, domainMax)
+              .cache(cache)
+              .maxSharedFraction(beta)
+              .nearCacheMaxBytes(DendriteBackend.nearCacheBytes(properties))
+              .changeRecords(records)
+              .query(SCAN, store::scan)
+              .command(CHANGE, command(records, store))
+              .deployment(processes);
       if (policy == WritePolicy.WRITE_BACK) {
         IqClient rangeCache = cache;
-        builder
-            .dendrite(
-                settings ->
-                    settings
-                        .maxSharedFraction(beta)
-                        .nearCacheMaxBytes(DendriteBackend.nearCacheBytes(properties))
-                        .changeRecords(records))
-            .writeBack(
-                (OwnedRange range) -> {
-                  WriteBack engine =
-                      DendriteBackend.engineSettings(properties, rangeCache, store)
-                          .ownedRange(range)
-                          // One range's share of a process's writes: one drain thread and a
-                          // few partitions, rather than the whole engine's settings per range.
-                          .drainThreads(1)
-                          .partitions(4)
-                          .drainOnClose(Duration.ZERO)
-                          .build();
-                  engines.add(engine);
-                  return RangeWriteBack.builder(DomainType.LONG)
-                      .writeBack(engine)
-                      .documentAttribute(key -> RecordKey.number(String.valueOf(key.id())))
-                      .collection(range.collection())
-                      .domain(range.domain())
+        processes.writeBack(
+            (OwnedRange range) -> {
+              WriteBack engine =
+                  DendriteBackend.engineSettings(properties, rangeCache, store)
+                      .ownedRange(range)
+                      // One range's share of a process's writes: one drain thread and a
+                      // few partitions, rather than the whole engine's settings per range.
+                      .drainThreads(1)
+                      .partitions(4)
+                      .drainOnClose(Duration.ZERO)
                       .build();
-                },
-                Map.of(CHANGE, command(records, store)));
+              engines.add(engine);
+              return RangeWriteBack.builder(DomainType.LONG)
+                  .writeBack(engine)
+                  .documentAttribute(key -> RecordKey.number(String.valueOf(key.id())))
+                  .collection(range.collection())
+                  .domain(range.domain())
+                  .build();
+            });
       } else {
-        builder
-            .dendrite(
-                settings ->
-                    settings
-                        .writePolicy(policy)
-                        .maxSharedFraction(beta)
-                        .nearCacheMaxBytes(DendriteBackend.nearCacheBytes(properties))
-                        .changeRecords(records))
-            .command(CHANGE, command(records, store));
+        builder.writePolicy(policy);
       }
-      PartitionedDendrite<Long, YcsbRecord> dendrite = builder.build();
-      int processes = properties.integer(PROCESSES, 1, 1);
+      // The deployment is ManyProcesses: what it builds is a PartitionedDendrite, whose
+      // settling and counts the stats file reports.
+      PartitionedDendrite<Long, YcsbRecord> dendrite =
+          (PartitionedDendrite<Long, YcsbRecord>) builder.build();
+      int count = properties.integer(PROCESSES, 1, 1);
       try {
-        if (!dendrite.awaitSettled(processes, Duration.ofSeconds(60))) {
+        if (!dendrite.awaitSettled(count, Duration.ofSeconds(60))) {
           System.err.println(
-              "dendrite: the ranges did not settle over " + processes + " processes in 60 s");
+              "dendrite: the ranges did not settle over " + count + " processes in 60 s");
         }
       } catch (InterruptedException interrupted) {
         Thread.currentThread().interrupt();

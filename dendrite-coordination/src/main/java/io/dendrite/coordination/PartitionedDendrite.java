@@ -192,8 +192,11 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     }
   }
 
-  /** Starts building a PartitionedDendrite for an attribute of type {@code type} whose rows {@code rows} encodes. */
-  public static <K extends Comparable<? super K>, R> Builder<K, R> builder(
+  /**
+   * Starts building a PartitionedDendrite for an attribute of type {@code type} whose rows {@code rows} encodes. For
+   * this module's tests; an application deploys a {@link Dendrite} with {@link ManyProcesses}.
+   */
+  static <K extends Comparable<? super K>, R> Builder<K, R> builder(
       DomainType<K> type, RowCodec<K, R> rows) {
     return new Builder<>(type, rows);
   }
@@ -611,7 +614,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
    * @param <K> the attribute's type
    * @param <R> the row type
    */
-  public static final class Builder<K extends Comparable<? super K>, R> {
+  static final class Builder<K extends Comparable<? super K>, R> {
     private final DomainType<K> type;
     private final RowCodec<K, R> rows;
     private String collection;

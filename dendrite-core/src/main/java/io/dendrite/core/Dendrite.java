@@ -61,6 +61,40 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
   }
 
   /**
+   * How a Dendrite is deployed ({@link Builder#deployment}): builds it from the builder's settings. The default, one
+   * process, needs none.
+   */
+  @FunctionalInterface
+  interface Deployment {
+    /**
+     * Builds the Dendrite {@code settings} describe.
+     *
+     * @throws IllegalStateException if a setting this deployment needs is missing or conflicts with another
+     */
+    <K extends Comparable<? super K>, R> Dendrite<K, R> deploy(Settings<K, R> settings);
+  }
+
+  /**
+   * What every deployment reads from a {@link Builder}: the range, the cache servers and the bindings, and a copy of
+   * the builder for each {@link RangeCache} the deployment builds ({@code rangeCache}, whose range, coordinator and
+   * cache the deployment then sets).
+   *
+   * @param min the domain's smallest value, or null when none was given
+   * @param max the domain's largest value, or null when none was given
+   */
+  record Settings<K extends Comparable<? super K>, R>(
+      DomainType<K> type,
+      RowCodec<K, R> rows,
+      String collection,
+      String domain,
+      K min,
+      K max,
+      IqClient cache,
+      Map<String, RangeQuery<K, R>> queries,
+      Map<String, WriteCommand<K, R, ?>> commands,
+      java.util.function.Supplier<Builder<K, R>> rangeCache) {}
+
+  /**
    * Configures a {@link Dendrite}: the range, the cache servers, the write policy, the queries and write commands
    * by name.
    *
@@ -90,6 +124,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
     long nearCacheBytes = RangeCache.DEFAULT_NEAR_CACHE_BYTES;
     final Map<String, RangeQuery<K, R>> queries = new LinkedHashMap<>();
     final Map<String, WriteCommand<K, R, ?>> commands = new LinkedHashMap<>();
+    Deployment deployment;
     boolean writesDropNearCopies = true;
     boolean nearOnlyCopiesDeleteServersCopies = true;
 
@@ -284,6 +319,49 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
     }
 
     /**
+     * How the Dendrite is deployed: by default in this process alone, which claims the range in the cache tier and
+     * refuses a second owner; {@code ManyProcesses} (module {@code dendrite-coordination}) splits the domain into
+     * ranges that the service's processes own one at a time through ZooKeeper, forwarding to each other. The queries,
+     * commands and every other setting here hold for every deployment, so changing it changes no call site.
+     */
+    public Builder<K, R> deployment(Deployment deployment) {
+      this.deployment = Objects.requireNonNull(deployment, "deployment");
+      return this;
+    }
+
+    /**
+     * A new builder with these settings, the bindings and the deployment included: for deployments that build one
+     * {@link RangeCache} per range from a template.
+     */
+    public Builder<K, R> copy() {
+      Builder<K, R> copy = new Builder<>(type, rows);
+      copy.collection = collection;
+      copy.domain = domain;
+      copy.min = min;
+      copy.max = max;
+      copy.cache = cache;
+      copy.coordinator = coordinator;
+      copy.policy = policy;
+      copy.writeBuffer = writeBuffer;
+      copy.changeRecords = changeRecords;
+      copy.beta = beta;
+      copy.alpha = alpha;
+      copy.intervalLeaseLifetime = intervalLeaseLifetime;
+      copy.intervalLeaseTimeout = intervalLeaseTimeout;
+      copy.leasesEnabled = leasesEnabled;
+      copy.ownershipGuarded = ownershipGuarded;
+      copy.repairLapsedWrites = repairLapsedWrites;
+      copy.dropCached = dropCached;
+      copy.nearCacheBytes = nearCacheBytes;
+      copy.writesDropNearCopies = writesDropNearCopies;
+      copy.nearOnlyCopiesDeleteServersCopies = nearOnlyCopiesDeleteServersCopies;
+      copy.queries.putAll(queries);
+      copy.commands.putAll(commands);
+      copy.deployment = deployment;
+      return copy;
+    }
+
+    /**
      * Test-only: claims the range from the coordinator without the cache tier, as before the ownership guard, to show
      * that two owners of one range serve stale results.
      */
@@ -332,7 +410,27 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
      * @throws IllegalStateException if a required setting is missing or the range is owned elsewhere
      */
     public Dendrite<K, R> build() {
-      return buildRangeCache();
+      if (deployment == null) {
+        return buildRangeCache();
+      }
+      checkSettings();
+      if (writeBuffer != null) {
+        throw new IllegalStateException(
+            "writeBack(buffer, commands) gives one process's buffer; a deployment over many processes takes"
+                + " the buffers it makes per range");
+      }
+      return deployment.deploy(
+          new Settings<>(
+              type,
+              rows,
+              collection,
+              domain,
+              min,
+              max,
+              cache,
+              Map.copyOf(queries),
+              Map.copyOf(commands),
+              this::copy));
     }
 
     /**

@@ -1,0 +1,100 @@
+package io.dendrite.coordination;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dendrite.core.Dendrite;
+import io.dendrite.core.DomainType;
+import io.dendrite.core.RangeCache;
+import io.dendrite.core.WritePolicy;
+import io.dendrite.testsupport.RealServers;
+import io.dendrite.testsupport.ZooKeeperAddress;
+import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * One builder, two deployments: the same settings and the same call sites serve a Dendrite of one process and one of
+ * a service's processes ({@link ManyProcesses}); only {@link Dendrite.Builder#deployment} differs. Real ZooKeeper and
+ * IQ servers, an in-memory table.
+ */
+@ExtendWith(RealServers.class)
+class DeploymentsIT {
+
+  @Test
+  void theSameCallSitesServeOneProcessAndManyProcesses(ZooKeeperAddress zk) throws Exception {
+    Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
+      try (Dendrite<Integer, Scores.Score> alone = scores(cacheTier, table).build()) {
+        assertThat(alone).isInstanceOf(RangeCache.class);
+        readWriteRead(alone, 5);
+      }
+      try (Dendrite<Integer, Scores.Score> service =
+          scores(cacheTier, table)
+              .deployment(
+                  ManyProcesses.overZooKeeper(zk.connectString(), zk.service())
+                      .ranges(3)
+                      .sessionTimeout(Duration.ofSeconds(3))
+                      .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()))
+              .build()) {
+        PartitionedDendrite<Integer, Scores.Score> partitioned =
+            (PartitionedDendrite<Integer, Scores.Score>) service;
+        assertThat(partitioned.awaitSettled(1, Duration.ofSeconds(30))).isTrue();
+        assertThat(partitioned.ranges()).hasSize(3);
+        readWriteRead(service, 25);
+        assertThat(partitioned.metrics().servedHere()).isPositive();
+      }
+    }
+  }
+
+  @Test
+  void manyProcessesRefuseWhatTheyCannotSplitOrBuffer(ZooKeeperAddress zk) throws Exception {
+    Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
+    ManyProcesses processes =
+        ManyProcesses.overZooKeeper(zk.connectString(), zk.service())
+            .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback());
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
+      Dendrite.Builder<Integer, Scores.Score> withoutADomain =
+          Dendrite.builder(DomainType.INTEGER, Scores.CODEC)
+              .collection("scores")
+              .domain("id")
+              .cache(cacheTier.client)
+              .deployment(processes);
+      assertThatThrownBy(withoutADomain::build)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("range(min, max) is required with ManyProcesses");
+      assertThatThrownBy(() -> ManyProcesses.overZooKeeper("zk:2181", "s").ranges(0))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("ranges must be at least 1, got 0");
+    }
+    assertThat(table).isEmpty();
+  }
+
+  /** Settings every deployment shares: the domain, the cache, the policy, a query and a command, by name. */
+  private static Dendrite.Builder<Integer, Scores.Score> scores(
+      EmbeddedIqServers cacheTier, Map<Integer, Scores.Score> table) {
+    return Dendrite.builder(DomainType.INTEGER, Scores.CODEC)
+        .collection("scores")
+        .domain("id")
+        .range(0, 59)
+        .cache(cacheTier.client)
+        .writePolicy(WritePolicy.WRITE_THROUGH)
+        .query(
+            "range",
+            (lower, upper) ->
+                List.copyOf(PartitionedDendriteInputIT.subMap(table, lower, upper).values()))
+        .command("set", new InMemorySet(table));
+  }
+
+  /** A read that caches, a write through the cache, a read that sees it: the same calls for every deployment. */
+  private static void readWriteRead(Dendrite<Integer, Scores.Score> scores, int id) {
+    assertThat(scores.get("range", id, id + 4)).isEmpty();
+    scores.write("set", id + 2, id + 2, new Scores.SetVal(id + 2, 7));
+    assertThat(scores.get("range", id, id + 4)).containsExactly(new Scores.Score(id + 2, 7, 0));
+    assertThat(scores.rangeName()).isEqualTo("scores.id");
+  }
+}
