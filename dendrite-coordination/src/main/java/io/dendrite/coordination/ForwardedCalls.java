@@ -3,6 +3,7 @@ package io.dendrite.coordination;
 import io.dendrite.core.DataStoreException;
 import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.core.DendriteBusyException;
+import io.dendrite.core.OutcomeUnknownException;
 import io.dendrite.iq.client.IqException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -7,6 +7,8 @@ import io.dendrite.core.DendriteBusyException;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.Interval;
 import io.dendrite.core.LocalCoordinator;
+import io.dendrite.core.NotAppliedException;
+import io.dendrite.core.OutcomeUnknownException;
 import io.dendrite.core.OwnedRange;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.RangeQuery;
@@ -234,6 +236,14 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
    */
   @Override
   public <C> void write(String kind, K lowerBound, K upperBound, C command) {
+    try {
+      writeNamed(kind, lowerBound, upperBound, command);
+    } catch (RuntimeException failure) {
+      throw NotAppliedException.orOutcomeUnknown(failure);
+    }
+  }
+
+  private <C> void writeNamed(String kind, K lowerBound, K upperBound, C command) {
     Interval<K> interval = interval(lowerBound, upperBound);
     WriteCommand<K, R, C> writeKind = kindOf(kind, command);
     List<RangeLayout.Part<K>> parts = layout.split(interval);

@@ -5,6 +5,7 @@ import io.dendrite.core.DomainType;
 import io.dendrite.core.FenceToken;
 import io.dendrite.core.Interval;
 import io.dendrite.core.LocalCoordinator;
+import io.dendrite.core.OutcomeUnknownException;
 import io.dendrite.core.OwnedRange;
 import io.dendrite.core.RangeCache;
 import io.dendrite.core.RangeNotOwnedException;

@@ -3,6 +3,7 @@ package io.dendrite.coordination;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.core.DendriteBusyException;
+import io.dendrite.core.OutcomeUnknownException;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.testsupport.MySqlTestDatabase;

@@ -40,10 +40,22 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
    * write-back, to the write buffer), deleting or updating every cached result set whose interval overlaps [{@code
    * lowerBound}, {@code upperBound}], the interval the write touches (before and after it).
    *
+   * <p>A write that fails throws one of two exceptions, whatever the deployment, and leaves the cache consistent
+   * either way; its cause says what happened:
+   *
+   * <ul>
+   *   <li>{@link NotAppliedException}: nothing changed, and the write may be retried as it is (leases stayed taken:
+   *       {@link DendriteBusyException}; the range's owner was fenced out or lost the range before writing; the
+   *       command said it changed nothing);
+   *   <li>{@link OutcomeUnknownException}: the write may or may not have been applied (the data store or the cache
+   *       tier failed while it was in flight, a forwarded write got no answer), so only the caller can tell whether
+   *       running it again is harmless.
+   * </ul>
+   *
    * @throws IllegalArgumentException if no command is bound under {@code command}, {@code argument} is not of its
    *     type, or a bound is bad (as {@link #get}); nothing changed
-   * @throws DataStoreException if the command failed (the cache is left consistent)
-   * @throws DendriteBusyException if conflicting writes held the interval past the lease timeout
+   * @throws NotAppliedException if the write failed having changed nothing
+   * @throws OutcomeUnknownException if the write failed and may have been applied
    */
   <C> void write(String command, K lowerBound, K upperBound, C argument);
 

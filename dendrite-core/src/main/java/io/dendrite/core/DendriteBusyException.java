@@ -5,7 +5,7 @@ package io.dendrite.core;
  * conflicting gets or writes, or a cache entry's Q lease held by another process. Nothing was changed;
  * the operation may be retried.
  */
-public final class DendriteBusyException extends RuntimeException {
+public final class DendriteBusyException extends NotAppliedException {
   /** A lease (or, across processes, a range's owner) stayed out of reach: {@code message} says which. */
   public DendriteBusyException(String message, Throwable cause) {
     super(message, cause);

@@ -157,12 +157,12 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
 
   @Override
   public <C> void write(String command, K lowerBound, K upperBound, C argument) {
-    writeBound(
-        command,
-        BoundNames.lookUp(commands, "write command", command, rangeName),
-        lowerBound,
-        upperBound,
-        argument);
+    WriteCommand<K, R, ?> kind = BoundNames.lookUp(commands, "write command", command, rangeName);
+    try {
+      writeBound(command, kind, lowerBound, upperBound, argument);
+    } catch (RuntimeException failure) {
+      throw NotAppliedException.orOutcomeUnknown(failure);
+    }
   }
 
   private <C> void writeBound(

@@ -200,10 +200,12 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
       Map<EntryIndex.Entry<K>, LocalResults.Copy<R>> rewritten = new LinkedHashMap<>();
       WriteBuffer.Stored stored = null;
       boolean allStaged = true;
+      boolean applying = false;
       try {
         if (buffering == null) {
           sendSwaps.values().forEach(Runnable::run);
           allStaged = awaitSwaps(stagedDeletes, swaps, staged, rewritten);
+          applying = true;
           CacheParts.run(() -> apply.apply(change), "apply");
         } else {
           stored = buffering.store();
@@ -217,7 +219,15 @@ final class RefreshingWrite<K extends Comparable<? super K>, R> implements Write
         }
         if (!transaction.servers().isEmpty()) {
           trips.add(transaction.servers().size());
-          transaction.release(); // the data store is unchanged: keep the old values
+          if (applying) {
+            // The data store may have taken the write all the same (a commit whose reply was
+            // lost fails too): the old values must not be served, so the targets go, unregistered
+            // first, and the next get refills them.
+            targets.forEach(index::remove);
+            common.settleEnd(transaction.deleteAndRelease(), targets);
+          } else {
+            transaction.release(); // the data store is unchanged: keep the old values
+          }
         }
         throw failed;
       }

@@ -150,6 +150,52 @@ class DendriteIT {
     }
   }
 
+  /** A failed named write says whether it was applied, whatever went wrong, and leaves no stale result cached. */
+  @Test
+  void aFailedNamedWriteSaysNotAppliedOrOutcomeUnknown() throws SQLException {
+    RowCodec<Integer, ScoreRow> rows =
+        RowCodec.ofRecord(ScoreRow.class, ScoreRow::id, ScoreRow::id);
+    try (Dendrite<Integer, ScoreRow> dendrite =
+        dendrite(
+            rows,
+            builder ->
+                builder
+                    .writePolicy(WritePolicy.WRITE_THROUGH)
+                    .query("scores", (lb, ub) -> table.range(lb, ub))
+                    .command(
+                        "setThenFail",
+                        WriteCommand.of(
+                            ScoreRow.class,
+                            row -> {
+                              table.set(row);
+                              throw new SQLException("the connection dropped during the commit");
+                            },
+                            row -> CacheUpdate.putting(rows, row)))
+                    .command(
+                        "refuse",
+                        WriteCommand.of(
+                            ScoreRow.class,
+                            row -> {
+                              throw new NotAppliedException("a negative score", null);
+                            },
+                            row -> CacheUpdate.putting(rows, row))))) {
+      dendrite.get("scores", 0, 9);
+
+      assertThatThrownBy(() -> dendrite.write("setThenFail", 5, 5, new ScoreRow(5, 999)))
+          .isInstanceOf(OutcomeUnknownException.class)
+          .hasCauseInstanceOf(DataStoreException.class)
+          .hasMessageContaining("the connection dropped during the commit");
+      assertThat(dendrite.get("scores", 0, 9))
+          .as("the cache holds what the database holds")
+          .contains(new ScoreRow(5, 999));
+
+      assertThatThrownBy(() -> dendrite.write("refuse", 6, 6, new ScoreRow(6, -1)))
+          .isExactlyInstanceOf(NotAppliedException.class)
+          .hasMessage("a negative score");
+      assertThat(dendrite.get("scores", 6, 6)).doesNotContain(new ScoreRow(6, -1));
+    }
+  }
+
   @Test
   void writeAroundDeletesEveryOverlappingEntry() {
     try (RangeCache<Integer, ScoreRow> dendrite = dendrite(WritePolicy.WRITE_AROUND, 1.0)) {

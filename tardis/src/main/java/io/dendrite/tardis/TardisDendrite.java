@@ -6,6 +6,7 @@ import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.Interval;
+import io.dendrite.core.NotAppliedException;
 import io.dendrite.core.RangeCache;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.RowCodec;
@@ -195,7 +196,12 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
   @Override
   public <C> void write(String command, K lowerBound, K upperBound, C argument) {
     Command<?> bound = BoundNames.lookUp(commands, "write command", command, rangeName());
-    write(lowerBound, upperBound, bound.changesOf(command, argument));
+    DocumentChanges changes = bound.changesOf(command, argument);
+    try {
+      write(lowerBound, upperBound, changes);
+    } catch (RuntimeException failure) {
+      throw NotAppliedException.orOutcomeUnknown(failure);
+    }
   }
 
   @Override
