@@ -10,7 +10,12 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * The lease path of two IQ server processes side by side, for a change to that path (e.g. one build against the
@@ -23,21 +28,57 @@ import java.util.concurrent.atomic.AtomicLong;
  * java -cp iq-bench/target/iq-bench.jar io.dendrite.iq.bench.LeaseCycles A-port A-pid B-port B-pid [rounds] [seconds]
  * </pre>
  */
-public final class LeaseCycles {
+@Command(
+    name = "LeaseCycles",
+    description = "The lease path of two IQ server processes side by side, rounds alternating.")
+public final class LeaseCycles implements Callable<Integer> {
   private static final int THREADS = 4;
   private static final int KEYS_PER_THREAD = 5_000;
 
+  @Parameters(index = "0", paramLabel = "A-port", description = "server A's port on 127.0.0.1")
+  private int portA;
+
+  @Parameters(index = "1", paramLabel = "A-pid", description = "server A's process id")
+  private long pidA;
+
+  @Parameters(index = "2", paramLabel = "B-port", description = "server B's port on 127.0.0.1")
+  private int portB;
+
+  @Parameters(index = "3", paramLabel = "B-pid", description = "server B's process id")
+  private long pidB;
+
+  @Parameters(
+      index = "4",
+      arity = "0..1",
+      paramLabel = "rounds",
+      defaultValue = "12",
+      description = "rounds, each running both servers (default ${DEFAULT-VALUE})")
+  private int rounds;
+
+  @Parameters(
+      index = "5",
+      arity = "0..1",
+      paramLabel = "seconds",
+      defaultValue = "6",
+      description = "seconds per server and round (default ${DEFAULT-VALUE})")
+  private int seconds;
+
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "this help")
+  private boolean help;
+
   private LeaseCycles() {}
 
-  public static void main(String[] args) throws Exception {
-    if (args.length < 4) {
-      System.err.println("usage: LeaseCycles A-port A-pid B-port B-pid [rounds 12] [seconds 6]");
-      System.exit(2);
-    }
-    int[] ports = {Integer.parseInt(args[0]), Integer.parseInt(args[2])};
-    long[] pids = {Long.parseLong(args[1]), Long.parseLong(args[3])};
-    int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 12;
-    int seconds = args.length > 5 ? Integer.parseInt(args[5]) : 6;
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new LeaseCycles()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    int[] ports = {portA, portB};
+    long[] pids = {pidA, pidB};
     run(ports[0], 3, 1_000);
     run(ports[1], 3, 1_000); // unmeasured warm-up of both
     long[] cycles = new long[2];
@@ -63,6 +104,7 @@ public final class LeaseCycles {
         "B/A: throughput %.3f, server CPU per cycle %.3f%n",
         cycles[1] / (double) cycles[0],
         (ticks[1] / (double) cycles[1]) / (ticks[0] / (double) cycles[0]));
+    return CommandLine.ExitCode.OK;
   }
 
   private static long run(int port, int seconds, int firstThread) throws InterruptedException {

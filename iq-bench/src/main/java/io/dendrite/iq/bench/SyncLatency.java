@@ -16,6 +16,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * What {@link IqClient} adds to one synchronous round trip: one thread does {@code get} of a preloaded value
@@ -29,32 +33,57 @@ import java.util.Optional;
  * </pre>
  * Without {@code --server} an IQ server is started inside this JVM.
  */
-public final class SyncLatency {
+@Command(
+    name = "SyncLatency",
+    description = "One thread's synchronous get through IqClient against a plain blocking socket.")
+public final class SyncLatency implements Callable<Integer> {
 
   private static final int[] VALUE_SIZES = {100, 5_000};
 
+  @Option(
+      names = "--server",
+      paramLabel = "host:port",
+      description = "the IQ server (default: one started inside this JVM)")
+  private ServerAddress server;
+
+  @Option(
+      names = "--requests",
+      paramLabel = "N",
+      defaultValue = "20000",
+      description = "gets per side per round (default ${DEFAULT-VALUE})")
+  private int requests;
+
+  @Option(
+      names = "--rounds",
+      paramLabel = "N",
+      defaultValue = "5",
+      description = "alternating rounds (default ${DEFAULT-VALUE})")
+  private int rounds;
+
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "this help")
+  private boolean help;
+
   private SyncLatency() {}
 
-  public static void main(String[] args) throws Exception {
-    String server = null;
-    int requests = 20_000;
-    int rounds = 5;
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      switch (args[i]) {
-        case "--server" -> server = args[i + 1];
-        case "--requests" -> requests = Integer.parseInt(args[i + 1]);
-        case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-        default -> throw new IllegalArgumentException("unknown option " + args[i]);
-      }
-    }
+  public static void main(String[] args) {
+    System.exit(
+        new CommandLine(new SyncLatency())
+            .registerConverter(ServerAddress.class, ServerAddress::parse)
+            .setOverwrittenOptionsAllowed(true)
+            .execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
     IqServer embedded =
         server == null
             ? IqServer.start(IqServerConfig.builder().port(0).memoryBytes(64L << 20).build())
             : null;
     ServerAddress address =
-        server != null
-            ? ServerAddress.parse(server)
-            : new ServerAddress("127.0.0.1", embedded.port());
+        server != null ? server : new ServerAddress("127.0.0.1", embedded.port());
     try (IqClient client = IqClient.builder().servers(List.of(address)).build();
         PlainSocket plain = new PlainSocket(address)) {
       System.out.printf(
@@ -111,6 +140,7 @@ public final class SyncLatency {
         embedded.close();
       }
     }
+    return CommandLine.ExitCode.OK;
   }
 
   private interface Get {
