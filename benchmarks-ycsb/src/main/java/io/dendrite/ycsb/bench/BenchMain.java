@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
  * files under {@code DENDRITE_SERVICES_DIR} (default {@code target/services}, as for {@code dev/services}).
  */
 @Command(
+    mixinStandardHelpOptions = true,
     name = "dev/bench",
     customSynopsis = {
       "dev/bench [options]",
@@ -186,12 +187,6 @@ public final class BenchMain implements Callable<Integer> {
               + "in the same regime. Needs a writable cgroup (v2 cpu.max or v1 cpu.cfs_quota_us); the"
               + " database is moved back out and the cgroup removed on exit")
   private String databaseCpus;
-
-  @Option(
-      names = {"-h", "--help"},
-      usageHelp = true,
-      description = "this help")
-  private boolean help;
 
   @Spec private CommandSpec spec;
 

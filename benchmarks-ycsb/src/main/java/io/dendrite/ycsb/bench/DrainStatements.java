@@ -26,7 +26,6 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -39,6 +38,7 @@ import picocli.CommandLine.Parameters;
  * server do not count, and neither does InnoDB's background work (page flushing, purge), alike for both drivers.
  */
 @Command(
+    mixinStandardHelpOptions = true,
     name = "dev/bench --drain-statements",
     description = "One drained row's client and database CPU with each MySQL driver, side by side.")
 public final class DrainStatements implements Callable<Integer> {
@@ -55,12 +55,6 @@ public final class DrainStatements implements Callable<Integer> {
       defaultValue = "100",
       description = "batches per measurement (default ${DEFAULT-VALUE})")
   private int batches;
-
-  @Option(
-      names = {"-h", "--help"},
-      usageHelp = true,
-      description = "this help")
-  private boolean help;
 
   private DrainStatements() {}
 

@@ -14,7 +14,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -29,6 +28,7 @@ import picocli.CommandLine.Parameters;
  * </pre>
  */
 @Command(
+    mixinStandardHelpOptions = true,
     name = "LeaseCycles",
     description = "The lease path of two IQ server processes side by side, rounds alternating.")
 public final class LeaseCycles implements Callable<Integer> {
@@ -62,12 +62,6 @@ public final class LeaseCycles implements Callable<Integer> {
       defaultValue = "6",
       description = "seconds per server and round (default ${DEFAULT-VALUE})")
   private int seconds;
-
-  @Option(
-      names = {"-h", "--help"},
-      usageHelp = true,
-      description = "this help")
-  private boolean help;
 
   private LeaseCycles() {}
 

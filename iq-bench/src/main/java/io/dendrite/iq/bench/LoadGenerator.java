@@ -61,6 +61,7 @@ import picocli.CommandLine.Spec;
  * per get/set shape on the IQ server once before the first round, for its JIT compiler.
  */
 @Command(
+    mixinStandardHelpOptions = true,
     name = "LoadGenerator",
     description =
         "The IQ server side by side with a stock memcached: throughput and each server's CPU "
@@ -651,12 +652,6 @@ public final class LoadGenerator implements Callable<Integer> {
         defaultValue = "3",
         description = "get/set rounds alternating the servers (default ${DEFAULT-VALUE})")
     int rounds;
-
-    @Option(
-        names = {"-h", "--help"},
-        usageHelp = true,
-        description = "this help")
-    boolean help;
 
     boolean iqChild() {
       return "child".equals(iq);

@@ -31,6 +31,7 @@ import picocli.CommandLine.Option;
  * </pre>
  */
 @Command(
+    mixinStandardHelpOptions = true,
     name = "SecurityCost",
     description =
         "Get/set throughput of an embedded IQ server: plain, with a login, through TLS, and both.")
@@ -58,12 +59,6 @@ public final class SecurityCost implements Callable<Integer> {
       defaultValue = "3",
       description = "measured rounds (default ${DEFAULT-VALUE})")
   private int rounds;
-
-  @Option(
-      names = {"-h", "--help"},
-      usageHelp = true,
-      description = "this help")
-  private boolean help;
 
   private SecurityCost() {}
 

@@ -34,6 +34,7 @@ import picocli.CommandLine.Option;
  * Without {@code --server} an IQ server is started inside this JVM.
  */
 @Command(
+    mixinStandardHelpOptions = true,
     name = "SyncLatency",
     description = "One thread's synchronous get through IqClient against a plain blocking socket.")
 public final class SyncLatency implements Callable<Integer> {
@@ -59,12 +60,6 @@ public final class SyncLatency implements Callable<Integer> {
       defaultValue = "5",
       description = "alternating rounds (default ${DEFAULT-VALUE})")
   private int rounds;
-
-  @Option(
-      names = {"-h", "--help"},
-      usageHelp = true,
-      description = "this help")
-  private boolean help;
 
   private SyncLatency() {}
 
