@@ -1,12 +1,11 @@
 package io.dendrite.ycsb.bench;
 
+import io.dendrite.iq.bench.ProcCpu;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.MySqlStore;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -144,20 +143,13 @@ public final class DrainStatements implements Callable<Integer> {
                     + " WHERE DB = DATABASE() AND ID <> CONNECTION_ID()");
         ResultSet rows = threads.executeQuery()) {
       while (rows.next()) {
-        try {
-          ticks +=
-              ProcCpu.processTicks(
-                  Files.readString(
-                      Path.of(
-                          "/proc",
-                          String.valueOf(databasePid),
-                          "task",
-                          String.valueOf(rows.getLong(1)),
-                          "stat")));
-        } catch (IOException e) {
-          throw new UncheckedIOException(
-              "cannot read the CPU of MariaDB's thread " + rows.getLong(1), e);
-        }
+        long thread = rows.getLong(1);
+        ticks +=
+            ProcCpu.threadTicks(databasePid, thread)
+                .orElseThrow(
+                    () ->
+                        new IllegalStateException(
+                            "cannot read the CPU of MariaDB's thread " + thread));
       }
     }
     return ticks;

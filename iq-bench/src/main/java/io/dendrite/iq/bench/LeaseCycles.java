@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
  * previous): rounds alternate between the servers (ABBA order), each running {@value #THREADS} connections of
  * synchronous lease cycles for a few seconds. A cycle is six commands on one key: {@code iqget} (a miss, an I lease),
  * {@code iqset} (the fill), {@code qaread} (a Q lease), {@code swap}, {@code commit} and {@code delete}. Reported:
- * cycles per second and the server's CPU per cycle ({@link ServerCpu}), and their ratios B/A.
+ * cycles per second and the server's CPU per cycle ({@link ProcCpu}), and their ratios B/A.
  *
  * <pre>
  * java -cp iq-bench/target/iq-bench.jar io.dendrite.iq.bench.LeaseCycles A-port A-pid B-port B-pid [rounds] [seconds]
@@ -80,13 +80,13 @@ public final class LeaseCycles implements Callable<Integer> {
     for (int round = 0; round < rounds; round++) {
       for (int step = 0; step < 2; step++) {
         int server = round % 2 == 0 ? step : 1 - step;
-        long before = ServerCpu.ticksOfProcess(pids[server]);
+        long before = ticksOf(pids[server]);
         long done = run(ports[server], seconds, round * THREADS);
-        ticks[server] += ServerCpu.ticksOfProcess(pids[server]) - before;
+        ticks[server] += ticksOf(pids[server]) - before;
         cycles[server] += done;
       }
     }
-    double ticksPerSecond = 100; // USER_HZ on Linux
+    double ticksPerSecond = ProcCpu.clockTicksPerSecond().orElse(100); // Linux's USER_HZ is 100
     for (int server = 0; server < 2; server++) {
       System.out.printf(
           "%s: %.0f cycles/s, %.1f us server CPU per cycle%n",
@@ -99,6 +99,11 @@ public final class LeaseCycles implements Callable<Integer> {
         cycles[1] / (double) cycles[0],
         (ticks[1] / (double) cycles[1]) / (ticks[0] / (double) cycles[0]));
     return CommandLine.ExitCode.OK;
+  }
+
+  private static long ticksOf(long pid) {
+    return ProcCpu.processTicks(pid)
+        .orElseThrow(() -> new IllegalStateException("cannot read /proc/" + pid + "/stat"));
   }
 
   private static long run(int port, int seconds, int firstThread) throws InterruptedException {
