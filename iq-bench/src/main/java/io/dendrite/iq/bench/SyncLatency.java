@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,6 +41,9 @@ import picocli.CommandLine.Option;
 public final class SyncLatency implements Callable<Integer> {
 
   private static final int[] VALUE_SIZES = {100, 5_000};
+
+  /** Latencies kept to within 0.1 % of their value (three significant digits). */
+  private static final int SIGNIFICANT_DIGITS = 3;
 
   @Option(
       names = "--server",
@@ -90,26 +94,20 @@ public final class SyncLatency implements Callable<Integer> {
         byte[] value = new byte[size];
         Arrays.fill(value, (byte) 'v');
         client.set(key, value, WriteOptions.DEFAULT);
-        long[] viaClient = new long[requests * rounds];
-        long[] viaSocket = new long[requests * rounds];
         for (int warmUp = 0; warmUp < 3; warmUp++) {
-          measure(() -> client.get(key), requests, new long[requests]);
-          measure(() -> plain.get(key, size), requests, new long[requests]);
+          measure(() -> client.get(key), requests, new Histogram(SIGNIFICANT_DIGITS));
+          measure(() -> plain.get(key, size), requests, new Histogram(SIGNIFICANT_DIGITS));
         }
+        Histogram viaClient = new Histogram(SIGNIFICANT_DIGITS);
+        Histogram viaSocket = new Histogram(SIGNIFICANT_DIGITS);
         long clientCpu = 0;
         long socketCpu = 0;
         for (int round = 0; round < rounds; round++) {
-          long[] c = new long[requests];
-          long[] s = new long[requests];
-          clientCpu += measure(() -> client.get(key), requests, c);
-          socketCpu += measure(() -> plain.get(key, size), requests, s);
-          System.arraycopy(c, 0, viaClient, round * requests, requests);
-          System.arraycopy(s, 0, viaSocket, round * requests, requests);
+          clientCpu += measure(() -> client.get(key), requests, viaClient);
+          socketCpu += measure(() -> plain.get(key, size), requests, viaSocket);
         }
-        Arrays.sort(viaClient);
-        Arrays.sort(viaSocket);
-        double c50 = micros(viaClient, 0.5);
-        double s50 = micros(viaSocket, 0.5);
+        double c50 = micros(viaClient, 50);
+        double s50 = micros(viaSocket, 50);
         double perRequest = 1_000.0 * requests * rounds;
         System.out.printf(
             Locale.ROOT,
@@ -118,8 +116,8 @@ public final class SyncLatency implements Callable<Integer> {
             c50,
             s50,
             c50 / s50,
-            micros(viaClient, 0.99),
-            micros(viaSocket, 0.99),
+            micros(viaClient, 99),
+            micros(viaSocket, 99),
             clientCpu / perRequest,
             socketCpu / perRequest);
       }
@@ -142,14 +140,14 @@ public final class SyncLatency implements Callable<Integer> {
     Object run() throws IOException;
   }
 
-  /** Fills {@code nanos} with each request's latency; returns the calling thread's CPU nanoseconds. */
-  private static long measure(Get get, int requests, long[] nanos) throws IOException {
+  /** Records each request's latency in {@code nanos}; returns the calling thread's CPU nanoseconds. */
+  private static long measure(Get get, int requests, Histogram nanos) throws IOException {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     long cpuAtStart = threads.getCurrentThreadCpuTime();
     for (int i = 0; i < requests; i++) {
       long start = System.nanoTime();
       Object found = get.run();
-      nanos[i] = System.nanoTime() - start;
+      nanos.recordValue(System.nanoTime() - start);
       if (found instanceof Optional<?> optional && optional.isEmpty()) {
         throw new IllegalStateException("the preloaded key is gone");
       }
@@ -157,9 +155,8 @@ public final class SyncLatency implements Callable<Integer> {
     return threads.getCurrentThreadCpuTime() - cpuAtStart;
   }
 
-  private static double micros(long[] sorted, double quantile) {
-    return sorted[(int) Math.min(sorted.length - 1, Math.round(quantile * sorted.length))]
-        / 1_000.0;
+  private static double micros(Histogram nanos, double percentile) {
+    return nanos.getValueAtPercentile(percentile) / 1_000.0;
   }
 
   /** The baseline: a blocking socket, one request at a time, reply read until {@code END\r\n}. */
