@@ -18,9 +18,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.HdrHistogram.Histogram;
 
 /**
  * dev/demo: starts an embedded IQ server, loads a table into MariaDB (from {@code dev/services}, or H2
@@ -33,6 +33,9 @@ public final class Demo {
   private static final int ROWS = 10_000;
   private static final int OPERATIONS = 20_000;
   private static final int SCAN_LENGTH = 5;
+
+  /** Latencies kept to within 0.1 % of their value (three significant digits). */
+  private static final int SIGNIFICANT_DIGITS = 3;
 
   /** A row of the demo table: {@code id} is the range attribute. */
   record Score(int id, long points) {}
@@ -82,11 +85,11 @@ public final class Demo {
           "Loaded %,d rows. Running %,d operations: 90%% range gets of %d rows over a hot set, 10%% updates.%n%n",
           ROWS, OPERATIONS, SCAN_LENGTH);
 
-      Latencies alone = new Latencies();
-      Latencies nearHits = new Latencies();
-      Latencies serverHits = new Latencies();
-      Latencies misses = new Latencies();
-      Latencies updates = new Latencies();
+      Histogram alone = new Histogram(SIGNIFICANT_DIGITS);
+      Histogram nearHits = new Histogram(SIGNIFICANT_DIGITS);
+      Histogram serverHits = new Histogram(SIGNIFICANT_DIGITS);
+      Histogram misses = new Histogram(SIGNIFICANT_DIGITS);
+      Histogram updates = new Histogram(SIGNIFICANT_DIGITS);
       Random random = new Random(42);
       for (int i = 0; i < OPERATIONS; i++) {
         int lowerBound = hotLowerBound(random);
@@ -96,7 +99,7 @@ public final class Demo {
           long start = System.nanoTime();
           dendrite.write(
               changed.id(), changed.id(), changed, row -> write(db, row), replacing(changed));
-          updates.add(System.nanoTime() - start);
+          updates.recordValue(System.nanoTime() - start);
           continue;
         }
         DendriteMetrics before = dendrite.metrics();
@@ -107,13 +110,13 @@ public final class Demo {
         (after.misses() > before.misses()
                 ? misses
                 : after.nearHits() > before.nearHits() ? nearHits : serverHits)
-            .add(elapsed);
+            .recordValue(elapsed);
         if (result.size() != SCAN_LENGTH) {
           throw new IllegalStateException("expected " + SCAN_LENGTH + " rows, got " + result);
         }
         start = System.nanoTime();
         range(db, lowerBound, upperBound);
-        alone.add(System.nanoTime() - start);
+        alone.recordValue(System.nanoTime() - start);
       }
 
       DendriteMetrics metrics = dendrite.metrics();
@@ -131,11 +134,11 @@ public final class Demo {
           "cache round trips: %.2f per hit, %.2f per miss, %.2f per update%n%n",
           metrics.roundTripsPerHit(), metrics.roundTripsPerMiss(), metrics.roundTripsPerWrite());
       System.out.printf("%-28s %10s %10s %10s%n", "latency (microseconds)", "p50", "p99", "count");
-      alone.print("range select, database alone");
-      nearHits.print("Dendrite get, near hit");
-      serverHits.print("Dendrite get, server hit");
-      misses.print("Dendrite get, miss");
-      updates.print("Dendrite update (w-through)");
+      print("range select, database alone", alone);
+      print("Dendrite get, near hit", nearHits);
+      print("Dendrite get, server hit", serverHits);
+      print("Dendrite get, miss", misses);
+      print("Dendrite update (w-through)", updates);
     }
   }
 
@@ -207,30 +210,13 @@ public final class Demo {
         cached.stream().map(row -> row.id() == changed.id() ? changed : row).toList();
   }
 
-  /** Latency samples in nanoseconds. */
-  private static final class Latencies {
-    private long[] samples = new long[1024];
-    private int count;
-
-    void add(long nanos) {
-      if (count == samples.length) {
-        samples = Arrays.copyOf(samples, count * 2);
-      }
-      samples[count++] = nanos;
-    }
-
-    void print(String label) {
-      long[] sorted = Arrays.copyOf(samples, count);
-      Arrays.sort(sorted);
-      System.out.printf(
-          "%-28s %10.0f %10.0f %10d%n",
-          label, percentile(sorted, 0.50), percentile(sorted, 0.99), count);
-    }
-
-    private static double percentile(long[] sorted, double fraction) {
-      return sorted.length == 0
-          ? 0
-          : sorted[(int) Math.min(sorted.length - 1, fraction * sorted.length)] / 1_000.0;
-    }
+  /** One row of the latency table: p50 and p99 in microseconds of {@code nanos}, and how many there were. */
+  private static void print(String label, Histogram nanos) {
+    System.out.printf(
+        "%-28s %10.0f %10.0f %10d%n",
+        label,
+        nanos.getValueAtPercentile(50) / 1_000.0,
+        nanos.getValueAtPercentile(99) / 1_000.0,
+        nanos.getTotalCount());
   }
 }

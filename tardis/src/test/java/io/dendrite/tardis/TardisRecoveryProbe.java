@@ -50,8 +50,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * [uniform,zipfian], {@code .solution} [RECON], {@code .report} [target/tardis-recovery.md]. Workers and α are lists: every combination runs
  * (α once for 0 workers, where it means nothing), and with more than one worker count the recovery duration and the
  * recovery-phase throughput against the workers, a series per technique, distribution and α (the thesis' Figure
- * 4.7), are drawn as SVG next to the report ({@code tardis-recovery-vs-workers.svg}, {@code
- * tardis-throughput-vs-workers.svg}).
+ * 4.7), are drawn as PNG next to the report ({@code tardis-recovery-vs-workers.png}, {@code
+ * tardis-throughput-vs-workers.png}).
  */
 @ExtendWith(RealServers.class)
 class TardisRecoveryProbe {
@@ -114,9 +114,9 @@ class TardisRecoveryProbe {
     if (results.stream().map(Result::workers).distinct().count() > 1) {
       Path dir = report.toAbsolutePath().getParent();
       RecoverySweepPlot.recoveryVsWorkers(
-          results, capSeconds, dir.resolve("tardis-recovery-vs-workers.svg"));
+          results, capSeconds, dir.resolve("tardis-recovery-vs-workers.png"));
       RecoverySweepPlot.throughputVsWorkers(
-          results, dir.resolve("tardis-throughput-vs-workers.svg"));
+          results, dir.resolve("tardis-throughput-vs-workers.png"));
       System.out.println("TardisRecoveryProbe plots: " + dir);
     }
   }

@@ -1,5 +1,6 @@
 package io.dendrite.ycsb.bench;
 
+import io.dendrite.iq.bench.ProcCpu;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package io.dendrite.ycsb.bench;
 
+import io.dendrite.iq.bench.ProcCpu;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

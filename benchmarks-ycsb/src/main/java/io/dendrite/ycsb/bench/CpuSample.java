@@ -1,5 +1,6 @@
 package io.dendrite.ycsb.bench;
 
+import io.dendrite.iq.bench.ProcCpu;
 import java.util.Optional;
 import java.util.OptionalLong;
 

@@ -1,12 +1,11 @@
 package io.dendrite.ycsb.bench;
 
+import io.dendrite.iq.bench.ProcCpu;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.MySqlStore;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -23,6 +22,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code dev/bench --drain-statements [batches]}: what one drained row costs the client and the database with
@@ -33,7 +36,11 @@ import java.util.Set;
  * store's connections (MariaDB's {@code PROCESSLIST.TID}, read in {@code /proc}), so other clients of the same
  * server do not count, and neither does InnoDB's background work (page flushing, purge), alike for both drivers.
  */
-public final class DrainStatements {
+@Command(
+    mixinStandardHelpOptions = true,
+    name = "dev/bench --drain-statements",
+    description = "One drained row's client and database CPU with each MySQL driver, side by side.")
+public final class DrainStatements implements Callable<Integer> {
   private static final String TABLE = "drain_statements";
   private static final int ROWS = 20_000;
   private static final int BATCH = 64;
@@ -41,10 +48,21 @@ public final class DrainStatements {
   private static final int ROUNDS = 3;
   private static final int WARMUP_BATCHES = 10;
 
+  @Parameters(
+      paramLabel = "batches",
+      arity = "0..1",
+      defaultValue = "100",
+      description = "batches per measurement (default ${DEFAULT-VALUE})")
+  private int batches;
+
   private DrainStatements() {}
 
-  public static void main(String[] argv) throws Exception {
-    int batches = argv.length > 0 ? Integer.parseInt(argv[0]) : 100;
+  public static void main(String[] argv) {
+    System.exit(new CommandLine(new DrainStatements()).execute(argv));
+  }
+
+  @Override
+  public Integer call() throws Exception {
     String url = System.getenv("DENDRITE_MYSQL_URL");
     if (url == null) {
       throw new IllegalStateException("DENDRITE_MYSQL_URL is not set (dev/services env prints it)");
@@ -60,6 +78,7 @@ public final class DrainStatements {
     try (Connection monitor = DriverManager.getConnection(url)) {
       run(url, batches, monitor, databasePid, ticksPerSecond);
     }
+    return CommandLine.ExitCode.OK;
   }
 
   private static void run(
@@ -74,7 +93,7 @@ public final class DrainStatements {
     Random random = new Random(1);
     for (int round = 1; round <= ROUNDS; round++) {
       for (String driver : drivers) {
-        String driverUrl = BenchMain.mysqlUrl(url, new String[] {"--mysql-driver", driver});
+        String driverUrl = BenchMain.mysqlUrl(url, driver);
         try (MySqlStore store = MySqlStore.open(driverUrl, 1, Duration.ofSeconds(30))) {
           for (int i = 0; i < WARMUP_BATCHES; i++) {
             store.apply(batch(random));
@@ -124,20 +143,13 @@ public final class DrainStatements {
                     + " WHERE DB = DATABASE() AND ID <> CONNECTION_ID()");
         ResultSet rows = threads.executeQuery()) {
       while (rows.next()) {
-        try {
-          ticks +=
-              ProcCpu.processTicks(
-                  Files.readString(
-                      Path.of(
-                          "/proc",
-                          String.valueOf(databasePid),
-                          "task",
-                          String.valueOf(rows.getLong(1)),
-                          "stat")));
-        } catch (IOException e) {
-          throw new UncheckedIOException(
-              "cannot read the CPU of MariaDB's thread " + rows.getLong(1), e);
-        }
+        long thread = rows.getLong(1);
+        ticks +=
+            ProcCpu.threadTicks(databasePid, thread)
+                .orElseThrow(
+                    () ->
+                        new IllegalStateException(
+                            "cannot read the CPU of MariaDB's thread " + thread));
       }
     }
     return ticks;

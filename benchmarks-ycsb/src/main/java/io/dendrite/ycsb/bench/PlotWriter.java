@@ -1,26 +1,18 @@
 package io.dendrite.ycsb.bench;
 
+import io.dendrite.testsupport.charts.LineCharts;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.Styler;
 
-/** Draws the report's PNG charts with XChart. */
+/** Draws the report's PNG charts ({@link LineCharts}). */
 public final class PlotWriter {
-
-  static {
-    // Charts are drawn off screen; without this a machine with no display refuses to load AWT.
-    System.setProperty("java.awt.headless", "true");
-  }
 
   private PlotWriter() {}
 
@@ -57,19 +49,15 @@ public final class PlotWriter {
       return false;
     }
     XYChart chart =
-        new XYChartBuilder()
-            .width(900)
-            .height(560)
-            .title(
-                "Throughput improvement over "
-                    + database
-                    + " alone, "
-                    + shape
-                    + ", scans of 5"
-                    + titleSuffix)
-            .xAxisTitle("% scan (rest updates)")
-            .yAxisTitle("% improvement over " + database + " alone")
-            .build();
+        LineCharts.create(
+            "Throughput improvement over "
+                + database
+                + " alone, "
+                + shape
+                + ", scans of 5"
+                + titleSuffix,
+            "% scan (rest updates)",
+            "% improvement over " + database + " alone");
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
     byPolicy.forEach(
         (config, points) ->
@@ -77,7 +65,7 @@ public final class PlotWriter {
                 config,
                 points.stream().mapToDouble(r -> r.result().workload().scanPercent()).toArray(),
                 points.stream().mapToDouble(r -> r.improvementPercent().getAsDouble()).toArray()));
-    save(chart, png);
+    LineCharts.writePng(chart, png);
     return true;
   }
 
@@ -99,14 +87,10 @@ public final class PlotWriter {
       return false;
     }
     XYChart chart =
-        new XYChartBuilder()
-            .width(900)
-            .height(560)
-            .title(
-                "Pinned memory on the IQ servers during write-back runs (buffered writes and log records)")
-            .xAxisTitle("seconds into the run")
-            .yAxisTitle("pinned KiB (all servers)")
-            .build();
+        LineCharts.create(
+            "Pinned memory on the IQ servers during write-back runs (buffered writes and log records)",
+            "seconds into the run",
+            "pinned KiB (all servers)");
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
     chart.getStyler().setMarkerSize(3);
     nonEmpty.forEach(
@@ -115,7 +99,7 @@ public final class PlotWriter {
                 run,
                 samples.stream().mapToDouble(PinnedSample::seconds).toArray(),
                 samples.stream().mapToDouble(s -> s.pinnedBytes() / 1024.0).toArray()));
-    save(chart, png);
+    LineCharts.writePng(chart, png);
     return true;
   }
 
@@ -136,19 +120,15 @@ public final class PlotWriter {
     }
     Outage outage = drawn.get(0).outage();
     XYChart chart =
-        new XYChartBuilder()
-            .width(900)
-            .height(560)
-            .title(
-                drawn.get(0).workload().name()
-                    + ": successful operations/s, database cut from "
-                    + outage.atSeconds()
-                    + " s to "
-                    + outage.endSeconds()
-                    + " s")
-            .xAxisTitle("seconds into the run")
-            .yAxisTitle("operations/s that succeeded (per status interval)")
-            .build();
+        LineCharts.create(
+            drawn.get(0).workload().name()
+                + ": successful operations/s, database cut from "
+                + outage.atSeconds()
+                + " s to "
+                + outage.endSeconds()
+                + " s",
+            "seconds into the run",
+            "operations/s that succeeded (per status interval)");
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
     chart.getStyler().setMarkerSize(3);
     for (OutageRun run : drawn) {
@@ -180,13 +160,7 @@ public final class PlotWriter {
       }
       chart.addSeries(run.configuration().name(), x, y);
     }
-    save(chart, png);
+    LineCharts.writePng(chart, png);
     return true;
-  }
-
-  private static void save(XYChart chart, Path png) throws IOException {
-    try (OutputStream out = Files.newOutputStream(png)) {
-      BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
-    }
   }
 }

@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 
 class BenchMainTest {
 
@@ -114,8 +118,8 @@ class BenchMainTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unknown configuration oracle");
     assertThatThrownBy(() -> plan("--seconds", "ten"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--seconds needs a whole number, got ten");
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("option '--seconds': 'ten' is not an int");
     assertThatThrownBy(() -> plan("--threads", "0"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("threads must be positive");
@@ -123,25 +127,38 @@ class BenchMainTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no workload file");
     assertThatThrownBy(() -> plan("--fast"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("unknown option --fast");
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("Unknown option: '--fast'");
     assertThatThrownBy(() -> plan("-p", "novalue"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("-p needs key=value");
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("option '-p' (key=value) should be in KEY=VALUE format");
+  }
+
+  @Test
+  void aBadOptionPrintsWhatIsWrongAndTheUsageAndExitsWith2AndHelpExitsWith0() {
+    CommandLine commandLine = BenchMain.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    commandLine.setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
+
+    assertThat(commandLine.execute("--seconds", "ten")).isEqualTo(2);
+    assertThat(err.toString())
+        .startsWith("dev/bench: Invalid value for option '--seconds': 'ten' is not an int")
+        .contains("Usage: dev/bench [options]", "--db-cpus=F", "Known configurations: ");
+    assertThat(BenchMain.commandLine().setOut(new PrintWriter(out)).execute("--help")).isZero();
+    assertThat(out.toString()).contains("--app-processes=N");
   }
 
   @Test
   void theMySqlDriverOptionSetsTheUrlSchemeForEveryMySqlConfiguration() throws IOException {
     String url = "jdbc:mysql://127.0.0.1:13306/db?user=u&password=p";
 
-    assertThat(BenchMain.mysqlUrl(url, new String[0]))
+    assertThat(BenchMain.mysqlUrl(url, BenchMain.DEFAULT_MYSQL_DRIVER))
         .isEqualTo("jdbc:mariadb://127.0.0.1:13306/db?user=u&password=p");
-    assertThat(
-            BenchMain.mysqlUrl(
-                "jdbc:mariadb://h/db", new String[] {"--mysql-driver", "connector-j"}))
+    assertThat(BenchMain.mysqlUrl("jdbc:mariadb://h/db", "connector-j"))
         .isEqualTo("jdbc:mysql://h/db");
-    assertThat(BenchMain.mysqlUrl(null, new String[0])).isNull();
-    assertThatThrownBy(() -> BenchMain.mysqlUrl(url, new String[] {"--mysql-driver", "odbc"}))
+    assertThat(BenchMain.mysqlUrl(null, BenchMain.DEFAULT_MYSQL_DRIVER)).isNull();
+    assertThatThrownBy(() -> BenchMain.mysqlUrl(url, "odbc"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("mariadb or connector-j, got odbc");
     assertThat(plan("--quick", "--mysql-driver", "connector-j").records()).isEqualTo(20_000);
@@ -201,7 +218,9 @@ class BenchMainTest {
     withDirs[argv.length + 1] = "workloads";
     withDirs[argv.length + 2] = "--output";
     withDirs[argv.length + 3] = results.toString();
-    Bench.Plan plan = BenchMain.plan(withDirs, KNOWN, env);
+    CommandLine commandLine = BenchMain.commandLine();
+    commandLine.parseArgs(withDirs);
+    Bench.Plan plan = commandLine.<BenchMain>getCommand().plan(KNOWN, env);
     return new Bench.Plan(
         plan.configurations(),
         plan.workloads(),

@@ -3,6 +3,7 @@ package io.dendrite.ycsb.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.dendrite.iq.bench.ProcCpu;
 import io.dendrite.ycsb.bench.YcsbOutputParser.Status;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -38,9 +39,9 @@ class CpuMeterTest {
     meter.clientStarted(ME);
 
     meter.sample(new Status(0, 0, 0));
-    ProcCpuTest.burnCpu(200);
+    burnCpu(200);
     meter.sample(new Status(10, 1_000, 100));
-    ProcCpuTest.burnCpu(200);
+    burnCpu(200);
     meter.sample(new Status(20, 3_000, 200));
 
     CpuUsage usage = meter.usage().orElseThrow();
@@ -129,6 +130,16 @@ class CpuMeterTest {
     assertThat(meter.usage()).isEmpty();
     assertThat(meter.window()).isEmpty();
     assertThat(warnings).singleElement().asString().contains("fewer than two status lines");
+  }
+
+  /** Keeps this JVM busy until /proc counts {@code millis} more of its CPU time. */
+  private static void burnCpu(long millis) {
+    long until =
+        ProcCpu.processTicks(ME).orElseThrow()
+            + millis * ProcCpu.clockTicksPerSecond().orElseThrow() / 1000;
+    while (ProcCpu.processTicks(ME).orElseThrow() < until) {
+      Thread.onSpinWait();
+    }
   }
 
   private CpuMeter meter(List<Long> cachePids, Database database) {

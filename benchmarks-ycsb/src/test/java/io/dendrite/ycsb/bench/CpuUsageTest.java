@@ -3,6 +3,7 @@ package io.dendrite.ycsb.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.dendrite.iq.bench.ProcCpu;
 import io.dendrite.ycsb.bench.YcsbOutputParser.Status;
 import java.util.Optional;
 import java.util.OptionalLong;

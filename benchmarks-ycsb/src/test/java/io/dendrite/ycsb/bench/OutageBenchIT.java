@@ -33,7 +33,7 @@ class OutageBenchIT {
       MySqlTestDatabase database) throws Exception {
     List<Configuration> known =
         Configurations.standard(
-            BenchMain.mysqlUrl(database.jdbcUrl(), new String[0]),
+            BenchMain.mysqlUrl(database.jdbcUrl(), BenchMain.DEFAULT_MYSQL_DRIVER),
             null,
             Path.of(System.getenv().getOrDefault("DENDRITE_SERVICES_DIR", "target/services")));
     List<Configuration> configurations =

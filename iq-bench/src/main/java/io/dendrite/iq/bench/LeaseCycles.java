@@ -10,34 +10,69 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * The lease path of two IQ server processes side by side, for a change to that path (e.g. one build against the
  * previous): rounds alternate between the servers (ABBA order), each running {@value #THREADS} connections of
  * synchronous lease cycles for a few seconds. A cycle is six commands on one key: {@code iqget} (a miss, an I lease),
  * {@code iqset} (the fill), {@code qaread} (a Q lease), {@code swap}, {@code commit} and {@code delete}. Reported:
- * cycles per second and the server's CPU per cycle ({@link ServerCpu}), and their ratios B/A.
+ * cycles per second and the server's CPU per cycle ({@link ProcCpu}), and their ratios B/A.
  *
  * <pre>
  * java -cp iq-bench/target/iq-bench.jar io.dendrite.iq.bench.LeaseCycles A-port A-pid B-port B-pid [rounds] [seconds]
  * </pre>
  */
-public final class LeaseCycles {
+@Command(
+    mixinStandardHelpOptions = true,
+    name = "LeaseCycles",
+    description = "The lease path of two IQ server processes side by side, rounds alternating.")
+public final class LeaseCycles implements Callable<Integer> {
   private static final int THREADS = 4;
   private static final int KEYS_PER_THREAD = 5_000;
 
+  @Parameters(index = "0", paramLabel = "A-port", description = "server A's port on 127.0.0.1")
+  private int portA;
+
+  @Parameters(index = "1", paramLabel = "A-pid", description = "server A's process id")
+  private long pidA;
+
+  @Parameters(index = "2", paramLabel = "B-port", description = "server B's port on 127.0.0.1")
+  private int portB;
+
+  @Parameters(index = "3", paramLabel = "B-pid", description = "server B's process id")
+  private long pidB;
+
+  @Parameters(
+      index = "4",
+      arity = "0..1",
+      paramLabel = "rounds",
+      defaultValue = "12",
+      description = "rounds, each running both servers (default ${DEFAULT-VALUE})")
+  private int rounds;
+
+  @Parameters(
+      index = "5",
+      arity = "0..1",
+      paramLabel = "seconds",
+      defaultValue = "6",
+      description = "seconds per server and round (default ${DEFAULT-VALUE})")
+  private int seconds;
+
   private LeaseCycles() {}
 
-  public static void main(String[] args) throws Exception {
-    if (args.length < 4) {
-      System.err.println("usage: LeaseCycles A-port A-pid B-port B-pid [rounds 12] [seconds 6]");
-      System.exit(2);
-    }
-    int[] ports = {Integer.parseInt(args[0]), Integer.parseInt(args[2])};
-    long[] pids = {Long.parseLong(args[1]), Long.parseLong(args[3])};
-    int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 12;
-    int seconds = args.length > 5 ? Integer.parseInt(args[5]) : 6;
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new LeaseCycles()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    int[] ports = {portA, portB};
+    long[] pids = {pidA, pidB};
     run(ports[0], 3, 1_000);
     run(ports[1], 3, 1_000); // unmeasured warm-up of both
     long[] cycles = new long[2];
@@ -45,13 +80,13 @@ public final class LeaseCycles {
     for (int round = 0; round < rounds; round++) {
       for (int step = 0; step < 2; step++) {
         int server = round % 2 == 0 ? step : 1 - step;
-        long before = ServerCpu.ticksOfProcess(pids[server]);
+        long before = ticksOf(pids[server]);
         long done = run(ports[server], seconds, round * THREADS);
-        ticks[server] += ServerCpu.ticksOfProcess(pids[server]) - before;
+        ticks[server] += ticksOf(pids[server]) - before;
         cycles[server] += done;
       }
     }
-    double ticksPerSecond = 100; // USER_HZ on Linux
+    double ticksPerSecond = ProcCpu.clockTicksPerSecond().orElse(100); // Linux's USER_HZ is 100
     for (int server = 0; server < 2; server++) {
       System.out.printf(
           "%s: %.0f cycles/s, %.1f us server CPU per cycle%n",
@@ -63,6 +98,12 @@ public final class LeaseCycles {
         "B/A: throughput %.3f, server CPU per cycle %.3f%n",
         cycles[1] / (double) cycles[0],
         (ticks[1] / (double) cycles[1]) / (ticks[0] / (double) cycles[0]));
+    return CommandLine.ExitCode.OK;
+  }
+
+  private static long ticksOf(long pid) {
+    return ProcCpu.processTicks(pid)
+        .orElseThrow(() -> new IllegalStateException("cannot read /proc/" + pid + "/stat"));
   }
 
   private static long run(int port, int seconds, int firstThread) throws InterruptedException {

@@ -20,11 +20,19 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * Load generator: measures Dendrite's IQ server side by side with a stock memcached in one run and
@@ -52,25 +60,49 @@ import java.util.function.ToDoubleFunction;
  * {@code --warmup} is the unmeasured load before every measured phase; {@code --iq-warmup} the unmeasured load
  * per get/set shape on the IQ server once before the first round, for its JIT compiler.
  */
-public final class LoadGenerator {
+@Command(
+    mixinStandardHelpOptions = true,
+    name = "LoadGenerator",
+    description =
+        "The IQ server side by side with a stock memcached: throughput and each server's CPU "
+            + "per request.")
+public final class LoadGenerator implements Callable<Integer> {
 
   private static final int VALUE_BYTES = 100;
   private static final String GET_SET = "get/set 90/10, 100 B";
 
-  private final Settings settings;
+  @Mixin private Settings settings = new Settings();
+
+  @Spec private CommandSpec spec;
+
   private final byte[] value = new byte[VALUE_BYTES];
 
   /** Gets of preloaded keys that missed: a server that loses data must not look fast for it. */
   private final LongAdder misses = new LongAdder();
 
-  private LoadGenerator(Settings settings) {
-    this.settings = settings;
+  private LoadGenerator() {
     ThreadLocalRandom.current().nextBytes(value);
   }
 
   /** Runs every workload and prints the tables. */
-  public static void main(String[] args) throws Exception {
-    Settings settings = Settings.parse(args);
+  public static void main(String[] args) {
+    System.exit(
+        new CommandLine(new LoadGenerator())
+            .registerConverter(ServerAddress.class, ServerAddress::parse)
+            .setOverwrittenOptionsAllowed(true)
+            .execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (settings.memcached == null) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "give the memcached address with --memcached host:port or DENDRITE_MEMCACHED");
+    }
+    if (settings.iqPid != null && (settings.iq == null || settings.iqChild())) {
+      throw new ParameterException(spec.commandLine(), "--iq-pid goes with --iq host:port");
+    }
     Server memcached =
         new Server(
             "memcached",
@@ -80,17 +112,18 @@ public final class LoadGenerator {
     IqServerChild child = null;
     try {
       Server iq;
-      if (settings.iqChild) {
+      if (settings.iqChild()) {
         child = IqServerChild.start(List.of("--memory", "256m", "--lease-ms", "10000"));
         iq = new Server("IQ server", child.address(), ServerCpu.ofProcess(child.pid()));
       } else if (settings.iq != null) {
+        ServerAddress address = iqAddress();
         iq =
             new Server(
                 "IQ server",
-                settings.iq,
+                address,
                 settings.iqPid != null
                     ? ServerCpu.ofProcess(settings.iqPid)
-                    : ServerCpu.missing("no --iq-pid for the IQ server at " + settings.iq));
+                    : ServerCpu.missing("no --iq-pid for the IQ server at " + address));
       } else {
         embedded =
             IqServer.start(
@@ -106,7 +139,7 @@ public final class LoadGenerator {
                 ServerCpu.missing(
                     "the IQ server runs inside the generator's JVM; use --iq child or --iq host:port --iq-pid N"));
       }
-      new LoadGenerator(settings).run(memcached, iq);
+      run(memcached, iq);
     } finally {
       if (embedded != null) {
         embedded.close();
@@ -114,6 +147,16 @@ public final class LoadGenerator {
       if (child != null) {
         child.close();
       }
+    }
+    return CommandLine.ExitCode.OK;
+  }
+
+  /** {@code --iq host:port}'s address. */
+  private ServerAddress iqAddress() {
+    try {
+      return ServerAddress.parse(settings.iq);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--iq: " + e.getMessage(), e);
     }
   }
 
@@ -519,78 +562,99 @@ public final class LoadGenerator {
 
   private record Row(String workload, Server server, List<Measured> rounds, double baseline) {}
 
-  private record Settings(
-      ServerAddress memcached,
-      Long memcachedPid,
-      ServerAddress iq,
-      boolean iqChild,
-      Long iqPid,
-      int connections,
-      int window,
-      int syncConnections,
-      int seconds,
-      int warmupSeconds,
-      int iqWarmupSeconds,
-      int keys,
-      int threads,
-      int rounds) {
+  /** The command line's options. */
+  private static final class Settings {
+    @Option(
+        names = "--memcached",
+        paramLabel = "host:port",
+        defaultValue = "${env:DENDRITE_MEMCACHED}",
+        description = "the memcached to compare with (default: DENDRITE_MEMCACHED)")
+    ServerAddress memcached;
 
-    static Settings parse(String[] args) {
-      String memcached = System.getenv("DENDRITE_MEMCACHED");
-      Long memcachedPid = null;
-      String iq = null;
-      Long iqPid = null;
-      int connections = 4;
-      int window = 32;
-      int syncConnections = 16;
-      int seconds = 10;
-      int warmup = 3;
-      int iqWarmup = 10;
-      int keys = 10_000;
-      int threads = 16;
-      int rounds = 3;
-      for (int i = 0; i + 1 < args.length; i += 2) {
-        String v = args[i + 1];
-        switch (args[i]) {
-          case "--memcached" -> memcached = v;
-          case "--memcached-pid" -> memcachedPid = Long.parseLong(v);
-          case "--iq" -> iq = v;
-          case "--iq-pid" -> iqPid = Long.parseLong(v);
-          case "--connections" -> connections = Integer.parseInt(v);
-          case "--window" -> window = Integer.parseInt(v);
-          case "--sync-connections" -> syncConnections = Integer.parseInt(v);
-          case "--seconds" -> seconds = Integer.parseInt(v);
-          case "--warmup" -> warmup = Integer.parseInt(v);
-          case "--iq-warmup" -> iqWarmup = Integer.parseInt(v);
-          case "--keys" -> keys = Integer.parseInt(v);
-          case "--threads" -> threads = Integer.parseInt(v);
-          case "--rounds" -> rounds = Integer.parseInt(v);
-          default -> throw new IllegalArgumentException("unknown option " + args[i]);
-        }
-      }
-      if (memcached == null) {
-        throw new IllegalArgumentException(
-            "give the memcached address with --memcached host:port or DENDRITE_MEMCACHED");
-      }
-      boolean iqChild = "child".equals(iq);
-      if (iqPid != null && (iq == null || iqChild)) {
-        throw new IllegalArgumentException("--iq-pid goes with --iq host:port");
-      }
-      return new Settings(
-          ServerAddress.parse(memcached),
-          memcachedPid,
-          iq == null || iqChild ? null : ServerAddress.parse(iq),
-          iqChild,
-          iqPid,
-          connections,
-          window,
-          syncConnections,
-          seconds,
-          warmup,
-          iqWarmup,
-          keys,
-          threads,
-          rounds);
+    @Option(
+        names = "--memcached-pid",
+        paramLabel = "N",
+        description = "memcached's process (default: the one in the pid file dev/services writes)")
+    Long memcachedPid;
+
+    @Option(
+        names = "--iq",
+        paramLabel = "host:port|child",
+        description =
+            "an IQ server of your own, or child: one in a child JVM (default: one inside this "
+                + "JVM, no CPU figure)")
+    String iq;
+
+    @Option(names = "--iq-pid", paramLabel = "N", description = "the process of --iq host:port")
+    Long iqPid;
+
+    @Option(
+        names = "--connections",
+        paramLabel = "N",
+        defaultValue = "4",
+        description = "connections, pipelined (default ${DEFAULT-VALUE})")
+    int connections;
+
+    @Option(
+        names = "--window",
+        paramLabel = "N",
+        defaultValue = "32",
+        description = "requests in flight per pipelined connection (default ${DEFAULT-VALUE})")
+    int window;
+
+    @Option(
+        names = "--sync-connections",
+        paramLabel = "N",
+        defaultValue = "16",
+        description = "connections with one request in flight each (default ${DEFAULT-VALUE})")
+    int syncConnections;
+
+    @Option(
+        names = "--seconds",
+        paramLabel = "N",
+        defaultValue = "10",
+        description = "measured seconds per phase (default ${DEFAULT-VALUE})")
+    int seconds;
+
+    @Option(
+        names = "--warmup",
+        paramLabel = "N",
+        defaultValue = "3",
+        description = "unmeasured seconds before every measured phase (default ${DEFAULT-VALUE})")
+    int warmupSeconds;
+
+    @Option(
+        names = "--iq-warmup",
+        paramLabel = "N",
+        defaultValue = "10",
+        description =
+            "unmeasured seconds per get/set shape on the IQ server before the first round "
+                + "(default ${DEFAULT-VALUE})")
+    int iqWarmupSeconds;
+
+    @Option(
+        names = "--keys",
+        paramLabel = "N",
+        defaultValue = "10000",
+        description = "keys preloaded (default ${DEFAULT-VALUE})")
+    int keys;
+
+    @Option(
+        names = "--threads",
+        paramLabel = "N",
+        defaultValue = "16",
+        description = "threads of the lease paths (default ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(
+        names = "--rounds",
+        paramLabel = "N",
+        defaultValue = "3",
+        description = "get/set rounds alternating the servers (default ${DEFAULT-VALUE})")
+    int rounds;
+
+    boolean iqChild() {
+      return "child".equals(iq);
     }
   }
 }

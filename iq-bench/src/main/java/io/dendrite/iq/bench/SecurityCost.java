@@ -12,10 +12,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLContext;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * What a login and TLS cost the cache tier: get/set throughput against an embedded IQ server served plainly, with
@@ -26,24 +30,45 @@ import javax.net.ssl.SSLContext;
  * java -cp iq-bench/target/iq-bench.jar io.dendrite.iq.bench.SecurityCost [--threads 4] [--seconds 5] [--rounds 3]
  * </pre>
  */
-public final class SecurityCost {
+@Command(
+    mixinStandardHelpOptions = true,
+    name = "SecurityCost",
+    description =
+        "Get/set throughput of an embedded IQ server: plain, with a login, through TLS, and both.")
+public final class SecurityCost implements Callable<Integer> {
   private static final String PASSWORD = "bench-only";
   private static final int KEYS = 1_000;
 
+  @Option(
+      names = "--threads",
+      paramLabel = "N",
+      defaultValue = "4",
+      description = "client threads and connections (default ${DEFAULT-VALUE})")
+  private int threads;
+
+  @Option(
+      names = "--seconds",
+      paramLabel = "N",
+      defaultValue = "5",
+      description = "measured seconds per setup and round (default ${DEFAULT-VALUE})")
+  private int seconds;
+
+  @Option(
+      names = "--rounds",
+      paramLabel = "N",
+      defaultValue = "3",
+      description = "measured rounds (default ${DEFAULT-VALUE})")
+  private int rounds;
+
   private SecurityCost() {}
 
-  public static void main(String[] args) throws Exception {
-    int threads = 4;
-    int seconds = 5;
-    int rounds = 3;
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      switch (args[i]) {
-        case "--threads" -> threads = Integer.parseInt(args[i + 1]);
-        case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
-        case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-        default -> throw new IllegalArgumentException("unknown option " + args[i]);
-      }
-    }
+  public static void main(String[] args) {
+    System.exit(
+        new CommandLine(new SecurityCost()).setOverwrittenOptionsAllowed(true).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
     Path dir = Files.createTempDirectory("security-cost");
     Path passwordFile = dir.resolve("password");
     Files.writeString(passwordFile, PASSWORD);
@@ -93,6 +118,7 @@ public final class SecurityCost {
       System.out.printf(
           "| %s | %s | %.2f |%n", result.getKey(), perRound, ratio / result.getValue().size());
     }
+    return CommandLine.ExitCode.OK;
   }
 
   private record Setup(

@@ -2,24 +2,21 @@ package io.dendrite.iq.bench;
 
 import io.dendrite.iq.client.ServerAddress;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
- * The CPU time a server process spends per request it serves: user + system clock ticks from Linux's
- * {@code /proc/<pid>/stat} (fields 14 and 15, summed by the kernel over the process's threads) read before and
- * after a measured phase, divided by the requests completed in it. Where there is no process to read (a server
- * inside this JVM, an unknown pid, no /proc) the figure is missing with the reason, never estimated.
+ * The CPU time a server process spends per request it serves: its user + system clock ticks ({@link ProcCpu})
+ * read before and after a measured phase, divided by the requests completed in it. Where there is no process to
+ * read (a server inside this JVM, an unknown pid, no /proc) the figure is missing with the reason, never
+ * estimated.
  */
 final class ServerCpu {
-
-  /** utime's index among the fields after the command name's closing parenthesis (state is 0); stime follows. */
-  private static final int UTIME_AFTER_COMM = 11;
 
   private final long pid;
   private final long ticksPerSecond;
@@ -33,14 +30,12 @@ final class ServerCpu {
 
   /** The process {@code pid}; missing, with the reason, when its /proc stat or the clock rate cannot be read. */
   static ServerCpu ofProcess(long pid) {
-    try {
-      ticksOfProcess(pid);
-    } catch (IOException | RuntimeException e) {
-      return missing(unreadable(pid, e));
+    if (ProcCpu.processTicks(pid).isEmpty()) {
+      return missing(unreadable(pid));
     }
-    long ticksPerSecond = clockTicksPerSecond();
-    return ticksPerSecond > 0
-        ? new ServerCpu(pid, ticksPerSecond, null)
+    OptionalLong ticksPerSecond = ProcCpu.clockTicksPerSecond();
+    return ticksPerSecond.isPresent()
+        ? new ServerCpu(pid, ticksPerSecond.getAsLong(), null)
         : missing("`getconf CLK_TCK` gave no clock rate");
   }
 
@@ -103,23 +98,20 @@ final class ServerCpu {
     if (missing != null) {
       return requests -> CpuPerRequest.missing(missing);
     }
-    long before;
-    try {
-      before = ticksOfProcess(pid);
-    } catch (IOException | RuntimeException e) {
-      return requests -> CpuPerRequest.missing(unreadable(pid, e));
+    OptionalLong before = ProcCpu.processTicks(pid);
+    if (before.isEmpty()) {
+      return requests -> CpuPerRequest.missing(unreadable(pid));
     }
     return requests -> {
-      try {
-        return CpuPerRequest.of(ticksOfProcess(pid) - before, ticksPerSecond, requests);
-      } catch (IOException | RuntimeException e) {
-        return CpuPerRequest.missing(unreadable(pid, e));
-      }
+      OptionalLong after = ProcCpu.processTicks(pid);
+      return after.isPresent()
+          ? CpuPerRequest.of(after.getAsLong() - before.getAsLong(), ticksPerSecond, requests)
+          : CpuPerRequest.missing(unreadable(pid));
     };
   }
 
-  private static String unreadable(long pid, Exception e) {
-    return "cannot read /proc/" + pid + "/stat (" + e + ")";
+  private static String unreadable(long pid) {
+    return "cannot read /proc/" + pid + "/stat (the process is gone, or this is not Linux)";
   }
 
   /** A phase in progress. */
@@ -153,26 +145,6 @@ final class ServerCpu {
     }
   }
 
-  /** utime + stime of the process. */
-  static long ticksOfProcess(long pid) throws IOException {
-    return ticksOfStat(Files.readString(Path.of("/proc", String.valueOf(pid), "stat")));
-  }
-
-  /**
-   * utime + stime from the text of {@code /proc/<pid>/stat}. The command name, the second field, is in
-   * parentheses and may itself hold spaces and parentheses, so the fields are counted from the last ')'.
-   *
-   * @throws IllegalArgumentException when the text is not shaped like {@code /proc/<pid>/stat}
-   */
-  static long ticksOfStat(String stat) {
-    int commEnd = stat.lastIndexOf(')');
-    String[] fields = stat.substring(commEnd + 1).strip().split("\\s+");
-    if (commEnd < 0 || fields.length <= UTIME_AFTER_COMM + 1) {
-      throw new IllegalArgumentException("not a /proc/<pid>/stat line: " + stat);
-    }
-    return Long.parseLong(fields[UTIME_AFTER_COMM]) + Long.parseLong(fields[UTIME_AFTER_COMM + 1]);
-  }
-
   /**
    * The port a memcached command line listens on ({@code -p N}, {@code -pN}, {@code --port=N} or
    * {@code --port N}; 11211 without one), or empty if the command is not memcached's.
@@ -200,20 +172,5 @@ final class ServerCpu {
       }
     }
     return OptionalInt.of(port);
-  }
-
-  /** Clock ticks per second as {@code getconf CLK_TCK} prints them (normally 100), or 0 when it cannot tell. */
-  private static long clockTicksPerSecond() {
-    try {
-      Process getconf = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
-      String out =
-          new String(getconf.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip();
-      return getconf.waitFor() == 0 ? Long.parseLong(out) : 0;
-    } catch (IOException | NumberFormatException e) {
-      return 0;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return 0;
-    }
   }
 }

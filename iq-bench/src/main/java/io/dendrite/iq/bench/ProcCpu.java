@@ -1,4 +1,4 @@
-package io.dendrite.ycsb.bench;
+package io.dendrite.iq.bench;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,12 +10,12 @@ import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Reads the Linux CPU counters behind the report's CPU columns: a process's user + system time from
- * {@code /proc/<pid>/stat} and the whole machine's busy and total time from {@code /proc/stat}, both in
- * clock ticks. Every reader answers empty where /proc cannot tell (not Linux, the process is gone), so
- * that a figure is left blank rather than guessed.
+ * The benchmarks' one reader of Linux CPU counters (the IQ benchmarks' server CPU per request, {@code dev/bench}'s
+ * CPU columns): a process's user + system time from {@code /proc/<pid>/stat} and the whole machine's busy and
+ * total time from {@code /proc/stat}, both in clock ticks. Every reader answers empty where /proc cannot tell (not
+ * Linux, the process is gone), so that a figure is left blank rather than guessed.
  */
-final class ProcCpu {
+public final class ProcCpu {
 
   /** Index of utime among the fields after the comm field's closing parenthesis (state is 0); stime follows. */
   private static final int UTIME_AFTER_COMM = 11;
@@ -28,23 +28,31 @@ final class ProcCpu {
    * @param busy everything but idle and iowait (iowait is a CPU with nothing to run)
    * @param total user, nice, system, idle, iowait, irq, softirq and steal (guest time is already in user)
    */
-  record MachineTicks(long busy, long total) {}
+  public record MachineTicks(long busy, long total) {}
 
   /**
    * The process's user + system ticks. The kernel sums them over the process's threads, so one read
    * covers a JVM; the times of children it has reaped are not included.
    */
-  static OptionalLong processTicks(long pid) {
+  public static OptionalLong processTicks(long pid) {
+    return ticksIn(Path.of("/proc", String.valueOf(pid), "stat"));
+  }
+
+  /** The user + system ticks of one thread {@code tid} of process {@code pid}. */
+  public static OptionalLong threadTicks(long pid, long tid) {
+    return ticksIn(Path.of("/proc", String.valueOf(pid), "task", String.valueOf(tid), "stat"));
+  }
+
+  private static OptionalLong ticksIn(Path stat) {
     try {
-      return OptionalLong.of(
-          processTicks(Files.readString(Path.of("/proc", String.valueOf(pid), "stat"))));
+      return OptionalLong.of(processTicks(Files.readString(stat)));
     } catch (IOException | RuntimeException e) {
       return OptionalLong.empty();
     }
   }
 
   /** The machine's ticks from the aggregate {@code cpu} line of {@code /proc/stat}. */
-  static Optional<MachineTicks> machineTicks() {
+  public static Optional<MachineTicks> machineTicks() {
     try {
       return Optional.of(machineTicks(Files.readString(Path.of("/proc/stat"))));
     } catch (IOException | RuntimeException e) {
@@ -53,7 +61,7 @@ final class ProcCpu {
   }
 
   /** Clock ticks per second as {@code getconf CLK_TCK} prints them (Linux's USER_HZ, normally 100). */
-  static OptionalLong clockTicksPerSecond() {
+  public static OptionalLong clockTicksPerSecond() {
     try {
       Process getconf = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
       String out;

@@ -1,4 +1,4 @@
-package io.dendrite.ycsb.bench;
+package io.dendrite.iq.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,6 +25,13 @@ class ProcCpuTest {
     String tricky = JAVA_STAT.replace("(java)", "(a) b (c) 9 9)");
 
     assertThat(ProcCpu.processTicks(tricky)).isEqualTo(1750);
+  }
+
+  @Test
+  void countersPastTheRangeOfAnIntAreRead() {
+    String large = "7 (j) R 1 2 3 4 5 6 7 8 9 10 123456789012 987654321098 0 0 20 0 1 0 5 6 7";
+
+    assertThat(ProcCpu.processTicks(large)).isEqualTo(123456789012L + 987654321098L);
   }
 
   @Test
@@ -63,9 +70,11 @@ class ProcCpuTest {
     burnCpu(300);
 
     assertThat(ProcCpu.processTicks(pid).orElseThrow()).isGreaterThan(before);
+    assertThat(ProcCpu.threadTicks(pid, pid)).as("the main thread's tid is the pid").isPresent();
     assertThat(ProcCpu.machineTicks().orElseThrow().busy()).isGreaterThan(machineBefore.busy());
     assertThat(ProcCpu.clockTicksPerSecond().orElseThrow()).isPositive();
     assertThat(ProcCpu.processTicks(Long.MAX_VALUE)).isEmpty();
+    assertThat(ProcCpu.threadTicks(pid, Long.MAX_VALUE)).isEmpty();
   }
 
   /** Spins until this thread has used {@code millis} of CPU, which at 100 ticks/s is 30 ticks for 300 ms. */
