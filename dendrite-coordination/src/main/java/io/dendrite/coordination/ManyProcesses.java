@@ -41,6 +41,7 @@ public final class ManyProcesses implements Dendrite.Deployment {
   private Integer ranges;
   private StoreFence storeFence;
   private PartitionedDendrite.WriteBuffers<?, ?> writeBuffers;
+  private OwnershipListener ownershipListener;
 
   private ManyProcesses(String connectString, String service) {
     this.connectString = Objects.requireNonNull(connectString, "connectString");
@@ -155,6 +156,18 @@ public final class ManyProcesses implements Dendrite.Deployment {
     return this;
   }
 
+  /**
+   * Told whenever this process starts serving a range ({@link OwnershipListener#gained(String, long, boolean)}: handed
+   * over by its previous owner, or taken over from one that stopped without doing so) and stops serving one ({@link
+   * OwnershipListener#lost}), after the fact. It runs on the coordinator's thread, which waits for it: keep it short.
+   * A listener that throws is logged and changes nothing. The counts are also in {@link PartitionedDendrite#metrics}
+   * and, with Micrometer, {@link PartitionedMeters}.
+   */
+  public ManyProcesses ownershipListener(OwnershipListener listener) {
+    this.ownershipListener = Objects.requireNonNull(listener, "listener");
+    return this;
+  }
+
   @Override
   public <K extends Comparable<? super K>, R> Dendrite<K, R> deploy(
       Dendrite.Settings<K, R> settings) {
@@ -202,6 +215,9 @@ public final class ManyProcesses implements Dendrite.Deployment {
     }
     if (storeFence != null) {
       builder.storeFence(storeFence);
+    }
+    if (ownershipListener != null) {
+      builder.ownershipListener(ownershipListener);
     }
     return builder.build();
   }

@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One collection's domain cached by a service of many application processes (the CPR paper, §3 and Figure 2): the
@@ -58,6 +60,7 @@ import java.util.function.UnaryOperator;
  */
 public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     implements Dendrite<K, R> {
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionedDendrite.class);
   private static final String GET = "dendrite.get";
   private static final String WRITE = "dendrite.write";
   private static final long RETRY_PAUSE_MILLIS = 10;
@@ -162,23 +165,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
                 .endpoint(server.endpoint())
                 .sessionTimeout(builder.sessionTimeout)
                 .ranges(ranges)
-                .listener(
-                    new OwnershipListener() {
-                      @Override
-                      public void gained(String range, long epoch) {
-                        served.gained(range, epoch, false);
-                      }
-
-                      @Override
-                      public void gained(String range, long epoch, boolean handedOver) {
-                        served.gained(range, epoch, handedOver);
-                      }
-
-                      @Override
-                      public void lost(String range, long epoch) {
-                        served.lost(range, epoch);
-                      }
-                    })
+                .listener(new ServingListener(builder.ownershipListener))
                 .start();
         served.attach(coordinator);
       } catch (RuntimeException e) {
@@ -191,6 +178,48 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       // Nothing else would stop renewing it: the range would stay closed to a plain Dendrite here.
       sharedRecord.close();
       throw failed;
+    }
+  }
+
+  /**
+   * Serves the ranges the coordinator grants and stops serving those it takes away, counts both, then tells the
+   * application's listener, whose failure is logged and changes nothing here.
+   */
+  private final class ServingListener implements OwnershipListener {
+    private final OwnershipListener application;
+
+    ServingListener(OwnershipListener application) {
+      this.application = application;
+    }
+
+    @Override
+    public void gained(String range, long epoch) {
+      gained(range, epoch, false);
+    }
+
+    @Override
+    public void gained(String range, long epoch, boolean handedOver) {
+      served.gained(range, epoch, handedOver);
+      (handedOver ? counters.handedOver : counters.takenOver).increment();
+      tell(() -> application.gained(range, epoch, handedOver), "gained", range);
+    }
+
+    @Override
+    public void lost(String range, long epoch) {
+      served.lost(range, epoch);
+      counters.lost.increment();
+      tell(() -> application.lost(range, epoch), "lost", range);
+    }
+
+    private void tell(Runnable call, String what, String range) {
+      if (application == null) {
+        return;
+      }
+      try {
+        call.run();
+      } catch (RuntimeException e) {
+        LOG.warn("the ownership listener failed on {} {}", what, range, e);
+      }
     }
   }
 
@@ -372,7 +401,10 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       long forwardedGets,
       long forwardedWrites,
       long resent,
-      long nearHits) {}
+      long nearHits,
+      long rangesHandedOverHere,
+      long rangesTakenOver,
+      long rangesLost) {}
 
   private List<R> getPart(RangeLayout.Part<K> part, String query, RangeQuery<K, R> function) {
     String range = ranges.get(part.range());
@@ -606,6 +638,9 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     final LongAdder forwardedGets = new LongAdder();
     final LongAdder forwardedWrites = new LongAdder();
     final LongAdder resent = new LongAdder();
+    final LongAdder handedOver = new LongAdder();
+    final LongAdder takenOver = new LongAdder();
+    final LongAdder lost = new LongAdder();
 
     Metrics snapshot(long nearHits) {
       return new Metrics(
@@ -614,7 +649,10 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
           forwardedGets.sum(),
           forwardedWrites.sum(),
           resent.sum(),
-          nearHits);
+          nearHits,
+          handedOver.sum(),
+          takenOver.sum(),
+          lost.sum());
     }
   }
 
@@ -655,6 +693,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     private String zooKeeperPassword;
     private StoreFence storeFence;
     private boolean storeFenceOff;
+    private OwnershipListener ownershipListener;
 
     private Builder(DomainType<K> type, RowCodec<K, R> rows) {
       this.type = Objects.requireNonNull(type, "type");
@@ -743,6 +782,12 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
      */
     public Builder<K, R> storeFence(StoreFence fence) {
       this.storeFence = Objects.requireNonNull(fence, "fence");
+      return this;
+    }
+
+    /** Told, after this process starts or stops serving a range: {@link ManyProcesses#ownershipListener}. */
+    Builder<K, R> ownershipListener(OwnershipListener listener) {
+      this.ownershipListener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

@@ -10,10 +10,12 @@ import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.ZooKeeperAddress;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -48,6 +50,60 @@ class DeploymentsIT {
         readWriteRead(service, 25);
         assertThat(partitioned.metrics().servedHere()).isPositive();
       }
+    }
+  }
+
+  @Test
+  void ownershipChangesReachTheListenerAndTheMeters(ZooKeeperAddress zk) throws Exception {
+    Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
+    List<String> events = new CopyOnWriteArrayList<>();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
+      Dendrite<Integer, Scores.Score> service =
+          scores(cacheTier, table)
+              .deployment(
+                  ManyProcesses.overZooKeeper(zk.connectString(), zk.service())
+                      .ranges(2)
+                      .sessionTimeout(Duration.ofSeconds(3))
+                      .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback())
+                      .ownershipListener(
+                          new OwnershipListener() {
+                            @Override
+                            public void gained(String range, long epoch) {
+                              throw new AssertionError("the three-argument form is called");
+                            }
+
+                            @Override
+                            public void gained(String range, long epoch, boolean handedOver) {
+                              events.add("gained " + range + (handedOver ? " handed over" : ""));
+                              throw new IllegalStateException("a listener bug changes nothing");
+                            }
+
+                            @Override
+                            public void lost(String range, long epoch) {
+                              events.add("lost " + range);
+                            }
+                          }))
+              .build();
+      PartitionedDendrite<Integer, Scores.Score> partitioned =
+          (PartitionedDendrite<Integer, Scores.Score>) service;
+      PartitionedMeters.of(partitioned).bindTo(registry);
+      assertThat(partitioned.awaitSettled(1, Duration.ofSeconds(30))).isTrue();
+      readWriteRead(service, 40);
+
+      assertThat(events).containsExactlyInAnyOrder("gained scores.id.0", "gained scores.id.1");
+      assertThat(registry.get("dendrite.ranges.owned").gauge().value()).isEqualTo(2);
+      assertThat(
+              registry
+                  .get("dendrite.ranges.gained")
+                  .tag("handover", "taken-over")
+                  .functionCounter()
+                  .count())
+          .isEqualTo(2);
+      service.close();
+      assertThat(events).contains("lost scores.id.0", "lost scores.id.1");
+      assertThat(registry.get("dendrite.ranges.lost").functionCounter().count()).isEqualTo(2);
+      assertThat(registry.get("dendrite.ranges.owned").gauge().value()).isZero();
     }
   }
 
