@@ -3,12 +3,15 @@ package io.dendrite.iq.server;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Policy;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiPredicate;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
@@ -185,6 +188,40 @@ final class ItemStore {
       }
     }
     unpinned.cleanUp();
+  }
+
+  /**
+   * Shows {@code visitor} each live item until it returns {@code false}: the unpinned ones most recently used first,
+   * as memcached's {@code stats cachedump} walks an LRU from its head, then the pinned ones, which no eviction order
+   * holds. Caffeine keeps its eviction lock while it walks, so a visitor must be quick (it only writes reply lines).
+   */
+  void visitLive(BiPredicate<String, Item> visitor) {
+    long now = clock.getAsLong();
+    boolean more =
+        unpinned
+            .policy()
+            .eviction()
+            .orElseThrow()
+            .hottest(
+                entries -> {
+                  Iterator<Policy.CacheEntry<String, Item>> each = entries.iterator();
+                  while (each.hasNext()) {
+                    Policy.CacheEntry<String, Item> entry = each.next();
+                    if (!entry.getValue().isExpired(now)
+                        && !visitor.test(entry.getKey(), entry.getValue())) {
+                      return false;
+                    }
+                  }
+                  return true;
+                });
+    if (!more) {
+      return;
+    }
+    for (Map.Entry<String, Item> entry : pinned.entrySet()) {
+      if (!entry.getValue().isExpired(now) && !visitor.test(entry.getKey(), entry.getValue())) {
+        return;
+      }
+    }
   }
 
   long itemCount() {

@@ -58,4 +58,19 @@ class ItemStoreTest {
       Thread.currentThread().interrupt();
     }
   }
+
+  @Test
+  void visitLiveShowsUnpinnedThenPinnedItemsLeavesExpiredOnesOutAndStopsWhenTold() {
+    ItemStore store = new ItemStore(1 << 20, new PinnedQuota(QUOTA), () -> 1_000L);
+    store.put("pinned", new Item(new byte[1], 0, 0, 0, true));
+    store.put("unpinned", new Item(new byte[1], 0, 0, 0, false));
+    store.put("expired", new Item(new byte[1], 0, 999, 0, false));
+    List<String> seen = new ArrayList<>();
+    store.visitLive((key, item) -> seen.add(key));
+    assertThat(seen).containsExactly("unpinned", "pinned");
+
+    List<String> first = new ArrayList<>();
+    store.visitLive((key, item) -> first.add(key) && false);
+    assertThat(first).containsExactly("unpinned");
+  }
 }

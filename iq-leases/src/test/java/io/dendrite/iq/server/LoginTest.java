@@ -26,6 +26,7 @@ class LoginTest {
           "flush_all",
           "unpin k",
           "stats",
+          "stats cachedump 1 0",
           "version",
           "mappend k 1 1\nv",
           "iqget k 0",
