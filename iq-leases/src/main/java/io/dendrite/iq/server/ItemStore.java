@@ -224,6 +224,20 @@ final class ItemStore {
     }
   }
 
+  /** The budget for unpinned items, in bytes: {@code --memory}, or what {@code cache_memlimit} last set. */
+  long memoryLimit() {
+    return unpinned.policy().eviction().orElseThrow().getMaximum();
+  }
+
+  /**
+   * Changes the budget for unpinned items. Caffeine evicts down to a smaller one at once, in this thread (the cache's
+   * maintenance runs on the calling thread), exactly as a store that outgrows the budget does: without the evicted
+   * keys' stripes, which no eviction takes. Pinned items are not in the budget and stay.
+   */
+  void setMemoryLimit(long bytes) {
+    unpinned.policy().eviction().orElseThrow().setMaximum(bytes);
+  }
+
   long itemCount() {
     return unpinned.estimatedSize() + pinned.size();
   }

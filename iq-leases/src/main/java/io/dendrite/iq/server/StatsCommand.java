@@ -152,7 +152,7 @@ final class StatsCommand implements CommandHandler {
     values.put("unpinned_bytes", state.items.unpinnedBytes());
     values.put("pinned_items", state.items.pinnedItemCount());
     values.put("pinned_bytes", state.items.pinnedBytes());
-    values.put("limit_maxbytes", state.config.memoryBytes());
+    values.put("limit_maxbytes", state.items.memoryLimit());
     values.put("limit_pinned_maxbytes", state.config.pinnedMemoryBytes());
     values.put("evictions", state.items.evictions());
     values.put("leases_granted", stats.leasesGranted.sum());
@@ -173,7 +173,7 @@ final class StatsCommand implements CommandHandler {
   private Map<String, Object> settings() {
     IqServerConfig config = state.config;
     Map<String, Object> values = new LinkedHashMap<>();
-    values.put("maxbytes", config.memoryBytes());
+    values.put("maxbytes", state.items.memoryLimit());
     values.put("pinned_maxbytes", config.pinnedMemoryBytes());
     values.put("maxconns", config.maxConnections());
     values.put("tcpport", config.port());

@@ -27,6 +27,7 @@ class LoginTest {
           "unpin k",
           "stats",
           "stats cachedump 1 0",
+          "cache_memlimit 64",
           "version",
           "mappend k 1 1\nv",
           "iqget k 0",
