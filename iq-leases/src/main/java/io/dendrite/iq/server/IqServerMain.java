@@ -1,5 +1,6 @@
 package io.dendrite.iq.server;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -19,6 +20,9 @@ public final class IqServerMain {
 
   /** The exit status for arguments the server cannot run with, as before picocli and as picocli's own. */
   static final int BAD_ARGUMENTS = CommandLine.ExitCode.USAGE;
+
+  /** The exit status when the server started but could not write its {@code --port-file}. */
+  static final int CANNOT_REPORT_PORT = 1;
 
   private IqServerMain() {}
 
@@ -41,6 +45,17 @@ public final class IqServerMain {
     }
     Duration handover = options.handover();
     IqServer server = IqServer.start(config);
+    if (options.portFile() != null) {
+      try {
+        PortFile.write(options.portFile(), server.port());
+      } catch (IOException e) {
+        // Whoever asked for the file waits for it: a server it cannot find is of no use to it.
+        System.err.println("iq-server: cannot write --port-file " + options.portFile() + ": " + e);
+        server.close();
+        System.exit(CANNOT_REPORT_PORT);
+        return;
+      }
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

@@ -45,6 +45,14 @@ final class ServerOptions {
   private Integer port;
 
   @Option(
+      names = "--port-file",
+      paramLabel = "<path>",
+      description =
+          "once listening, write the port to this file (the number and a newline; whole or not at all), so"
+              + " that a tool starting the server on --port 0 can read which port it got")
+  private Path portFile;
+
+  @Option(
       names = "--threads",
       paramLabel = "<n>",
       description = "worker threads (default: number of CPUs, at least 2)")
@@ -250,6 +258,11 @@ final class ServerOptions {
       throw new ParameterException(
           spec.commandLine(), "--tls-keystore and --tls-password-file go together");
     }
+  }
+
+  /** Where to write the port once the server listens ({@code --port-file}), or {@code null}. */
+  Path portFile() {
+    return portFile;
   }
 
   /** How long a SIGTERM waits for the handover ({@code --handover-ms}). */

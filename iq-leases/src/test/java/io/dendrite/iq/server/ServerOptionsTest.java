@@ -96,6 +96,13 @@ class ServerOptionsTest {
   }
 
   @Test
+  void thePortFileIsWhereTheServerWritesItsPort() {
+    assertThat(ServerOptions.parse().portFile()).isNull();
+    assertThat(ServerOptions.parse("--port-file", "run/iq.port").portFile())
+        .isEqualTo(Path.of("run/iq.port"));
+  }
+
+  @Test
   void handoverMillisIsTheShutdownDeadline() {
     assertThat(ServerOptions.parse("--handover-ms", "0").handover()).isEqualTo(Duration.ZERO);
     assertThat(ServerOptions.parse("--handover-ms", "2500").handover())
@@ -172,6 +179,7 @@ class ServerOptionsTest {
         List.of(
             "--listen <addr>",
             "--port <n>",
+            "--port-file <path>",
             "--threads <n>",
             "--max-conns <n>",
             "--idle-timeout <s>",
