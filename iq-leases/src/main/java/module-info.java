@@ -11,7 +11,13 @@ module io.dendrite.iq {
   requires io.netty.transport;
   requires io.netty.transport.classes.epoll;
   requires org.slf4j;
+  requires info.picocli;
 
   exports io.dendrite.iq.client;
   exports io.dendrite.iq.server;
+
+  // picocli sets IqServerMain's options (ServerOptions' private fields) and makes its converters by
+  // reflection.
+  opens io.dendrite.iq.server to
+      info.picocli;
 }

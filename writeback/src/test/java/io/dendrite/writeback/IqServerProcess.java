@@ -1,19 +1,20 @@
 package io.dendrite.writeback;
 
 import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.iq.server.PortFile;
 import io.dendrite.testsupport.faults.ChildJvm;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * An IQ server in a process of its own ({@code IqServerMain} on the test class path), so that a test can lose it
  * the way a machine is lost: SIGKILL, no goodbye on its connections, its pinned values gone.
  */
 public final class IqServerProcess implements AutoCloseable {
-  private static final Pattern LISTENING = Pattern.compile("IQ server listening on [^ ]+:(\\d+) ");
-
   private final ChildJvm jvm;
   private final ServerAddress address;
   private final long leaseMillis;
@@ -38,15 +39,16 @@ public final class IqServerProcess implements AutoCloseable {
   }
 
   private static IqServerProcess start(long leaseMillis, long handoverMillis, int port) {
+    Path portFile = newPortFile();
     ChildJvm jvm =
         ChildJvm.start(
             "io.dendrite.iq.server.IqServerMain",
-            // The test resources log at WARN; the server's INFO line is how the child reports its
-            // port.
-            List.of("-Xmx128m", "-Dorg.slf4j.simpleLogger.log.io.dendrite.iq.server.IqServer=info"),
+            List.of("-Xmx128m"),
             List.of(
                 "--port",
                 String.valueOf(port),
+                "--port-file",
+                portFile.toString(),
                 "--pinned-memory",
                 "64m",
                 "--lease-ms",
@@ -54,19 +56,40 @@ public final class IqServerProcess implements AutoCloseable {
                 "--handover-ms",
                 String.valueOf(handoverMillis)));
     try {
-      Matcher listening =
-          LISTENING.matcher(
-              jvm.awaitLine(line -> LISTENING.matcher(line).find(), Duration.ofSeconds(30)));
-      listening.find();
+      int bound = PortFile.await(portFile, Duration.ofSeconds(30), jvm::isAlive);
       return new IqServerProcess(
-          jvm,
-          new ServerAddress("127.0.0.1", Integer.parseInt(listening.group(1))),
-          leaseMillis,
-          handoverMillis);
+          jvm, new ServerAddress("127.0.0.1", bound), leaseMillis, handoverMillis);
+    } catch (IOException | InterruptedException failed) {
+      jvm.close();
+      if (failed instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException(
+          failed.getMessage() + "; its output ended with:\n" + jvm.tail(), failed);
     } catch (RuntimeException
         | Error failed) { // an Error too: a server left running outlives the test run
       jvm.close();
       throw failed;
+    } finally {
+      deletePortFile(portFile);
+    }
+  }
+
+  /** A path in a new folder of its own for the child's --port-file: nothing stale can be there. */
+  private static Path newPortFile() {
+    try {
+      return Files.createTempDirectory("iq-server-").resolve("port");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void deletePortFile(Path portFile) {
+    try {
+      Files.deleteIfExists(portFile);
+      Files.deleteIfExists(portFile.getParent());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -126,6 +126,11 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /** Whether the child is still running. */
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
   /** The child's process id. */
   public long pid() {
     return process.pid();
@@ -238,7 +243,8 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
-  private String tail() {
+  /** The last lines the child printed, for the message of a failure that concerns it. */
+  public String tail() {
     synchronized (lines) {
       return String.join("\n", lines.subList(Math.max(0, lines.size() - TAIL_LINES), lines.size()));
     }

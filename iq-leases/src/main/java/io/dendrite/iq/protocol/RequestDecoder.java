@@ -97,7 +97,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     int newline = in.indexOf(in.readerIndex(), searchEnd, (byte) '\n');
     if (newline < 0) {
       if (in.readableBytes() >= lineLimit) {
-        out.add(new FramingError("line too long"));
+        out.add(FramingError.clientError("line too long"));
         state = State.SKIP_LINE;
         return true;
       }
@@ -119,7 +119,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     try {
       lengths = DataBlockLayout.blockLengths(cmd, rest);
     } catch (MalformedRequestException e) {
-      out.add(new FramingError(e.getMessage()));
+      out.add(FramingError.clientError(e.getMessage()));
       return true;
     }
     long total = 0;
@@ -130,15 +130,18 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     }
     if (!trusted() && total - 2L * lengths.length > untrustedDataBytes) {
       out.add(
-          new FramingError(
-              "data block too large before login (more than " + untrustedDataBytes + " bytes)",
-              true));
+          FramingError.clientErrorClosing(
+              "data block too large before login (more than " + untrustedDataBytes + " bytes)"));
       bytesToSkip = Long.MAX_VALUE; // the connection is closing: read nothing more into memory
       state = State.SKIP_BYTES;
       return true;
     }
     if (oversized || total > maxRequestDataBytes) {
-      out.add(new FramingError("object too large for cache"));
+      // SERVER_ERROR, as memcached answers: the request is well formed, the server will not hold
+      // it. A client
+      // reads a CLIENT_ERROR to a request with data as a sign its data may have been read as
+      // commands.
+      out.add(FramingError.serverError("object too large for cache"));
       bytesToSkip = total;
       state = State.SKIP_BYTES;
       return true;
@@ -166,7 +169,10 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     badChunk |= in.readByte() != '\r' | in.readByte() != '\n';
     blocks.add(data);
     if (blocks.size() == blockLengths.length) {
-      out.add(badChunk ? new FramingError("bad data chunk") : new Request(command, args, blocks));
+      out.add(
+          badChunk
+              ? FramingError.clientError("bad data chunk")
+              : new Request(command, args, blocks));
       command = null;
       args = null;
       blocks = null;

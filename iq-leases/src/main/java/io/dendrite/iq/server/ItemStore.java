@@ -3,12 +3,15 @@ package io.dendrite.iq.server;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Policy;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiPredicate;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
@@ -185,6 +188,54 @@ final class ItemStore {
       }
     }
     unpinned.cleanUp();
+  }
+
+  /**
+   * Shows {@code visitor} each live item until it returns {@code false}: the unpinned ones most recently used first,
+   * as memcached's {@code stats cachedump} walks an LRU from its head, then the pinned ones, which no eviction order
+   * holds. Caffeine keeps its eviction lock while it walks, so a visitor must be quick (it only writes reply lines).
+   */
+  void visitLive(BiPredicate<String, Item> visitor) {
+    long now = clock.getAsLong();
+    boolean more =
+        unpinned
+            .policy()
+            .eviction()
+            .orElseThrow()
+            .hottest(
+                entries -> {
+                  Iterator<Policy.CacheEntry<String, Item>> each = entries.iterator();
+                  while (each.hasNext()) {
+                    Policy.CacheEntry<String, Item> entry = each.next();
+                    if (!entry.getValue().isExpired(now)
+                        && !visitor.test(entry.getKey(), entry.getValue())) {
+                      return false;
+                    }
+                  }
+                  return true;
+                });
+    if (!more) {
+      return;
+    }
+    for (Map.Entry<String, Item> entry : pinned.entrySet()) {
+      if (!entry.getValue().isExpired(now) && !visitor.test(entry.getKey(), entry.getValue())) {
+        return;
+      }
+    }
+  }
+
+  /** The budget for unpinned items, in bytes: {@code --memory}, or what {@code cache_memlimit} last set. */
+  long memoryLimit() {
+    return unpinned.policy().eviction().orElseThrow().getMaximum();
+  }
+
+  /**
+   * Changes the budget for unpinned items. Caffeine evicts down to a smaller one at once, in this thread (the cache's
+   * maintenance runs on the calling thread), exactly as a store that outgrows the budget does: without the evicted
+   * keys' stripes, which no eviction takes. Pinned items are not in the budget and stay.
+   */
+  void setMemoryLimit(long bytes) {
+    unpinned.policy().eviction().orElseThrow().setMaximum(bytes);
   }
 
   long itemCount() {

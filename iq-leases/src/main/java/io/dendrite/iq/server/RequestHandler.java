@@ -103,7 +103,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     ReplyWriter out = new ReplyWriter(pending, MAX_REPLY_BYTES);
     if (msg instanceof FramingError error) {
       guard = null;
-      out.error("CLIENT_ERROR " + error.reason());
+      out.error(error.line());
       if (error.closes()) {
         held.clear();
         flush(ctx).addListener(ChannelFutureListener.CLOSE);

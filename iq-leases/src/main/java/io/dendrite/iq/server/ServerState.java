@@ -164,7 +164,14 @@ final class ServerState {
       return;
     }
     items.put(key, item.withExpiry(lease.expiresAtMillis));
-    lease.quarantinedCas = items.get(key).cas();
+    Item quarantined = items.get(key);
+    if (quarantined == null) {
+      // Evicted as it was stored again (Caffeine may pick any unpinned item, the one just written
+      // too): nothing is
+      // left to quarantine, and the next reader misses, which is what the quarantine was for.
+      return;
+    }
+    lease.quarantinedCas = quarantined.cas();
     lease.quarantinedValueExpiry = item.expiresAtMillis();
   }
 

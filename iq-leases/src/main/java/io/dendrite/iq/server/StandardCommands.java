@@ -33,6 +33,7 @@ final class StandardCommands {
     table.register("decr", true, (args, out) -> arithmetic(args, out, false));
     table.register("touch", true, this::touch);
     table.register("flush_all", true, this::flushAll);
+    table.register("cache_memlimit", true, this::cacheMemlimit);
     table.register(
         "version",
         false,
@@ -206,6 +207,44 @@ final class StandardCommands {
     args.requireCount(0, 1);
     state.flush(args.size() == 1 ? args.number(0) : 0, args.client());
     out.line("OK");
+  }
+
+  /**
+   * {@code cache_memlimit <megabytes> [noreply]}: sets the budget for unpinned items ({@code --memory}) from now on,
+   * with memcached's replies: {@code OK}; {@code ERROR} for a word that is not a 32-bit unsigned number; {@code
+   * MEMLIMIT_TOO_SMALL ...} below 8 MiB; {@code MEMLIMIT_ADJUST_FAILED ...} above 10^9 MiB, which must have meant
+   * bytes. A smaller budget evicts unpinned items at once, least recently used first, where memcached frees its slab
+   * pages over time. Pinned items and the pinned quota stay as they are, and so does {@code --max-held-total}, whose
+   * default was taken from {@code --memory} at start.
+   *
+   * <p>Only a user who may change pinned items and reserved keys may send it ({@code --pin-users}; every user without
+   * them). That is {@code flush_all}'s rule made whole: a smaller budget drops unpinned items as a flush does, and a
+   * flush from another user leaves the reserved keys (write-back's locks are unpinned items; dropping one lets two
+   * writers in), but eviction cannot choose what it drops, so the command is the pin users' alone. The fence users'
+   * rule is about who owns a range, not the server's memory.
+   */
+  private void cacheMemlimit(Arguments args, ReplyWriter out) {
+    args.requireCount(1, 1);
+    if (!args.client().mayChangePinned()) {
+      throw new NotPermittedException(
+          "user " + args.client().user() + " may not change the memory limit");
+    }
+    long megabytes;
+    try {
+      megabytes = Long.parseLong(args.word(0));
+    } catch (NumberFormatException e) {
+      megabytes = -1;
+    }
+    if (megabytes < 0 || megabytes > 0xFFFF_FFFFL) {
+      out.line("ERROR");
+    } else if (megabytes < 8) {
+      out.line("MEMLIMIT_TOO_SMALL cannot set maxbytes to less than 8m");
+    } else if (megabytes > 1_000_000_000) {
+      out.line("MEMLIMIT_ADJUST_FAILED input value is megabytes not bytes");
+    } else {
+      state.items.setMemoryLimit(megabytes << 20);
+      out.line("OK");
+    }
   }
 
   /** {@code unpin <key> [noreply]}: the item stays, but becomes evictable and leaves the quota. */

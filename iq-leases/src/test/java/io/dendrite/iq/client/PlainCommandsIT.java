@@ -2,6 +2,7 @@ package io.dendrite.iq.client;
 
 import static io.dendrite.iq.client.IqServers.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +44,26 @@ class PlainCommandsIT {
 
     assertThat(client.delete("a")).isEqualTo(Outcome.OK);
     assertThat(client.delete("a")).isEqualTo(Outcome.NOT_FOUND);
+  }
+
+  @Test
+  void aValueOverTheItemSizeIsARefusalNotALostConnection() throws Exception {
+    try (IqServers small =
+        new IqServers(1, settings -> settings, server -> server.maxItemSize(1024))) {
+      // The server answers SERVER_ERROR, as memcached does. A CLIENT_ERROR to a request with data
+      // would say the
+      // data may have been read as commands, and the client would give up the connection.
+      assertThatThrownBy(() -> small.client.set("big", new byte[1025]))
+          .isInstanceOf(IqException.class)
+          .isNotInstanceOf(IqConnectionException.class)
+          .hasMessageContaining("SERVER_ERROR object too large for cache");
+      assertThat(small.client.set("small", bytes("ok"))).isEqualTo(Outcome.OK);
+      assertThat(small.client.get("small"))
+          .hasValueSatisfying(v -> assertThat(v.text()).isEqualTo("ok"));
+      assertThat(IqServers.stats(small.addresses().get(0)).get("total_connections"))
+          .as("the client's one connection, kept through the refusal, and the one asking for stats")
+          .isEqualTo("2");
+    }
   }
 
   @Test

@@ -50,7 +50,7 @@ class RequestDecoderTest {
     channel.writeInbound(Unpooled.wrappedBuffer(bytes("x".repeat(MAX_LINE) + "\r\nget k\r\n")));
     List<Object> out = drain(channel);
     assertThat(out).hasSize(2);
-    assertThat(out.get(0)).isEqualTo(new FramingError("line too long"));
+    assertThat(out.get(0)).isEqualTo(FramingError.clientError("line too long"));
     assertThat(((Request) out.get(1)).args()).containsExactly("k");
   }
 
@@ -65,7 +65,7 @@ class RequestDecoderTest {
     channel.writeInbound(Unpooled.wrappedBuffer(bytes("\r\nget k\r\n")));
     List<Object> out = drain(channel);
     assertThat(out).hasSize(2);
-    assertThat(out.get(0)).isEqualTo(new FramingError("object too large for cache"));
+    assertThat(out.get(0)).isEqualTo(FramingError.serverError("object too large for cache"));
     assertThat(((Request) out.get(1)).command()).isEqualTo("get");
   }
 
@@ -75,7 +75,7 @@ class RequestDecoderTest {
     channel.writeInbound(Unpooled.wrappedBuffer(bytes("set k 0 0 2\r\nhiXYget k\r\n")));
     List<Object> out = drain(channel);
     assertThat(out).hasSize(2);
-    assertThat(out.get(0)).isEqualTo(new FramingError("bad data chunk"));
+    assertThat(out.get(0)).isEqualTo(FramingError.clientError("bad data chunk"));
     assertThat(((Request) out.get(1)).args()).containsExactly("k");
   }
 

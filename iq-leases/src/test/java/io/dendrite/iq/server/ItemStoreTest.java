@@ -58,4 +58,39 @@ class ItemStoreTest {
       Thread.currentThread().interrupt();
     }
   }
+
+  @Test
+  void visitLiveShowsUnpinnedThenPinnedItemsLeavesExpiredOnesOutAndStopsWhenTold() {
+    ItemStore store = new ItemStore(1 << 20, new PinnedQuota(QUOTA), () -> 1_000L);
+    store.put("pinned", new Item(new byte[1], 0, 0, 0, true));
+    store.put("unpinned", new Item(new byte[1], 0, 0, 0, false));
+    store.put("expired", new Item(new byte[1], 0, 999, 0, false));
+    List<String> seen = new ArrayList<>();
+    store.visitLive((key, item) -> seen.add(key));
+    assertThat(seen).containsExactly("unpinned", "pinned");
+
+    List<String> first = new ArrayList<>();
+    store.visitLive((key, item) -> first.add(key) && false);
+    assertThat(first).containsExactly("unpinned");
+  }
+
+  @Test
+  void aSmallerMemoryLimitEvictsUnpinnedItemsAtOnceAndNoPinnedOne() {
+    int itemBytes = ItemStore.weight("u10", new Item(new byte[VALUE_BYTES], 0, 0, 0, false));
+    ItemStore store = new ItemStore(100L * itemBytes, new PinnedQuota(QUOTA), () -> 0L);
+    for (int i = 0; i < 10; i++) {
+      store.put("p" + i, new Item(new byte[VALUE_BYTES], 0, 0, 0, true));
+    }
+    for (int i = 10; i < 60; i++) {
+      store.put("u" + i, new Item(new byte[VALUE_BYTES], 0, 0, 0, false));
+    }
+    assertThat(store.evictions()).isZero();
+
+    store.setMemoryLimit(20L * itemBytes);
+
+    assertThat(store.memoryLimit()).isEqualTo(20L * itemBytes);
+    assertThat(store.unpinnedBytes()).isLessThanOrEqualTo(20L * itemBytes);
+    assertThat(store.evictions()).isEqualTo(30);
+    assertThat(store.pinnedItemCount()).isEqualTo(10);
+  }
 }

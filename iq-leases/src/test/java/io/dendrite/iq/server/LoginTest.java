@@ -26,6 +26,8 @@ class LoginTest {
           "flush_all",
           "unpin k",
           "stats",
+          "stats cachedump 1 0",
+          "cache_memlimit 64",
           "version",
           "mappend k 1 1\nv",
           "iqget k 0",

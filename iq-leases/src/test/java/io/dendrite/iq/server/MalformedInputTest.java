@@ -85,7 +85,8 @@ class MalformedInputTest {
   @Test
   void oversizedValueIsRejectedAndItsDataSwallowed() {
     assertThat(c.call("set big 0 0 1025\n" + "x".repeat(1025)))
-        .isEqualTo("CLIENT_ERROR object too large for cache\n");
+        .as("memcached's reply: the request is well formed, the server will not hold it")
+        .isEqualTo("SERVER_ERROR object too large for cache\n");
     assertThat(c.call("set big 0 0 1024\n" + "x".repeat(1024))).isEqualTo("STORED\n");
   }
 
