@@ -246,6 +246,11 @@ final class ItemStore {
     return unpinned.policy().eviction().orElseThrow().weightedSize().orElse(0);
   }
 
+  /** How many pinned items have keys that begin with {@code prefix}. */
+  long pinnedItemsUnder(String prefix) {
+    return pinned.keySet().stream().filter(key -> key.startsWith(prefix)).count();
+  }
+
   long pinnedItemCount() {
     return pinned.size();
   }

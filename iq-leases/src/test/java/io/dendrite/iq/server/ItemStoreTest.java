@@ -74,6 +74,18 @@ class ItemStoreTest {
     assertThat(first).containsExactly("unpinned");
   }
 
+  /** What a stopping server tells apart: Dendrite's range logs from buffered writes, which are data. */
+  @Test
+  void pinnedItemsAreCountedByKeyPrefix() {
+    ItemStore store = new ItemStore(1 << 20, new PinnedQuota(QUOTA), () -> 0L);
+    store.put("dl:scores:id:0", new Item(new byte[1], 0, 0, 0, true));
+    store.put("dl:scores:id:1", new Item(new byte[1], 0, 0, 0, true));
+    store.put("BW:scores:7", new Item(new byte[1], 0, 0, 0, true));
+    store.put("dl:unpinned", new Item(new byte[1], 0, 0, 0, false));
+    assertThat(store.pinnedItemsUnder("dl:")).isEqualTo(2);
+    assertThat(store.pinnedItemCount()).isEqualTo(3);
+  }
+
   @Test
   void aSmallerMemoryLimitEvictsUnpinnedItemsAtOnceAndNoPinnedOne() {
     int itemBytes = ItemStore.weight("u10", new Item(new byte[VALUE_BYTES], 0, 0, 0, false));
