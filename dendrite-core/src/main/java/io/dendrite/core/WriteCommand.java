@@ -91,4 +91,15 @@ public interface WriteCommand<K extends Comparable<? super K>, R, C> {
       }
     };
   }
+
+  /**
+   * The most common kind of write, in one line: its command is a row, which {@code apply} inserts or updates in the
+   * data store and which then replaces its old version in the cached results ({@link CacheUpdate#putting}): {@code
+   * WriteCommand.putting(rows, score -> upsert(score))}. The rows must be records ({@link RowCodec#ofRecord}).
+   */
+  static <K extends Comparable<? super K>, R extends Record> WriteCommand<K, R, R> putting(
+      Class<R> type, RowCodec<K, R> rows, ChangeApplier<? super R> apply) {
+    Objects.requireNonNull(rows, "rows");
+    return of(type, apply, row -> CacheUpdate.putting(rows, row));
+  }
 }

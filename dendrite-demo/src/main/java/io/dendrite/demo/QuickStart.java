@@ -1,6 +1,5 @@
 package io.dendrite.demo;
 
-import io.dendrite.core.CacheUpdate;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.RowCodec;
@@ -32,12 +31,8 @@ public final class QuickStart {
               .cache(cache)
               .writePolicy(WritePolicy.WRITE_THROUGH)
               .query("byId", (lb, ub) -> select(db, lb, ub)) // runs on a miss
-              .command(
-                  "set",
-                  WriteCommand.of(
-                      Score.class,
-                      score -> update(db, score), // the database write
-                      score -> CacheUpdate.putting(rows, score))) // the cached results' update
+              // the database write; the written row then replaces its old version where cached
+              .command("set", WriteCommand.putting(Score.class, rows, score -> update(db, score)))
               .build()) {
         System.out.println(scores.get("byId", 100, 104)); // a miss: queried, then cached
         scores.write("set", 102, 102, new Score(102, 42)); // the database, then the cached result
