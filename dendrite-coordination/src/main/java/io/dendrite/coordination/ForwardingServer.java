@@ -48,7 +48,7 @@ public final class ForwardingServer implements AutoCloseable {
     byte[] run(String range, byte[] body) throws Exception;
   }
 
-  /** Whether this process owns a range under an epoch: {@link ZooKeeperCoordinator#owns}. */
+  /** Whether this process owns a range under an epoch: {@link ZooKeeperOwnership#owns}. */
   @FunctionalInterface
   public interface Ownership {
     boolean owns(String range, long epoch);

@@ -105,7 +105,7 @@ public final class ManyProcesses implements Dendrite.Deployment {
    * ACLs, anyone who reaches ZooKeeper can change who owns which range, and a warning is logged at start.
    */
   public ManyProcesses zooKeeperCredentials(String user, String password) {
-    ZooKeeperCoordinator.builder().credentials(user, password); // checks them now
+    ZooKeeperOwnership.builder().credentials(user, password); // checks them now
     this.zooKeeperUser = user;
     this.zooKeeperPassword = password;
     return this;

@@ -24,7 +24,7 @@ public interface OwnershipListener {
   /**
    * This process no longer owns {@code range}: it is moving to another process, this process's session is in
    * doubt, or the coordinator is closing. Stop serving it before returning; no other process takes it until then
-   * (unless the session ends meanwhile, which {@link ZooKeeperCoordinator#owns} already tells every request).
+   * (unless the session ends meanwhile, which {@link ZooKeeperOwnership#owns} already tells every request).
    */
   void lost(String range, long epoch);
 }

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One collection's domain cached by a service of many application processes (the CPR paper, §3 and Figure 2): the
- * domain is split into ranges, ZooKeeper gives each range to one process at a time ({@link ZooKeeperCoordinator}),
+ * domain is split into ranges, ZooKeeper gives each range to one process at a time ({@link ZooKeeperOwnership}),
  * the owner keeps the range's PrInT, LeMInT and log in a {@link Dendrite} of its own, and every other process sends
  * the range's misses and writes to it ({@link ForwardingServer}). A hit needs no owner: any process reads the exact
  * interval's cached entry directly ({@link CachedReads}).
@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * queries and write commands under the same names, because a forwarded request names them and the owner runs its
  * own registered ones.
  *
- * <p>An owner serves a range only while {@link ZooKeeperCoordinator#owns} says so, and every cache request it sends
+ * <p>An owner serves a range only while {@link ZooKeeperOwnership#owns} says so, and every cache request it sends
  * for the range is guarded by the range's fence at its epoch ({@link IqClient#fenced}), which it raised before it
  * rebuilt the range: an owner that paused past its session and resumes changes nothing in the cache. A write checks
  * ownership once more just before its data-store statement; with {@link Builder#storeFence} the statement itself is
@@ -83,7 +83,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   private final Counters counters = new Counters();
   private final ForwardingClient client;
   private final ForwardingServer server;
-  private final ZooKeeperCoordinator coordinator;
+  private final ZooKeeperOwnership coordinator;
 
   /**
    * The range's ownership record in the cache tier, held shared with the service's other processes: a plain
@@ -153,7 +153,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       server.register(GET, this::serveForwardedGet);
       server.register(WRITE, this::serveForwardedWrite);
       try {
-        ZooKeeperCoordinator.Builder coordination = ZooKeeperCoordinator.builder();
+        ZooKeeperOwnership.Builder coordination = ZooKeeperOwnership.builder();
         if (builder.zooKeeperUser != null) {
           coordination.credentials(builder.zooKeeperUser, builder.zooKeeperPassword);
         }
@@ -854,12 +854,12 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
     /**
      * ZooKeeper credentials (digest scheme), the same in every process of the service: the service's membership and
-     * ownership nodes are then readable and writable only with them ({@link ZooKeeperCoordinator.Builder#credentials}).
+     * ownership nodes are then readable and writable only with them ({@link ZooKeeperOwnership.Builder#credentials}).
      * Without them (the default) the nodes have open ACLs, anyone who reaches ZooKeeper can change who owns which
      * range, and a warning is logged at start.
      */
     public Builder<K, R> zooKeeperCredentials(String user, String password) {
-      ZooKeeperCoordinator.builder().credentials(user, password); // checks them now
+      ZooKeeperOwnership.builder().credentials(user, password); // checks them now
       this.zooKeeperUser = user;
       this.zooKeeperPassword = password;
       return this;

@@ -73,7 +73,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
   private final Map<String, Integer> indexOfRange = new HashMap<>();
 
   /** Set once started: until then nothing counts as owned (a range taken meanwhile waits for it). */
-  private volatile ZooKeeperCoordinator coordinator;
+  private volatile ZooKeeperOwnership coordinator;
 
   ServedRanges(
       DomainType<K> type,
@@ -104,7 +104,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
   }
 
   /** The coordinator whose ownerships count from now on. */
-  void attach(ZooKeeperCoordinator started) {
+  void attach(ZooKeeperOwnership started) {
     this.coordinator = started;
   }
 
@@ -250,7 +250,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
    * processes all believe they own every range).
    */
   private boolean leaseHeld(String range, long epoch) {
-    ZooKeeperCoordinator current = coordinator;
+    ZooKeeperOwnership current = coordinator;
     return everyRangeOwned || (current != null && current.owns(range, epoch));
   }
 
@@ -259,7 +259,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     if (everyRangeOwned) {
       return served.containsKey(range); // the negative control owns whatever it serves
     }
-    ZooKeeperCoordinator current = coordinator;
+    ZooKeeperOwnership current = coordinator;
     return current != null && current.owns(range, epoch);
   }
 
@@ -326,7 +326,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
                 storeFence == null ? null : new FenceToken(fence, epoch)));
         return;
       } catch (RuntimeException failed) {
-        ZooKeeperCoordinator current = coordinator;
+        ZooKeeperOwnership current = coordinator;
         if (current != null && !current.owns(range, epoch)) {
           return;
         }
@@ -408,7 +408,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
    */
   private io.dendrite.core.Coordinator.RangeClaim claim(String collection, String rangeDomain) {
     String range = collection + "." + rangeDomain;
-    ZooKeeperCoordinator current = coordinator;
+    ZooKeeperOwnership current = coordinator;
     Long epoch = current == null ? null : current.owned().get(range);
     if (current != null && epoch == null) {
       throw new IllegalStateException("range " + range + " is not owned by this process");

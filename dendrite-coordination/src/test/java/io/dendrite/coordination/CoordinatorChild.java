@@ -7,7 +7,7 @@ import java.util.TreeMap;
 
 /**
  * A process that owns ranges and "serves" them, for {@link OwnerPauseIT}: every 5 ms it asks {@link
- * ZooKeeperCoordinator#owns} for each range it gained and prints the set it may serve whenever the set changes. When
+ * ZooKeeperOwnership#owns} for each range it gained and prints the set it may serve whenever the set changes. When
  * it finds it was paused (a gap of over 500 ms between two checks), it prints what the first check after the pause
  * allowed: {@code RESUMED [..]}.
  *
@@ -19,8 +19,8 @@ public final class CoordinatorChild {
   public static void main(String[] args) throws Exception {
     GainedRanges gained = new GainedRanges();
     List<String> ranges = List.of(args).subList(4, args.length);
-    ZooKeeperCoordinator coordinator =
-        ZooKeeperCoordinator.builder()
+    ZooKeeperOwnership coordinator =
+        ZooKeeperOwnership.builder()
             .connectString(args[0])
             .service(args[1])
             .member(args[2])

@@ -36,8 +36,8 @@ class OwnerPauseIT {
       child.awaitLine(line -> line.equals("SERVING " + allAtEpoch(1)), Duration.ofSeconds(60));
 
       child.pause();
-      try (ZooKeeperCoordinator other =
-          ZooKeeperCoordinator.builder()
+      try (ZooKeeperOwnership other =
+          ZooKeeperOwnership.builder()
               .connectString(zk.connectString())
               .service(zk.service())
               .member("other")

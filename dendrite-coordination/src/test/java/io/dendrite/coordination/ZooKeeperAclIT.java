@@ -29,7 +29,7 @@ class ZooKeeperAclIT {
   private static final String USER = "orders";
   private static final String PASSWORD = "test-only-zookeeper-password";
 
-  private ZooKeeperCoordinator coordinator;
+  private ZooKeeperOwnership coordinator;
 
   @AfterEach
   void leave() {
@@ -47,7 +47,7 @@ class ZooKeeperAclIT {
     try (org.apache.curator.test.TestingServer fresh =
         new org.apache.curator.test.TestingServer(true)) {
       coordinator =
-          ZooKeeperCoordinator.builder()
+          ZooKeeperOwnership.builder()
               .connectString(fresh.getConnectString())
               .service("fresh")
               .member("a")
@@ -72,7 +72,7 @@ class ZooKeeperAclIT {
       throws Exception {
     GainedRanges gained = new GainedRanges();
     coordinator =
-        ZooKeeperCoordinator.builder()
+        ZooKeeperOwnership.builder()
             .connectString(zk.connectString())
             .service(zk.service())
             .member("a")
@@ -134,7 +134,7 @@ class ZooKeeperAclIT {
     }
     assertThat(coordinator.owned()).as("still owns its ranges").hasSize(2);
 
-    for (ZooKeeperCoordinator.Builder misconfigured :
+    for (ZooKeeperOwnership.Builder misconfigured :
         List.of(
             joining(zk, "without-credentials"),
             joining(zk, "other-credentials").credentials(USER, "another password"))) {
@@ -153,7 +153,7 @@ class ZooKeeperAclIT {
   @Test
   void nodesMadeWithOpenAclsAreRestrictedByAProcessWithCredentials(ZooKeeperAddress zk)
       throws Exception {
-    ZooKeeperCoordinator open = joining(zk, "open").start();
+    ZooKeeperOwnership open = joining(zk, "open").start();
     open.close();
     String root = "/dendrite/" + zk.service();
     try (CuratorFramework stranger = ForwardingAuthIT.stranger(zk)) {
@@ -168,8 +168,8 @@ class ZooKeeperAclIT {
     }
   }
 
-  private static ZooKeeperCoordinator.Builder joining(ZooKeeperAddress zk, String member) {
-    return ZooKeeperCoordinator.builder()
+  private static ZooKeeperOwnership.Builder joining(ZooKeeperAddress zk, String member) {
+    return ZooKeeperOwnership.builder()
         .connectString(zk.connectString())
         .service(zk.service())
         .member(member)

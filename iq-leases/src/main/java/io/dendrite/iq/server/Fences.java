@@ -23,7 +23,7 @@ final class Fences {
 
   /**
    * The largest epoch a fence may be raised to: owners' epochs are ZooKeeper versions plus one (see {@code
-   * ZooKeeperCoordinator}), and a version is a 32-bit signed number. A fence raised past every epoch an owner can
+   * ZooKeeperOwnership}), and a version is a 32-bit signed number. A fence raised past every epoch an owner can
    * have would shut its range out for as long as the server lives.
    */
   static final long MAX_EPOCH = 1L << 31;

@@ -24,28 +24,28 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Several coordinators (each its own ZooKeeper session, as separate processes have) sharing ranges on a real
- * ZooKeeper server. Every gain is checked against every other coordinator's {@link ZooKeeperCoordinator#owns}: a
+ * ZooKeeper server. Every gain is checked against every other coordinator's {@link ZooKeeperOwnership#owns}: a
  * range gained while another process could still serve it is a violation.
  */
 @ExtendWith(RealServers.class)
-class ZooKeeperCoordinatorIT {
+class ZooKeeperOwnershipIT {
 
   private static final List<String> RANGES = IntStream.range(0, 12).mapToObj(i -> "r" + i).toList();
   private static final Duration SESSION = Duration.ofSeconds(2);
   private static final Duration PATIENCE = Duration.ofSeconds(30);
 
   private final OverlapChecker checker = new OverlapChecker();
-  private final List<ZooKeeperCoordinator> started = new CopyOnWriteArrayList<>();
+  private final List<ZooKeeperOwnership> started = new CopyOnWriteArrayList<>();
   private final List<CuttableProxy> proxies = new ArrayList<>();
 
   @AfterEach
   void stopAll() {
-    started.forEach(ZooKeeperCoordinator::close);
+    started.forEach(ZooKeeperOwnership::close);
     proxies.forEach(CuttableProxy::close);
   }
 
-  private ZooKeeperCoordinator join(String connectString, String service, String member) {
-    ZooKeeperCoordinator coordinator =
+  private ZooKeeperOwnership join(String connectString, String service, String member) {
+    ZooKeeperOwnership coordinator =
         joinWith(connectString, service, member, checker.listenerOf(member));
     checker.coordinators.put(member, coordinator);
     return coordinator;
@@ -53,16 +53,16 @@ class ZooKeeperCoordinatorIT {
 
   @Test
   void threeProcessesShareTheRangesEvenlyWithOneOwnerEach(ZooKeeperAddress zk) {
-    ZooKeeperCoordinator a = join(zk.connectString(), zk.service(), "a");
-    ZooKeeperCoordinator b = join(zk.connectString(), zk.service(), "b");
-    ZooKeeperCoordinator c = join(zk.connectString(), zk.service(), "c");
+    ZooKeeperOwnership a = join(zk.connectString(), zk.service(), "a");
+    ZooKeeperOwnership b = join(zk.connectString(), zk.service(), "b");
+    ZooKeeperOwnership c = join(zk.connectString(), zk.service(), "c");
 
     await(() -> a.owned().size() == 4 && b.owned().size() == 4 && c.owned().size() == 4);
     assertThat(checker.violations).isEmpty();
     for (String range : RANGES) {
       await(() -> a.ownerOf(range).isPresent());
       RangeOwner owner = a.ownerOf(range).orElseThrow();
-      ZooKeeperCoordinator holder = checker.coordinators.get(owner.member());
+      ZooKeeperOwnership holder = checker.coordinators.get(owner.member());
       assertThat(holder.owned()).containsEntry(range, owner.epoch());
       assertThat(owner.endpoint()).isEqualTo(owner.member() + ".example:7000");
     }
@@ -70,13 +70,13 @@ class ZooKeeperCoordinatorIT {
 
   @Test
   void aJoiningProcessGetsItsShareAndALeavingOnesRangesMoveWithoutOverlap(ZooKeeperAddress zk) {
-    ZooKeeperCoordinator a = join(zk.connectString(), zk.service(), "a");
-    ZooKeeperCoordinator b = join(zk.connectString(), zk.service(), "b");
+    ZooKeeperOwnership a = join(zk.connectString(), zk.service(), "a");
+    ZooKeeperOwnership b = join(zk.connectString(), zk.service(), "b");
     await(() -> a.owned().size() == 6 && b.owned().size() == 6);
     Map<String, Long> epochsBefore = new ConcurrentHashMap<>(a.owned());
     epochsBefore.putAll(b.owned());
 
-    ZooKeeperCoordinator c = join(zk.connectString(), zk.service(), "c");
+    ZooKeeperOwnership c = join(zk.connectString(), zk.service(), "c");
     await(() -> a.owned().size() == 4 && b.owned().size() == 4 && c.owned().size() == 4);
     c.owned().forEach((range, epoch) -> assertThat(epoch).isGreaterThan(epochsBefore.get(range)));
 
@@ -93,9 +93,9 @@ class ZooKeeperCoordinatorIT {
     String[] hostPort = zk.connectString().split(":");
     CuttableProxy proxy = new CuttableProxy(hostPort[0], Integer.parseInt(hostPort[1]));
     proxies.add(proxy);
-    ZooKeeperCoordinator a = join(zk.connectString(), zk.service(), "a");
-    ZooKeeperCoordinator b = join(zk.connectString(), zk.service(), "b");
-    ZooKeeperCoordinator c = join("127.0.0.1:" + proxy.port(), zk.service(), "c");
+    ZooKeeperOwnership a = join(zk.connectString(), zk.service(), "a");
+    ZooKeeperOwnership b = join(zk.connectString(), zk.service(), "b");
+    ZooKeeperOwnership c = join("127.0.0.1:" + proxy.port(), zk.service(), "c");
     await(() -> c.owned().size() == 4 && a.owned().size() == 4 && b.owned().size() == 4);
     Map<String, Long> cHeld = c.owned();
 
@@ -122,14 +122,14 @@ class ZooKeeperCoordinatorIT {
     proxies.add(proxy);
     GainedRanges aGains = new GainedRanges();
     GainedRanges cGains = new GainedRanges();
-    ZooKeeperCoordinator a = joinWith(zk.connectString(), zk.service(), "a", aGains);
+    ZooKeeperOwnership a = joinWith(zk.connectString(), zk.service(), "a", aGains);
     await(() -> a.owned().size() == RANGES.size());
     assertThat(aGains.handedOver)
         .as("never owned before")
         .containsOnlyKeys(RANGES)
         .doesNotContainValue(true);
 
-    ZooKeeperCoordinator c = joinWith("127.0.0.1:" + proxy.port(), zk.service(), "c", cGains);
+    ZooKeeperOwnership c = joinWith("127.0.0.1:" + proxy.port(), zk.service(), "c", cGains);
     await(() -> c.owned().size() == RANGES.size() / 2 && a.owned().size() == RANGES.size() / 2);
     assertThat(cGains.handedOver)
         .as("released by a")
@@ -145,10 +145,10 @@ class ZooKeeperCoordinatorIT {
         .doesNotContainValue(true);
   }
 
-  private ZooKeeperCoordinator joinWith(
+  private ZooKeeperOwnership joinWith(
       String connectString, String service, String member, OwnershipListener listener) {
-    ZooKeeperCoordinator coordinator =
-        ZooKeeperCoordinator.builder()
+    ZooKeeperOwnership coordinator =
+        ZooKeeperOwnership.builder()
             .connectString(connectString)
             .service(service)
             .member(member)
@@ -169,8 +169,8 @@ class ZooKeeperCoordinatorIT {
   @Test
   void whileZooKeeperIsDownNobodyOwnsAnythingAndOwnershipComesBackAfter() throws Exception {
     try (TestingServer server = new TestingServer(true)) {
-      ZooKeeperCoordinator a = join(server.getConnectString(), "restarted", "a");
-      ZooKeeperCoordinator b = join(server.getConnectString(), "restarted", "b");
+      ZooKeeperOwnership a = join(server.getConnectString(), "restarted", "a");
+      ZooKeeperOwnership b = join(server.getConnectString(), "restarted", "b");
       await(() -> a.owned().size() == 6 && b.owned().size() == 6);
       Map<String, Long> before = new ConcurrentHashMap<>(a.owned());
       before.putAll(b.owned());
@@ -197,8 +197,8 @@ class ZooKeeperCoordinatorIT {
   @Test
   void aSlowGainDoesNotLetTheOtherOwnershipsLapse(ZooKeeperAddress zk) throws Exception {
     java.util.concurrent.CountDownLatch slow = new java.util.concurrent.CountDownLatch(1);
-    ZooKeeperCoordinator coordinator =
-        ZooKeeperCoordinator.builder()
+    ZooKeeperOwnership coordinator =
+        ZooKeeperOwnership.builder()
             .connectString(zk.connectString())
             .service(zk.service())
             .member("slow")
@@ -240,7 +240,7 @@ class ZooKeeperCoordinatorIT {
   void aProcessWhoseOwnerNodeNamesAnotherOwnerStopsServingTheRange(ZooKeeperAddress zk)
       throws Exception {
     List<String> lost = new CopyOnWriteArrayList<>();
-    ZooKeeperCoordinator a =
+    ZooKeeperOwnership a =
         joinWith(
             zk.connectString(),
             zk.service(),
@@ -282,7 +282,7 @@ class ZooKeeperCoordinatorIT {
 
   @Test
   void theCheckerFindsARangeGainedWhileAnotherProcessStillOwnsIt(ZooKeeperAddress zk) {
-    ZooKeeperCoordinator a = join(zk.connectString(), zk.service(), "a");
+    ZooKeeperOwnership a = join(zk.connectString(), zk.service(), "a");
     await(() -> a.owned().size() == 12);
     // A second process that ignored the coordinator: it starts serving a range a owns.
     checker.listenerOf("rogue").gained("r0", 99);
@@ -306,7 +306,7 @@ class ZooKeeperCoordinatorIT {
 
   /** Records every gain that another coordinator's {@code owns} still covered. */
   private static final class OverlapChecker {
-    final Map<String, ZooKeeperCoordinator> coordinators = new ConcurrentHashMap<>();
+    final Map<String, ZooKeeperOwnership> coordinators = new ConcurrentHashMap<>();
     final List<String> violations = new CopyOnWriteArrayList<>();
     final java.util.concurrent.atomic.AtomicInteger gains =
         new java.util.concurrent.atomic.AtomicInteger();

@@ -52,8 +52,8 @@ import org.slf4j.LoggerFactory;
  *       when the pause began are the one gap, which the cache tier's leases must close (see the document).
  * </ul>
  */
-public final class ZooKeeperCoordinator implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperCoordinator.class);
+public final class ZooKeeperOwnership implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperOwnership.class);
 
   /** Of the session timeout, how long after a heartbeat was sent this process still counts as owner. */
   private static final double OWNERSHIP_SHARE_OF_SESSION = 0.8;
@@ -92,7 +92,7 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
   private volatile long ownershipValidUntilNanos;
   private volatile boolean closed;
 
-  private ZooKeeperCoordinator(Builder builder) {
+  private ZooKeeperOwnership(Builder builder) {
     this.root = "/dendrite/" + builder.service;
     this.member = builder.member;
     this.endpoint = builder.endpoint;
@@ -112,7 +112,7 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     } else {
       LOG.warn(
           "{}: no ZooKeeper credentials: the nodes under {} get open ACLs, and anyone who reaches ZooKeeper"
-              + " can change who owns which range; set ZooKeeperCoordinator.Builder.credentials (in"
+              + " can change who owns which range; set ZooKeeperOwnership.Builder.credentials (in"
               + " PartitionedDendrite: zooKeeperCredentials)",
           member,
           root);
@@ -174,7 +174,7 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
                 + denied.getPath()
                 + ": the service's nodes were made by processes with other ZooKeeper credentials"
                 + " (or with some, and this process has none); give every process of the service the same"
-                + " ZooKeeperCoordinator.Builder.credentials (in PartitionedDendrite: zooKeeperCredentials)",
+                + " ZooKeeperOwnership.Builder.credentials (in PartitionedDendrite: zooKeeperCredentials)",
             e);
       }
       throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);
@@ -610,7 +610,7 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     return root + "/ranges/" + range + "/owner";
   }
 
-  /** Settings of a {@link ZooKeeperCoordinator}; every one but the session timeout is required. */
+  /** Settings of a {@link ZooKeeperOwnership}; every one but the session timeout is required. */
   public static final class Builder {
     private String connectString;
     private String service;
@@ -697,13 +697,13 @@ public final class ZooKeeperCoordinator implements AutoCloseable {
     }
 
     /** Connects, joins and starts taking this process's share of the ranges. */
-    public ZooKeeperCoordinator start() {
+    public ZooKeeperOwnership start() {
       requireText("connectString", connectString);
       requireName("service", service);
       requireName("member", member);
       Objects.requireNonNull(ranges, "ranges");
       Objects.requireNonNull(listener, "listener");
-      return new ZooKeeperCoordinator(this);
+      return new ZooKeeperOwnership(this);
     }
 
     private static String requireText(String name, String value) {
