@@ -4,7 +4,7 @@
  * log ({@code io.dendrite.core.log}) not at all.
  */
 module io.dendrite.core {
-  requires transitive io.dendrite.iq;
+  requires transitive io.dendrite.iq.client;
   requires org.slf4j;
   requires com.github.benmanes.caffeine;
   requires static micrometer.core;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.dendrite.consistency.History;
 import io.dendrite.core.Dendrite;
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.server.IqServer;
 import io.dendrite.writeback.document.WriteBack;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,16 +22,24 @@ import org.junit.jupiter.api.Test;
 /**
  * Each library module exports its API packages and nothing else. Tests run on the class path, where every class is
  * in the unnamed module, so the descriptors are read from where each module's classes were loaded. Checked here,
- * in the module that depends on the other three libraries.
+ * in the module that depends on all the others (the IQ server at test scope).
  */
 class ModuleExportsTest {
 
   @Test
-  void theLeaseServerAndClientExportTheClientAndTheServerButNotTheWireProtocol() throws Exception {
+  void theLeaseClientExportsItsApiAndTheWireProtocolOnlyToTheServer() throws Exception {
     ModuleDescriptor module = descriptorOf(IqClient.class);
-    assertThat(module.name()).isEqualTo("io.dendrite.iq");
-    assertThat(exportedToAll(module))
-        .containsExactly("io.dendrite.iq.client", "io.dendrite.iq.server");
+    assertThat(module.name()).isEqualTo("io.dendrite.iq.client");
+    assertThat(exportedToAll(module)).containsExactly("io.dendrite.iq.client");
+    assertThat(exportedToSome(module))
+        .isEqualTo(Map.of("io.dendrite.iq.protocol", Set.of("io.dendrite.iq.server")));
+  }
+
+  @Test
+  void theLeaseServerExportsItsApi() throws Exception {
+    ModuleDescriptor module = descriptorOf(IqServer.class);
+    assertThat(module.name()).isEqualTo("io.dendrite.iq.server");
+    assertThat(exportedToAll(module)).containsExactly("io.dendrite.iq.server");
     assertThat(exportedToSome(module)).isEmpty();
   }
 

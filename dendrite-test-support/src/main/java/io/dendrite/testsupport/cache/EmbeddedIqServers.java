@@ -15,7 +15,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * Real IQ servers embedded in the test's JVM on loopback ports, optionally each behind a {@link CuttableProxy}, and
- * one client over them: the one fixture every module's tests use for a cache tier (the iq-leases module's own tests
+ * one client over them: the one fixture every module's tests use for a cache tier (the iq-server module's own tests
  * keep theirs, as this module depends on it).
  *
  * <pre>{@code
