@@ -516,6 +516,9 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
           write
               ? new OutcomeUnknownException(where + "; the write may have been applied", failure)
               : new DendriteBusyException(where, failure);
+        // Refused before anything ran: the processes disagree on their security or on what they
+        // bound.
+      case NOT_AUTHENTICATED, UNKNOWN_OPERATION -> new NotAppliedException(where, failure);
       default -> new IllegalStateException(where, failure);
     };
   }

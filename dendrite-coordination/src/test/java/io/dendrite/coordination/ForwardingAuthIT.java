@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.core.DomainType;
+import io.dendrite.core.NotAppliedException;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.ZooKeeperAddress;
@@ -118,7 +119,7 @@ class ForwardingAuthIT {
 
       assertThatThrownBy(
               () -> a.write("set", elsewhere, elsewhere, new Scores.SetVal(elsewhere, 7)))
-          .isInstanceOf(IllegalStateException.class)
+          .isInstanceOf(NotAppliedException.class)
           .hasMessageContaining("NOT_AUTHENTICATED")
           .hasMessageContaining("wrong forwarding secret")
           .hasMessageContaining("forwardingSecurity");
