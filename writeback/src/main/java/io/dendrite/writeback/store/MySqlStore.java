@@ -39,11 +39,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * changes of one row reach it already compacted ({@link ChangeSequence#compact()}: a buffered write holds one
  * compacted sequence per row), so a row takes one statement per step however often it was written.
  *
- * <p>{@link #applyOnce} adds exactly-once application of a session's changes through the
- * {@code dendrite_applied_sessions} table, which makes non-idempotent changes safe to retry without converting
- * them; {@link #forgetAppliedSessionsBefore} compacts that table.
+ * <p>As a {@link SessionStore} it applies a session's changes exactly once through the {@code
+ * dendrite_applied_sessions} table ({@link #applyOnce}), which makes non-idempotent changes safe to retry without
+ * converting them; {@link #forgetAppliedSessionsBefore} compacts that table.
  */
-public final class MySqlStore implements DataStore, StoreFence {
+public final class MySqlStore implements SessionStore, StoreFence {
   private final HikariDataSource pool;
   private final Map<String, String> keyColumns = new ConcurrentHashMap<>();
   private final AppliedSessions appliedSessions = new AppliedSessions();
@@ -177,13 +177,7 @@ public final class MySqlStore implements DataStore, StoreFence {
     return fences;
   }
 
-  /**
-   * Applies a session's changes unless that session was applied before, in one transaction with the record that
-   * it was applied.
-   *
-   * @param sessionId the session's unique id, at most 128 characters
-   * @return true if the changes were applied now, false if the session had been applied already
-   */
+  @Override
   public boolean applyOnce(String sessionId, List<EntityChanges> batch) {
     AppliedSessions.checkSessionId(sessionId);
     List<List<RowStatement>> rounds = rounds(batch);
@@ -211,10 +205,7 @@ public final class MySqlStore implements DataStore, StoreFence {
         "forget applied sessions", connection -> appliedSessions.forgetBefore(connection, cutoff));
   }
 
-  /**
-   * Ids of sessions recorded as applied before {@code appliedBefore}, in id order after {@code afterId}, at most
-   * {@code limit}: a page for a compaction that decides per id whether it may be forgotten.
-   */
+  @Override
   public List<String> appliedSessionIds(Instant appliedBefore, String afterId, int limit) {
     ensureAppliedSessionsTable();
     return inTransaction(
@@ -222,12 +213,7 @@ public final class MySqlStore implements DataStore, StoreFence {
         connection -> appliedSessions.idsBefore(connection, appliedBefore, afterId, limit));
   }
 
-  /**
-   * Deletes the records of these sessions. Call it only for sessions that can never be applied again (no copy of
-   * their changes is left to apply), or such a session would apply twice.
-   *
-   * @return how many records were deleted
-   */
+  @Override
   public int forgetAppliedSessions(Collection<String> sessionIds) {
     if (sessionIds.isEmpty()) {
       return 0;
@@ -238,12 +224,10 @@ public final class MySqlStore implements DataStore, StoreFence {
   }
 
   /**
-   * Checks, before anything is sent, that {@link #apply} could take {@code batch}: every table exists with a
-   * single-column primary key (looked up once per table, then remembered), every change is one a row can take,
-   * and every name is a plain identifier.
-   *
-   * @throws IllegalArgumentException naming the first problem
+   * {@inheritDoc} Here: every table exists with a single-column primary key (looked up once per table, then
+   * remembered), every change is one a row can take, and every name is a plain identifier.
    */
+  @Override
   public void checkAppliable(List<EntityChanges> batch) {
     rounds(batch);
   }
