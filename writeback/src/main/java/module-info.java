@@ -5,7 +5,9 @@
  */
 module io.dendrite.writeback {
   requires transitive io.dendrite.core;
-  requires transitive micrometer.core;
+  // Optional, as in the pom: only WriteBackMeters uses it, and an application without
+  // Micrometer must still resolve this module.
+  requires static micrometer.core;
   requires com.github.benmanes.caffeine;
   requires com.zaxxer.hikari;
   requires java.sql;
