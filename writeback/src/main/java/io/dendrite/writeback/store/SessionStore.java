@@ -9,10 +9,11 @@ import java.util.List;
  * A {@link DataStore} that applies a session's changes exactly once: it records the session's id in the same
  * transaction as the changes (the {@code AppliedSessions} table of the write-back thesis' Design 2), so a session
  * applied again, by an applier that took over from one that died after the commit, changes nothing. What {@link
- * io.dendrite.writeback.session.SessionWriteBack} applies sessions through; {@link MySqlStore} is one.
+ * io.dendrite.writeback.session.SessionWriteBack} applies sessions through; {@code MySqlStore}
+ * ({@code dendrite-store-mysql}) is one.
  *
- * <p>An interface rather than the MySQL store itself, so that the session engine does not depend on a JDBC driver
- * or a connection pool.
+ * <p>An interface rather than the MySQL store itself, so that write-back does not depend on a JDBC driver or a
+ * connection pool: the store modules depend on write-back, never the other way.
  */
 public interface SessionStore extends DataStore {
 
