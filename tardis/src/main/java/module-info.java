@@ -5,6 +5,8 @@
  */
 module io.dendrite.tardis {
   requires transitive io.dendrite.writeback;
+  // Optional, as in the pom: only TardisMeters uses it.
+  requires static micrometer.core;
   requires org.slf4j;
 
   exports io.dendrite.tardis;

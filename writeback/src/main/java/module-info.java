@@ -1,17 +1,19 @@
 /**
  * Write-back: writes buffered in the cache tier, pinned and replicated, drained to MySQL or MongoDB. Exports one
- * package per engine, the change vocabulary and the data stores; the plumbing the engines share ({@code
+ * package per engine, the change vocabulary and the data-store interface (its implementations are modules of their
+ * own: {@code io.dendrite.store.mysql}, {@code io.dendrite.store.mongodb}); the plumbing the engines share ({@code
  * io.dendrite.writeback.internal}) is exported to TARDIS only.
  */
 module io.dendrite.writeback {
   requires transitive io.dendrite.core;
-  requires transitive micrometer.core;
+  // Optional, as in the pom: only WriteBackMeters uses it, and an application without
+  // Micrometer must still resolve this module.
+  requires static micrometer.core;
   requires com.github.benmanes.caffeine;
-  requires com.zaxxer.hikari;
+  // RetryingStore tells a database's timeout from its refusal by SQLTimeoutException.
   requires java.sql;
+  // Changes are encoded as BSON (the encoding library, not the MongoDB driver).
   requires org.mongodb.bson;
-  requires org.mongodb.driver.core;
-  requires org.mongodb.driver.sync.client;
   requires org.slf4j;
 
   exports io.dendrite.writeback;

@@ -1,9 +1,9 @@
 package io.dendrite.ycsb;
 
+import io.dendrite.store.mongodb.MongoStore;
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.store.DataStore;
-import io.dendrite.writeback.store.MongoStore;
-import io.dendrite.writeback.store.MySqlStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

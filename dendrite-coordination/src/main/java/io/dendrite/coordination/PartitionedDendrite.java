@@ -315,7 +315,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
   /**
    * Makes each range's write buffer when this process takes the range over (the write-back module's {@code
    * RangeWriteBack}, which rebuilds the range's BuWrInT from its log records then), for the range's {@link
-   * Dendrite#Builder writeBack}; the buffer is closed, if it is {@link AutoCloseable}, when the range is given up.
+   * Dendrite.Builder#writeBack writeBack}; the buffer is closed, if it is {@link AutoCloseable}, when the range is given up.
    *
    * @param <K> the attribute's type
    */

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.core.OwnedRange;
 import io.dendrite.core.WritePolicy;
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.ZooKeeperAddress;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.document.WriteBack;
-import io.dendrite.writeback.store.MySqlStore;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -203,7 +203,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
      * {@link WritePolicy#WRITE_BACK}: writes are buffered in {@code buffer} (the write-back module's {@code
      * RangeWriteBack}), which drains them to the data store later. The Dendrite writes only {@code commands}, each a
      * kind whose commands are changes the buffer holds (this signature checks it); a write of one ({@link
-     * #write(Comparable, Comparable, Object, WriteCommand)}) hands its command to the buffer, and its {@link
+     * Dendrite#write}) hands its command to the buffer, and its {@link
      * WriteCommand#apply} is not used. A write of another kind is refused before anything changes.
      *
      * @throws IllegalArgumentException when {@code commands} is empty

@@ -1,8 +1,8 @@
 package io.dendrite.core;
 
 /**
- * What a Dendrite did, copied at one moment by {@link Dendrite#metrics()}: gets, hits, misses, operations that found
- * the cache unavailable, writes, and the cache round trips each kind of operation cost.
+ * What a Dendrite did, copied at one moment by {@link RangeCache#metrics()}: gets, hits, misses, operations that
+ * found the cache unavailable, writes, and the cache round trips each kind of operation cost.
  *
  * @param gets gets served
  * @param hits gets answered from the cache: from the near cache or the cache servers

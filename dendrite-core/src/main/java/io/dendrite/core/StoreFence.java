@@ -10,8 +10,8 @@ package io.dendrite.core;
  * once {@link #raise} returned, every earlier owner's statement has either ended before or will be refused: what the
  * new owner reads from then on stays current.
  *
- * <p>{@link SqlFence} (MySQL, MariaDB) and the write-back module's {@code MySqlStore} and {@code MongoStore} are
- * fences.
+ * <p>{@link SqlFence} (MySQL, MariaDB) and the data stores {@code MySqlStore} ({@code dendrite-store-mysql}) and
+ * {@code MongoStore} ({@code dendrite-store-mongodb}) are fences.
  */
 public interface StoreFence {
 

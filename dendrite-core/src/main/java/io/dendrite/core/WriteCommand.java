@@ -6,7 +6,7 @@ import java.util.function.Function;
 /**
  * A kind of write as data (the CPR paper's "DML command" with its functions): the command's byte form, so that a
  * process that does not own the range can send it to the owner, and what running it does: {@link #apply} to the data
- * store, {@link #update} to a cached result set. Every process of a service registers the same kinds under the same
+ * store, {@link #cacheUpdate} to a cached result set. Every process of a service registers the same kinds under the same
  * names, so the owner can run any command another process sends.
  *
  * @param <K> the attribute's type

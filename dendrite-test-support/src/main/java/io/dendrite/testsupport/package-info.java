@@ -7,5 +7,8 @@
  * ({@code DENDRITE_MYSQL_URL}, {@code DENDRITE_MONGO_URL}, {@code DENDRITE_MEMCACHED}, {@code DENDRITE_ZOOKEEPER}, printed by
  * {@code dev/services env}); otherwise from Testcontainers when a Docker engine answers; otherwise the test
  * fails with a message that says how to start the servers. It never skips.
+ *
+ * <p>{@link io.dendrite.testsupport.ModuleDescriptors} reads the library modules' descriptors for the tests that pin
+ * what each module exports and requires.
  */
 package io.dendrite.testsupport;

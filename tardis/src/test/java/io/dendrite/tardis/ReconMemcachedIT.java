@@ -12,13 +12,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.StockMemcached;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
-import io.dendrite.writeback.store.MySqlStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -3,10 +3,10 @@ package io.dendrite.tardis;
 import static io.dendrite.writeback.change.Change.inc;
 
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.Entity;
-import io.dendrite.writeback.store.MySqlStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

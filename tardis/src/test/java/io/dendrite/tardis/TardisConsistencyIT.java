@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.consistency.History;
 import io.dendrite.consistency.StaleReadChecker;
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -14,7 +15,6 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.Entity;
-import io.dendrite.writeback.store.MySqlStore;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;

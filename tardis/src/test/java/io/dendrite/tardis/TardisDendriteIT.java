@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -15,7 +16,6 @@ import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.Entity;
-import io.dendrite.writeback.store.MySqlStore;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;

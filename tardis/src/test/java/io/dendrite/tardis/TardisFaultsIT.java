@@ -10,11 +10,11 @@ import static io.dendrite.writeback.change.Change.set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
-import io.dendrite.writeback.store.MySqlStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

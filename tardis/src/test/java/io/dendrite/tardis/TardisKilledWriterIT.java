@@ -6,6 +6,7 @@ import static io.dendrite.writeback.change.Change.inc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -15,7 +16,6 @@ import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
-import io.dendrite.writeback.store.MySqlStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.core.DataStoreUnavailableException;
+import io.dendrite.store.mongodb.MongoStore;
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
@@ -17,8 +19,6 @@ import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
-import io.dendrite.writeback.store.MongoStore;
-import io.dendrite.writeback.store.MySqlStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -3,6 +3,7 @@ package io.dendrite.tardis;
 import static io.dendrite.writeback.change.Change.insert;
 import static io.dendrite.writeback.change.Change.set;
 
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -10,7 +11,6 @@ import io.dendrite.testsupport.faults.CuttableProxy;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.store.MySqlStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package io.dendrite.tardis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -9,7 +10,6 @@ import io.dendrite.testsupport.faults.ChildJvm;
 import io.dendrite.testsupport.faults.CuttableProxy;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.Entity;
-import io.dendrite.writeback.store.MySqlStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;

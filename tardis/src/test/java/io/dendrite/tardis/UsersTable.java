@@ -3,13 +3,13 @@ package io.dendrite.tardis;
 import static io.dendrite.writeback.change.Change.insert;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
-import io.dendrite.writeback.store.MySqlStore;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;

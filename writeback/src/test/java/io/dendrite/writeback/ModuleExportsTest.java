@@ -1,34 +1,31 @@
 package io.dendrite.writeback;
 
+import static io.dendrite.testsupport.ModuleDescriptors.exportedToAll;
+import static io.dendrite.testsupport.ModuleDescriptors.exportedToSome;
+import static io.dendrite.testsupport.ModuleDescriptors.requiredAtRunTime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dendrite.consistency.History;
 import io.dendrite.core.Dendrite;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.server.IqServer;
+import io.dendrite.testsupport.ModuleDescriptors;
 import io.dendrite.writeback.document.WriteBack;
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.module.ModuleDescriptor;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 
 /**
- * Each library module exports its API packages and nothing else. Tests run on the class path, where every class is
- * in the unnamed module, so the descriptors are read from where each module's classes were loaded. Checked here,
- * in the module that depends on all the others (the IQ server at test scope).
+ * Each library module exports its API packages and nothing else. Checked here for the libraries write-back stands on
+ * (the IQ client, and the IQ server at test scope) and for write-back itself; the modules above it (the stores,
+ * TARDIS) check their own.
  */
 class ModuleExportsTest {
 
   @Test
   void theLeaseClientExportsItsApiAndTheWireProtocolOnlyToTheServer() throws Exception {
-    ModuleDescriptor module = descriptorOf(IqClient.class);
+    ModuleDescriptor module = ModuleDescriptors.of(IqClient.class);
     assertThat(module.name()).isEqualTo("io.dendrite.iq.client");
     assertThat(exportedToAll(module)).containsExactly("io.dendrite.iq.client");
     assertThat(exportedToSome(module))
@@ -37,7 +34,7 @@ class ModuleExportsTest {
 
   @Test
   void theLeaseServerExportsItsApi() throws Exception {
-    ModuleDescriptor module = descriptorOf(IqServer.class);
+    ModuleDescriptor module = ModuleDescriptors.of(IqServer.class);
     assertThat(module.name()).isEqualTo("io.dendrite.iq.server");
     assertThat(exportedToAll(module)).containsExactly("io.dendrite.iq.server");
     assertThat(exportedToSome(module)).isEmpty();
@@ -45,7 +42,7 @@ class ModuleExportsTest {
 
   @Test
   void coreExportsItsApiAndItsIntervalIndexOnlyToWriteBack() throws Exception {
-    ModuleDescriptor module = descriptorOf(Dendrite.class);
+    ModuleDescriptor module = ModuleDescriptors.of(Dendrite.class);
     assertThat(module.name()).isEqualTo("io.dendrite.core");
     assertThat(exportedToAll(module)).containsExactly("io.dendrite.core");
     assertThat(exportedToSome(module))
@@ -54,7 +51,7 @@ class ModuleExportsTest {
 
   @Test
   void writeBackExportsOnePackagePerEngineAndTheirSharedPlumbingOnlyToTardis() throws Exception {
-    ModuleDescriptor module = descriptorOf(WriteBack.class);
+    ModuleDescriptor module = ModuleDescriptors.of(WriteBack.class);
     assertThat(module.name()).isEqualTo("io.dendrite.writeback");
     assertThat(exportedToAll(module))
         .containsExactly(
@@ -69,42 +66,29 @@ class ModuleExportsTest {
   }
 
   @Test
+  void writeBackNeedsNoDatabaseDriverNoPoolAndMicrometerOnlyWhenPresent() throws Exception {
+    ModuleDescriptor module = ModuleDescriptors.of(WriteBack.class);
+    assertThat(requiredAtRunTime(module))
+        .containsExactly(
+            "com.github.benmanes.caffeine",
+            "io.dendrite.core",
+            "java.base",
+            "java.sql",
+            "org.mongodb.bson",
+            "org.slf4j");
+    assertThat(module.requires())
+        .filteredOn(required -> required.name().equals("micrometer.core"))
+        .singleElement()
+        .satisfies(
+            micrometer ->
+                assertThat(micrometer.modifiers())
+                    .containsExactly(ModuleDescriptor.Requires.Modifier.STATIC));
+  }
+
+  @Test
   void theConsistencyCheckerExportsItsOnePackage() throws Exception {
-    ModuleDescriptor module = descriptorOf(History.class);
+    ModuleDescriptor module = ModuleDescriptors.of(History.class);
     assertThat(module.name()).isEqualTo("io.dendrite.consistency");
     assertThat(exportedToAll(module)).containsExactly("io.dendrite.consistency");
-  }
-
-  /** The descriptor compiled beside {@code member}: in its classes directory or its jar. */
-  private static ModuleDescriptor descriptorOf(Class<?> member) throws Exception {
-    Path location = Path.of(member.getProtectionDomain().getCodeSource().getLocation().toURI());
-    if (Files.isDirectory(location)) {
-      try (InputStream in = Files.newInputStream(location.resolve("module-info.class"))) {
-        return ModuleDescriptor.read(in);
-      }
-    }
-    try (JarFile jar = new JarFile(location.toFile())) {
-      var entry = jar.getEntry("module-info.class");
-      if (entry == null) {
-        throw new IOException("no module descriptor in " + location);
-      }
-      try (InputStream in = jar.getInputStream(entry)) {
-        return ModuleDescriptor.read(in);
-      }
-    }
-  }
-
-  private static Set<String> exportedToAll(ModuleDescriptor module) {
-    Set<String> exported = new TreeSet<>();
-    module.exports().stream().filter(e -> !e.isQualified()).forEach(e -> exported.add(e.source()));
-    return exported;
-  }
-
-  private static Map<String, Set<String>> exportedToSome(ModuleDescriptor module) {
-    Map<String, Set<String>> exported = new TreeMap<>();
-    module.exports().stream()
-        .filter(ModuleDescriptor.Exports::isQualified)
-        .forEach(e -> exported.put(e.source(), e.targets()));
-    return exported;
   }
 }

@@ -1,11 +1,11 @@
 package io.dendrite.ycsb.bench;
 
 import io.dendrite.iq.bench.ProcCpu;
+import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.store.MySqlStore;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;

@@ -14,7 +14,7 @@ import io.dendrite.writeback.internal.PinnedReplicas;
 import io.dendrite.writeback.internal.ReplicaRepair;
 import io.dendrite.writeback.internal.RetryingStore;
 import io.dendrite.writeback.internal.UndecodableValues;
-import io.dendrite.writeback.store.MySqlStore;
+import io.dendrite.writeback.store.SessionStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +39,7 @@ import java.util.Set;
  * <p>A commit queues, maps and pins its session in one such commit, with the queue, the session object and the
  * mappings of its rows locked together, and is acknowledged only once every replica took it.
  *
- * <p>Each session is applied through {@link MySqlStore#applyOnce}, which records its id in {@code
+ * <p>Each session is applied through {@link SessionStore#applyOnce}, which records its id in {@code
  * dendrite_applied_sessions} in the same transaction as its changes (Algorithm 4 of the thesis). An applier deletes
  * the session objects it applied before it commits the shorter queue, so that the work is kept even when that commit
  * is refused: the next applier finds queued ids without a session object, which are sessions applied and deleted (or
@@ -60,7 +60,7 @@ final class BufferedSessions {
   private final PinnedReplicas replicas;
   private final Map<String, SessionQueue> queues = new LinkedHashMap<>();
   private final SessionMappings mappings;
-  private final MySqlStore mySql;
+  private final SessionStore sessionStore;
   private final RetryingStore store;
   private final PinnedBudget budget;
   private final EngineCounters counters;
@@ -71,7 +71,7 @@ final class BufferedSessions {
       BufferedWriteLocks locks,
       PinnedReplicas replicas,
       List<String> queueNames,
-      MySqlStore mySql,
+      SessionStore sessionStore,
       RetryingStore store,
       PinnedBudget budget,
       EngineCounters counters,
@@ -80,7 +80,7 @@ final class BufferedSessions {
     this.replicas = replicas;
     queueNames.forEach(name -> queues.put(name, new SessionQueue(replicas, name)));
     this.mappings = new SessionMappings(replicas);
-    this.mySql = mySql;
+    this.sessionStore = sessionStore;
     this.store = store;
     this.budget = budget;
     this.counters = counters;
@@ -174,7 +174,7 @@ final class BufferedSessions {
           before++;
         }
         if (before == 0) {
-          store.retry(() -> mySql.applyOnce(sessionId, rows));
+          store.retry(() -> sessionStore.applyOnce(sessionId, rows));
           return;
         }
         batch = takeBatch(locked, queue, entries, Math.min(before, DRAIN_BATCH), true);
@@ -325,7 +325,7 @@ final class BufferedSessions {
         pinnedBytes += value.get().length;
         continue;
       }
-      store.retry(() -> mySql.applyOnce(sessionId, changes));
+      store.retry(() -> sessionStore.applyOnce(sessionId, changes));
       changes.forEach(row -> rows.add(row.key()));
       pinnedBytes += value.get().length;
       applied++;
@@ -444,7 +444,8 @@ final class BufferedSessions {
     String after = "";
     while (true) {
       String from = after;
-      List<String> page = store.retry(() -> mySql.appliedSessionIds(cutoff, from, COMPACTION_PAGE));
+      List<String> page =
+          store.retry(() -> sessionStore.appliedSessionIds(cutoff, from, COMPACTION_PAGE));
       if (page.isEmpty()) {
         return forgotten;
       }
@@ -453,7 +454,7 @@ final class BufferedSessions {
               .filter(id -> queues.containsKey(SessionIds.queueOf(id)))
               .filter(id -> replicas.get(SessionIds.objectKey(id)).isEmpty())
               .toList();
-      forgotten += store.retry(() -> mySql.forgetAppliedSessions(gone));
+      forgotten += store.retry(() -> sessionStore.forgetAppliedSessions(gone));
       after = page.get(page.size() - 1);
     }
   }

@@ -17,7 +17,7 @@ import io.dendrite.writeback.internal.PinnedReplicas;
 import io.dendrite.writeback.internal.ReplicaRepair;
 import io.dendrite.writeback.internal.RetryingStore;
 import io.dendrite.writeback.store.Entity;
-import io.dendrite.writeback.store.MySqlStore;
+import io.dendrite.writeback.store.SessionStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,16 +61,15 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Exactly once, and forgetting applied sessions</h2>
  *
- * Each session is applied through {@link MySqlStore#applyOnce}, which records its id in {@code
- * dendrite_applied_sessions} in the same database transaction as its changes; an applier that dies after the
- * database commit and before it deleted the session object leaves it behind, and the next applier finds the id
- * and applies nothing. That table is compacted per the thesis: an id is forgotten only when its session object no
- * longer exists in the cache (and it was applied at least {@link Builder#appliedSessionsGrace} ago). Forgetting by
- * age alone ({@link MySqlStore#forgetAppliedSessionsBefore}) would be unsafe: a session applied but not yet deleted
- * stays buffered for as long as the next applier takes to reach it (a queue blocked by a database outage, every
- * drain thread down), and once its id is forgotten that applier would apply it a second time. The grace covers
- * the converse: an applier that lost its lease may still hold a copy of a session that another one already
- * deleted.
+ * Each session is applied through {@link SessionStore#applyOnce} (the MySQL store is one), which records its id in
+ * {@code dendrite_applied_sessions} in the same database transaction as its changes; an applier that dies after the
+ * database commit and before it deleted the session object leaves it behind, and the next applier finds the id and
+ * applies nothing. That table is compacted per the thesis: an id is forgotten only when its session object no longer
+ * exists in the cache (and it was applied at least {@link Builder#appliedSessionsGrace} ago). Forgetting by age
+ * alone (the MySQL store's {@code forgetAppliedSessionsBefore}) would be unsafe: a session applied but not yet
+ * deleted stays buffered for as long as the next applier takes to reach it (a queue blocked by a database outage,
+ * every drain thread down), and once its id is forgotten that applier would apply it a second time. The grace covers
+ * the converse: an applier that lost its lease may still hold a copy of a session that another one already deleted.
  *
  * <p>Thread-safe. Every process that writes these rows must go through a {@code SessionWriteBack} over the same
  * cache servers with the same replica count and queue names, and the applied-sessions table must not be shared
@@ -82,7 +81,7 @@ public final class SessionWriteBack implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SessionWriteBack.class);
 
   private final BufferedSessions sessions;
-  private final MySqlStore store;
+  private final SessionStore store;
   private final RetryingStore retryingStore;
   private final List<String> queueNames;
   private final PinnedBudget budget;
@@ -365,7 +364,7 @@ public final class SessionWriteBack implements AutoCloseable {
 
   /** Configures a {@link SessionWriteBack}. */
   public static final class Builder extends EngineBuilder<Builder> {
-    private MySqlStore store;
+    private SessionStore store;
     private List<String> queueNames = List.of("0");
     private int maxSessionBytes = 1_000_000;
     private long compactAfterSessions = 10_000;
@@ -379,8 +378,8 @@ public final class SessionWriteBack implements AutoCloseable {
       return this;
     }
 
-    /** The database sessions are applied to (required). */
-    public Builder store(MySqlStore store) {
+    /** The database sessions are applied to, exactly once each (required). */
+    public Builder store(SessionStore store) {
       this.store = Objects.requireNonNull(store, "store");
       return this;
     }

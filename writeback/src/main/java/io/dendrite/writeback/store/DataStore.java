@@ -10,7 +10,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A database that buffered writes are applied to: MySQL ({@link MySqlStore}) or MongoDB ({@link MongoStore}).
+ * A database that buffered writes are applied to: MySQL ({@code MySqlStore}, artifact {@code dendrite-store-mysql})
+ * or MongoDB ({@code MongoStore}, artifact {@code dendrite-store-mongodb}).
  * Implementations are thread-safe. Operations throw {@link DataStoreUnavailableException} when the database
  * cannot be reached (retry later) and {@link DataStoreException} when it refuses the operation; bad arguments
  * get an {@link IllegalArgumentException} before anything is sent.
@@ -28,8 +29,8 @@ public interface DataStore extends AutoCloseable {
   /**
    * {@link #apply(List)} as the range owner holding {@code owner}: the batch applies only while no later owner
    * raised the range's fence in the data store ({@link io.dendrite.core.StoreFence}); otherwise it throws {@link
-   * StoreFencedOutException} and applies nothing that was not applied before the fence rose. {@link MySqlStore} and
-   * {@link MongoStore} fence; the default applies the batch unfenced, so a store that wraps another must pass
+   * StoreFencedOutException} and applies nothing that was not applied before the fence rose. {@code MySqlStore} and
+   * {@code MongoStore} fence; the default applies the batch unfenced, so a store that wraps another must pass
    * this call on as it is to stay fenced.
    */
   default void apply(List<EntityChanges> batch, FenceToken owner) {
