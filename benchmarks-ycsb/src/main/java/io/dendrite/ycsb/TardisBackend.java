@@ -101,8 +101,8 @@ final class TardisBackend implements RecordBackend {
               .store(database)
               .technique(technique)
               .solution(solution)
-              .arWorkers(workers)
-              .arAlpha(properties.integer(ALPHA, 50, 1))
+              .drainThreads(workers)
+              .drainBatch(properties.integer(ALPHA, 50, 1))
               .partitions(properties.integer(PARTITIONS, 64, 1))
               .replicas(properties.integer(REPLICAS, 1, 1))
               .build();

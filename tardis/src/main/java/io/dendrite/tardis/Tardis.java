@@ -231,13 +231,13 @@ public final class Tardis implements AutoCloseable {
     Technique technique = Technique.TARDIS;
     int replicas; // 0: none asked for, Arguments.DEFAULT_REPLICAS
     int partitions = 64;
-    int arWorkers = 4;
-    int arAlpha = 50;
-    int recoveryBatch; // 0: α
+    int drainThreads = 4;
+    int drainBatch = 50;
+    int storeRound; // 0: α
     int recoverAfterSuccesses = 1;
     long pinnedBudgetBytes = Long.MAX_VALUE;
     Duration lockTimeout = Duration.ofSeconds(10);
-    Duration applyRetryDeadline = Duration.ZERO;
+    Duration storeRetryDeadline = Duration.ZERO;
     Duration checkInterval = Duration.ofSeconds(1);
     Duration idlePause = Duration.ofMillis(50);
     Duration replicaCheckInterval = Duration.ofSeconds(1);
@@ -321,7 +321,7 @@ public final class Tardis implements AutoCloseable {
      * a buffered write. Without I/Q leases, a document's writes and misses, and its buffered write, are locked with
      * keys that lapse after {@code lockTtl} (memcached counts whole seconds: a lock lives between {@code lockTtl} - 1
      * s and {@code lockTtl}). Keep it above the longest a lock is held: the store's timeout plus {@link
-     * #applyRetryDeadline}, and a cache round trip or two. What is weaker than on IQ servers: docs/tardis.md.
+     * #storeRetryDeadline}, and a cache round trip or two. What is weaker than on IQ servers: docs/tardis.md.
      *
      * @throws IllegalArgumentException when {@code lockTtl} is under 2 s
      */
@@ -374,19 +374,23 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
-    /** Active recovery workers (default 4); 0 leaves recovery to misses and writes (lazy recovery only). */
-    public Builder arWorkers(int arWorkers) {
-      this.arWorkers = Arguments.atLeast("arWorkers", 0, arWorkers);
+    /**
+     * Recovery workers (the thesis' AR workers; default 4): the threads that apply buffered writes to the data store,
+     * as write-back's drain threads are, hence the same name. 0 leaves recovery to misses and writes (lazy recovery
+     * only).
+     */
+    public Builder drainThreads(int drainThreads) {
+      this.drainThreads = Arguments.atLeast("drainThreads", 0, drainThreads);
       return this;
     }
 
     /**
-     * α: documents a recovery worker applies per partition it reads, in one store round (one transaction in SQL) under
-     * one holding of their locks (default 50: 93,000 buffered documents were recovered in 12 s by 20 workers with
+     * Documents a recovery worker applies per partition it reads (the thesis' α, not the CPR paper's log batch: {@code
+     * Dendrite.Builder#logBatch}), in one store round (one transaction in SQL) under one holding of their locks (default 50: 93,000 buffered documents were recovered in 12 s by 20 workers with
      * α = 50, 25 s with α = 10; docs/benchmarks.md).
      */
-    public Builder arAlpha(int arAlpha) {
-      this.arAlpha = Arguments.atLeast("arAlpha", 1, arAlpha);
+    public Builder drainBatch(int drainBatch) {
+      this.drainBatch = Arguments.atLeast("drainBatch", 1, drainBatch);
       return this;
     }
 
@@ -394,8 +398,8 @@ public final class Tardis implements AutoCloseable {
      * Documents a recovery worker applies per store round, when not its α: 1 is the thesis' one document per round.
      * For the recovery benchmark's comparison only, so not public.
      */
-    Builder recoveryBatch(int batch) {
-      this.recoveryBatch = Arguments.atLeast("recoveryBatch", 1, batch);
+    Builder storeRound(int batch) {
+      this.storeRound = Arguments.atLeast("storeRound", 1, batch);
       return this;
     }
 
@@ -430,8 +434,8 @@ public final class Tardis implements AutoCloseable {
      * How long an apply of a buffered write retries a data store that fails it (default 0: one attempt, then the
      * process is in failed mode and tries again later). Keep it well below the servers' lease lifetime.
      */
-    public Builder applyRetryDeadline(Duration deadline) {
-      this.applyRetryDeadline = Arguments.notNegative("applyRetryDeadline", deadline);
+    public Builder storeRetryDeadline(Duration deadline) {
+      this.storeRetryDeadline = Arguments.notNegative("storeRetryDeadline", deadline);
       return this;
     }
 

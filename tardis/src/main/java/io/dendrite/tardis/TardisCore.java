@@ -79,7 +79,7 @@ final class TardisCore implements AutoCloseable {
                 cache, settings.lockTtl, settings.changeCachedValuesConditionally);
     this.store = settings.store;
     this.technique = settings.technique;
-    this.alpha = settings.arAlpha;
+    this.alpha = settings.drainBatch;
     this.bufferUnknownOutcomes = settings.bufferUnknownOutcomes;
     this.lookForBufferedWrites = settings.lookForBufferedWrites;
     this.queryRecoveryMisses = settings.queryRecoveryMisses;
@@ -94,19 +94,19 @@ final class TardisCore implements AutoCloseable {
             settings.partitions,
             settings.pinnedBudgetBytes,
             settings.lockTimeout,
-            settings.applyRetryDeadline,
-            settings.recoveryBatch == 0 ? settings.arAlpha : settings.recoveryBatch);
+            settings.storeRetryDeadline,
+            settings.storeRound == 0 ? settings.drainBatch : settings.storeRound);
     // A process that starts while writes are buffered (another process's, or its own earlier run's)
     // treats them as recovery does until they are applied.
     if (teleported.anyListed()) {
       mode.somethingBuffered();
     }
     List<IntSupplier> passes =
-        IntStream.range(0, settings.arWorkers)
+        IntStream.range(0, settings.drainThreads)
             .<IntSupplier>mapToObj(worker -> this::recoveryPass)
             .toList();
     this.recoveryWorkers =
-        new DrainThreads("tardis-recovery", settings.arWorkers, passes, settings.idlePause, 1);
+        new DrainThreads("tardis-recovery", settings.drainThreads, passes, settings.idlePause, 1);
     this.replicaRepair =
         new ReplicaRepair(
             cache,

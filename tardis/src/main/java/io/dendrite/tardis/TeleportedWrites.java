@@ -66,7 +66,7 @@ final class TeleportedWrites {
       int partitionCount,
       long pinnedBudgetBytes,
       Duration lockTimeout,
-      Duration applyRetryDeadline,
+      Duration storeRetryDeadline,
       int applyBatch) {
     claimPartitionCount(cache, listings, partitionCount);
     this.cache = cache;
@@ -82,7 +82,7 @@ final class TeleportedWrites {
             tier.locks(replicas, lockTimeout),
             replicas,
             partitions,
-            new RetryingStore(store, applyRetryDeadline, storeRetries),
+            new RetryingStore(store, storeRetryDeadline, storeRetries),
             budget,
             new UndecodableValues(replicas, new LongAdder()),
             Clock.systemUTC(),

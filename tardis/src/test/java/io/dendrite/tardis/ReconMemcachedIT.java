@@ -80,7 +80,7 @@ class ReconMemcachedIT {
   @Test
   void everyAcknowledgedWriteOfAnOutageIsInTheDatabaseExactlyOnce() throws Exception {
     memcached = StockMemcached.start(2, 64);
-    Tardis tardis = build(memcached.client, faulty, builder -> builder.replicas(2).arWorkers(2));
+    Tardis tardis = build(memcached.client, faulty, builder -> builder.replicas(2).drainThreads(2));
     int threads = 4;
     long[] scores = new long[DOCUMENTS];
     String[] names = IntStream.range(0, DOCUMENTS).mapToObj(id -> "u" + id).toArray(String[]::new);
@@ -183,12 +183,12 @@ class ReconMemcachedIT {
   private ReconRun meetDocumentsAnotherBuffered(UnaryOperator<Tardis.Builder> normalSettings)
       throws Exception {
     memcached = StockMemcached.start(1, 64);
-    Tardis failed = build(memcached.client, faulty, builder -> builder.arWorkers(0));
+    Tardis failed = build(memcached.client, faulty, builder -> builder.drainThreads(0));
     Tardis normal =
         build(
             memcached.anotherClient(),
             mysql,
-            builder -> normalSettings.apply(builder.arWorkers(0)));
+            builder -> normalSettings.apply(builder.drainThreads(0)));
     faulty.down.set(true);
     failed.write(key(5), ChangeSequence.of(set("name", "album"), inc("score", 1)));
     failed.write(key(6), ChangeSequence.of(set("name", "profile")));
@@ -200,7 +200,7 @@ class ReconMemcachedIT {
     assertThat(normal.mode()).as("a per-document matter: the mode stays").isEqualTo(Mode.NORMAL);
 
     faulty.down.set(false);
-    Tardis recovering = build(memcached.anotherClient(), mysql, builder -> builder.arWorkers(1));
+    Tardis recovering = build(memcached.anotherClient(), mysql, builder -> builder.drainThreads(1));
     awaitOrFail(() -> recovering.metrics().bufferedDocuments() == 0, "recovery");
     return new ReconRun(profileRead, name(mysql, 5), score(mysql, 5));
   }
@@ -213,7 +213,7 @@ class ReconMemcachedIT {
   @Test
   void aFullMemcachedRefusesATeleportWithItsReasonAndLosesNothingAcknowledged() throws Exception {
     memcached = StockMemcached.start(1, 2);
-    Tardis tardis = build(memcached.client, faulty, builder -> builder.arWorkers(1));
+    Tardis tardis = build(memcached.client, faulty, builder -> builder.drainThreads(1));
     faulty.down.set(true);
     List<Integer> acknowledged = new ArrayList<>();
     TeleportRefusedException refusal = null;
@@ -259,7 +259,7 @@ class ReconMemcachedIT {
             memcached.client,
             faulty,
             builder ->
-                builder.replicas(2).arWorkers(1).replicaCheckInterval(Duration.ofMillis(200)));
+                builder.replicas(2).drainThreads(1).replicaCheckInterval(Duration.ofMillis(200)));
     faulty.down.set(true);
     for (int id = 0; id < 4; id++) {
       tardis.write(key(id), ChangeSequence.of(set("name", "kept " + id), inc("score", id)));
@@ -337,12 +337,12 @@ class ReconMemcachedIT {
         build(
             memcached.client,
             pausing,
-            builder -> settings.apply(builder.stockMemcached(shortLock).arWorkers(0)));
+            builder -> settings.apply(builder.stockMemcached(shortLock).drainThreads(0)));
     Tardis b =
         build(
             memcached.anotherClient(),
             mysql,
-            builder -> settings.apply(builder.stockMemcached(shortLock).arWorkers(0)));
+            builder -> settings.apply(builder.stockMemcached(shortLock).drainThreads(0)));
     a.read(key(1)); // cached
     pausing.pauseNextApply.set(shortLock.plusSeconds(2).toMillis());
     List<RuntimeException> failedA = Collections.synchronizedList(new ArrayList<>());

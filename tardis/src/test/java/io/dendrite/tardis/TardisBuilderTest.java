@@ -11,16 +11,16 @@ class TardisBuilderTest {
 
   @Test
   void refusesBadValuesNamingThem() {
-    assertThatThrownBy(() -> Tardis.builder().arAlpha(0))
+    assertThatThrownBy(() -> Tardis.builder().drainBatch(0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("arAlpha")
+        .hasMessageContaining("drainBatch")
         .hasMessageContaining("0");
     assertThatThrownBy(() -> Tardis.builder().replicas(0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("replicas");
-    assertThatThrownBy(() -> Tardis.builder().arWorkers(-1))
+    assertThatThrownBy(() -> Tardis.builder().drainThreads(-1))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("arWorkers");
+        .hasMessageContaining("drainThreads");
     assertThatThrownBy(() -> Tardis.builder().checkInterval(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("checkInterval");

@@ -52,7 +52,7 @@ public final class TardisChild {
             .build();
     ExecutorService threads = Executors.newFixedThreadPool(THREADS + 1);
     try (MySqlStore store = MySqlStore.open(url, THREADS + workers + 2, storeTimeout);
-        Tardis tardis = instance(cache, store, solution).arWorkers(0).build();
+        Tardis tardis = instance(cache, store, solution).drainThreads(0).build();
         LateRecovery recovery = new LateRecovery(cache, store, solution, workers, workersAfter)) {
       System.out.println("started in " + tardis.mode());
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
@@ -169,7 +169,7 @@ public final class TardisChild {
 
     void start() {
       if (tardis == null) {
-        tardis = instance(cache, store, solution).arWorkers(workers).build();
+        tardis = instance(cache, store, solution).drainThreads(workers).build();
         System.out.println("recovery workers started");
       }
     }

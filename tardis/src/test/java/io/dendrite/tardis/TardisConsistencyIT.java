@@ -135,7 +135,7 @@ class TardisConsistencyIT {
                         .replicas(2)
                         .partitions(16)
                         // One worker: buffered writes outlive the outage for a while.
-                        .arWorkers(1)
+                        .drainThreads(1)
                         .checkInterval(Duration.ofMillis(200)))
                 .build();
         opened.add(run.tardis);

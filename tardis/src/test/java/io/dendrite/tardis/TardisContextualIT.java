@@ -149,7 +149,8 @@ class TardisContextualIT {
   private Tardis failedInstance(UnaryOperator<Tardis.Builder> settings) {
     Tardis failed =
         settings
-            .apply(base(Technique.TARDIS).cache(cache.anotherClient()).store(faulty).arWorkers(0))
+            .apply(
+                base(Technique.TARDIS).cache(cache.anotherClient()).store(faulty).drainThreads(0))
             .build();
     opened.add(failed);
     faulty.down.set(true);
@@ -169,7 +170,7 @@ class TardisContextualIT {
         .technique(technique)
         .replicas(2)
         .partitions(PARTITIONS)
-        .arWorkers(0)
+        .drainThreads(0)
         .checkInterval(Duration.ofMillis(50));
   }
 

@@ -73,7 +73,8 @@ class TardisDendriteIT {
 
   @Test
   void duringAnOutageCachedRangesAreServedAndRefreshedAndMissesRefused() throws Exception {
-    TardisDendrite<Long, NamedRow> ranges = ranges(tardis -> tardis.arWorkers(1), range -> range);
+    TardisDendrite<Long, NamedRow> ranges =
+        ranges(tardis -> tardis.drainThreads(1), range -> range);
     ranges.get(0L, 9L); // cached; [20, 29] is not
     faulty.down.set(true);
 
@@ -149,7 +150,7 @@ class TardisDendriteIT {
   void namedReadsAndWritesGoThroughTheSameInterfaceAsEveryDendrite() throws Exception {
     Dendrite<Long, NamedRow> ranges =
         ranges(
-            tardis -> tardis.arWorkers(1),
+            tardis -> tardis.drainThreads(1),
             range ->
                 range
                     .query("byPos")
@@ -175,7 +176,7 @@ class TardisDendriteIT {
   void aFullPinnedBudgetRefusesTheWriteWithThatReason() throws Exception {
     TardisDendrite<Long, NamedRow> ranges =
         // A worker: it clears the listing the refused write left, as recovery ends.
-        ranges(tardis -> tardis.pinnedBudgetBytes(1).arWorkers(1), range -> range);
+        ranges(tardis -> tardis.pinnedBudgetBytes(1).drainThreads(1), range -> range);
     faulty.down.set(true);
 
     assertThatThrownBy(() -> ranges.write(7L, 7L, names(7, 7, "refused")))
@@ -217,7 +218,7 @@ class TardisDendriteIT {
                                 .store(faulty)
                                 .technique(Technique.TARDIS)
                                 .partitions(4)
-                                .arWorkers(0)
+                                .drainThreads(0)
                                 .checkInterval(Duration.ofMillis(100))))
                     .collection(TABLE)
                     .domain("pos")

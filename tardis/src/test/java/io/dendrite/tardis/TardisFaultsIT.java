@@ -145,7 +145,7 @@ class TardisFaultsIT {
             .store(mysql)
             .technique(Technique.TAR)
             .partitions(PARTITIONS)
-            .arWorkers(0)
+            .drainThreads(0)
             .build();
     opened.add(tar);
     Tardis tardis =
@@ -155,10 +155,10 @@ class TardisFaultsIT {
             .store(mysql)
             .technique(Technique.TARDIS)
             .partitions(PARTITIONS)
-            .arWorkers(0)
+            .drainThreads(0)
             .build();
     opened.add(tardis);
-    Tardis failed = tardis(servers, Technique.TARDIS, builder -> builder.arWorkers(0));
+    Tardis failed = tardis(servers, Technique.TARDIS, builder -> builder.drainThreads(0));
     faulty.down.set(true);
     failed.write(key(5), ChangeSequence.of(set("name", "album"), inc("score", 1)));
     failed.write(key(6), ChangeSequence.of(set("name", "profile")));
@@ -203,10 +203,10 @@ class TardisFaultsIT {
                     .store(mysql)
                     .technique(Technique.TARDIS)
                     .partitions(PARTITIONS)
-                    .arWorkers(0))
+                    .drainThreads(0))
             .build();
     opened.add(normal);
-    Tardis failed = tardis(servers, Technique.TARDIS, builder -> builder.arWorkers(0));
+    Tardis failed = tardis(servers, Technique.TARDIS, builder -> builder.drainThreads(0));
     faulty.down.set(true);
     failed.write(key(7), ChangeSequence.of(set("name", "album")));
 
@@ -218,7 +218,7 @@ class TardisFaultsIT {
             .cache(servers.anotherClient())
             .store(mysql)
             .partitions(PARTITIONS)
-            .arWorkers(1)
+            .drainThreads(1)
             .build();
     opened.add(recovering);
     awaitOrFail(() -> recovering.metrics().bufferedDocuments() == 0, "recovery");
@@ -275,7 +275,7 @@ class TardisFaultsIT {
 
   @Test
   void oneDocumentPerRoundTakesAStoreRoundPerDocument() throws Exception {
-    assertThat(batchesOfARecovery(builder -> builder.recoveryBatch(1)))
+    assertThat(batchesOfARecovery(builder -> builder.storeRound(1)))
         .hasSize(DOCUMENTS)
         .containsOnly(1);
   }
@@ -287,7 +287,7 @@ class TardisFaultsIT {
         tardis(
             cacheOf(64L << 20),
             Technique.TARDIS,
-            builder -> settings.apply(builder.partitions(1).arAlpha(DOCUMENTS)));
+            builder -> settings.apply(builder.partitions(1).drainBatch(DOCUMENTS)));
     faulty.down.set(true);
     for (int id = 0; id < DOCUMENTS; id++) {
       tardis.write(key(id), ChangeSequence.of(inc("score", 1)));
@@ -450,7 +450,7 @@ class TardisFaultsIT {
                     .store(faulty)
                     .technique(technique)
                     .partitions(PARTITIONS)
-                    .arWorkers(1)
+                    .drainThreads(1)
                     .checkInterval(Duration.ofMillis(100)))
             .build();
     opened.add(tardis);

@@ -85,7 +85,7 @@ class TardisKilledWriterIT {
         .store(store)
         .technique(Technique.TARDIS)
         .partitions(4)
-        .arWorkers(0)
+        .drainThreads(0)
         .checkInterval(Duration.ofMillis(100));
   }
 

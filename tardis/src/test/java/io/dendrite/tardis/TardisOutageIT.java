@@ -200,7 +200,7 @@ class TardisOutageIT {
                 .technique(run.technique)
                 .replicas(2)
                 .partitions(16)
-                .arWorkers(4)
+                .drainThreads(4)
                 .checkInterval(Duration.ofMillis(200))
                 .build();
         opened.add(run.tardis);

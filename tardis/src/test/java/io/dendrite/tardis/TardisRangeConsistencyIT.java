@@ -148,8 +148,8 @@ class TardisRangeConsistencyIT {
                                     .replicas(2)
                                     .partitions(16)
                                     // One worker: buffered writes outlive the outage a while.
-                                    .arWorkers(1)
-                                    .arAlpha(2)
+                                    .drainThreads(1)
+                                    .drainBatch(2)
                                     .checkInterval(Duration.ofMillis(200))))
                         .collection(table)
                         .domain("pos")

@@ -159,9 +159,9 @@ class TardisRecoveryProbe {
                 .technique(technique)
                 .solution(solution)
                 .partitions(PARTITIONS)
-                .arWorkers(workers)
-                .arAlpha(alpha)
-                .recoveryBatch(batch)
+                .drainThreads(workers)
+                .drainBatch(alpha)
+                .storeRound(batch)
                 .checkInterval(Duration.ofMillis(500))
                 .build()) {
       for (int id = 0; id < records / 10; id++) {
