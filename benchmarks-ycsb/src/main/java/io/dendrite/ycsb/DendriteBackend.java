@@ -183,15 +183,14 @@ final class DendriteBackend implements RecordBackend {
   /** The write-back engine the properties describe; {@code singleProcess} when no other process shares it. */
   static WriteBack engine(
       BindingProperties properties, IqClient cache, RecordStore store, boolean singleProcess) {
-    return engineSettings(properties, cache, store).singleProcess(singleProcess).build();
+    return engineSettings(properties, WriteBack.builder().cache(cache).store(store.dataStore()))
+        .singleProcess(singleProcess)
+        .build();
   }
 
-  /** The engine settings the properties give. */
-  static WriteBack.Builder engineSettings(
-      BindingProperties properties, IqClient cache, RecordStore store) {
-    return WriteBack.builder()
-        .cache(cache)
-        .store(store.dataStore())
+  /** {@code engine} with the engine settings the properties give. */
+  static WriteBack.Builder engineSettings(BindingProperties properties, WriteBack.Builder engine) {
+    return engine
         .replicas(properties.integer(REPLICAS, 1, 1))
         .partitions(properties.integer(PARTITIONS, 64, 1))
         .drainThreads(properties.integer(DRAIN_THREADS, 2, 0))

@@ -5,21 +5,18 @@ import io.dendrite.coordination.ManyProcesses;
 import io.dendrite.coordination.PartitionedDendrite;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
-import io.dendrite.core.OwnedRange;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.writeback.WriteBack;
 import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.EntityChanges;
-import io.dendrite.writeback.document.WriteBack;
-import io.dendrite.writeback.range.RangeWriteBack;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /**
@@ -74,19 +71,19 @@ final class PartitionedBackend implements RecordBackend {
   private final RecordStore store;
   private final IqClient cache;
 
-  /** Under write-back, every range's engine opened here, the closed ones too (their drained counts). */
-  private final List<WriteBack> engines;
+  /** Under write-back, the buffers of the ranges this process owns (their engines' counts); null otherwise. */
+  private final WriteBack writeBack;
 
   private final PartitionedDendrite<Long, YcsbRecord> dendrite;
 
   private PartitionedBackend(
       RecordStore store,
       IqClient cache,
-      List<WriteBack> engines,
+      WriteBack writeBack,
       PartitionedDendrite<Long, YcsbRecord> dendrite) {
     this.store = store;
     this.cache = cache;
-    this.engines = engines;
+    this.writeBack = writeBack;
     this.dendrite = dendrite;
   }
 
@@ -104,7 +101,7 @@ final class PartitionedBackend implements RecordBackend {
       WritePolicy policy,
       double beta) {
     IqClient cache = null;
-    List<WriteBack> engines = new CopyOnWriteArrayList<>();
+    WriteBack writeBack = null;
     try {
       cache = IqClient.builder().servers(servers).connectionsPerServer(connections).build();
       RecordChangeRecords records = new RecordChangeRecords(table);
@@ -135,26 +132,17 @@ final class PartitionedBackend implements RecordBackend {
               .command(CHANGE, command(records, store))
               .deployment(processes);
       if (policy == WritePolicy.WRITE_BACK) {
-        IqClient rangeCache = cache;
-        processes.writeBack(
-            (OwnedRange range) -> {
-              WriteBack engine =
-                  DendriteBackend.engineSettings(properties, rangeCache, store)
-                      .ownedRange(range)
-                      // One range's share of a process's writes: one drain thread and a
-                      // few partitions, rather than the whole engine's settings per range.
-                      .drainThreads(1)
-                      .partitions(4)
-                      .drainOnClose(Duration.ZERO)
-                      .build();
-              engines.add(engine);
-              return RangeWriteBack.builder(DomainType.LONG)
-                  .writeBack(engine)
-                  .documentAttribute(key -> RecordKey.number(String.valueOf(key.id())))
-                  .collection(range.collection())
-                  .domain(range.domain())
-                  .build();
-            });
+        writeBack =
+            WriteBack.to(store.dataStore())
+                // One range's share of a process's writes: WriteBack gives each range's engine
+                // one drain thread and a few partitions, rather than the whole engine's settings.
+                .engine(
+                    engine ->
+                        DendriteBackend.engineSettings(properties, engine)
+                            .drainThreads(1)
+                            .partitions(4))
+                .documentAttribute(key -> RecordKey.number(String.valueOf(key.id())));
+        builder.writeBack(writeBack);
       } else {
         builder.writePolicy(policy);
       }
@@ -171,7 +159,7 @@ final class PartitionedBackend implements RecordBackend {
       } catch (InterruptedException interrupted) {
         Thread.currentThread().interrupt();
       }
-      return new PartitionedBackend(store, cache, engines, dendrite);
+      return new PartitionedBackend(store, cache, writeBack, dendrite);
     } catch (RuntimeException e) {
       DendriteBackend.closeAll(cache, store);
       throw e;
@@ -263,14 +251,15 @@ final class PartitionedBackend implements RecordBackend {
     stats.put("partitioned.forwardedWrites", Long.toString(metrics.forwardedWrites()));
     stats.put("partitioned.resent", Long.toString(metrics.resent()));
     stats.put("partitioned.rangesServedAtEnd", Integer.toString(dendrite.servedRanges().size()));
-    if (!engines.isEmpty()) {
-      List<WriteBackMetrics> writeBack = engines.stream().map(WriteBack::metrics).toList();
+    if (writeBack != null) {
+      // The engines of the ranges served at the end: a range given up took its counts along.
+      List<WriteBackMetrics> engines = writeBack.metrics();
       stats.put(
           "writeback.pendingAtEnd",
-          Long.toString(writeBack.stream().mapToLong(WriteBackMetrics::pendingWrites).sum()));
+          Long.toString(engines.stream().mapToLong(WriteBackMetrics::pendingWrites).sum()));
       stats.put(
           "writeback.drained",
-          Long.toString(writeBack.stream().mapToLong(WriteBackMetrics::drained).sum()));
+          Long.toString(engines.stream().mapToLong(WriteBackMetrics::drained).sum()));
     }
     return stats;
   }

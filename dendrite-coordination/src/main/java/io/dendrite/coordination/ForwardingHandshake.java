@@ -56,7 +56,7 @@ final class ForwardingHandshake {
 
   /** Where the setting lives, for every refusal to name it. */
   static final String SETTING =
-      "PartitionedDendrite.Builder.forwardingSecurity (ForwardingSecurity.sharedSecret, the same in every process)";
+      "ManyProcesses.forwardingSecurity (ForwardingSecurity.sharedSecret, the same in every process)";
 
   static byte[] mac(byte[] secret, byte[] label, byte[] serverNonce, byte[] clientNonce) {
     try {

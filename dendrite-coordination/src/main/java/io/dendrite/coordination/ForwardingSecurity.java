@@ -10,7 +10,7 @@ import javax.net.ssl.SSLContext;
 
 /**
  * Who may send a process forwarded requests, and how they travel: the setting every process of a service gives its
- * {@link ForwardingServer} and {@link ForwardingClient} (through {@link PartitionedDendrite.Builder#forwardingSecurity}).
+ * {@link ForwardingServer} and {@link ForwardingClient} (through {@link ManyProcesses#forwardingSecurity}).
  *
  * <ul>
  *   <li>{@link #sharedSecret}: the processes share a secret, and every connection proves it before any request is

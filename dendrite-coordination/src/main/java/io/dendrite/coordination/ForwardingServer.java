@@ -105,10 +105,13 @@ public final class ForwardingServer implements AutoCloseable {
               .bind(builder.host, builder.port)
               .syncUninterruptibly()
               .channel();
-    } catch (RuntimeException e) {
+    } catch (
+        Exception e) { // syncUninterruptibly rethrows a bind's BindException unchecked, undeclared
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       pool.shutdownNow();
-      throw new IllegalStateException("cannot listen on " + builder.host + ":" + builder.port, e);
+      throw new IllegalStateException(
+          "cannot listen on " + builder.host + ":" + builder.port + " for forwarded requests: " + e,
+          e);
     }
   }
 

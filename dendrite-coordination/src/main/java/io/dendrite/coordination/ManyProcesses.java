@@ -1,11 +1,11 @@
 package io.dendrite.coordination;
 
 import io.dendrite.core.Dendrite;
+import io.dendrite.core.RangeNames;
 import io.dendrite.core.StoreFence;
-import io.dendrite.core.WriteCommand;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A {@link Dendrite.Deployment} over the processes of a service: the domain is split into ranges, ZooKeeper gives
@@ -24,24 +24,31 @@ import java.util.Objects;
  *
  * <p>The Dendrite's range ({@link Dendrite.Builder#range}) is required: it is the domain the ranges split. Each
  * range's {@link io.dendrite.core.RangeCache} gets the builder's other settings (write policy, β, leases, near
- * cache). Write-back takes the buffers this deployment makes per range ({@link #writeBack}), not one process's buffer.
+ * cache); under write-back ({@link Dendrite.Builder#writeBack(io.dendrite.core.WriteBuffers)}) each range gets a
+ * write buffer of its own when this process takes it over.
  */
 public final class ManyProcesses implements Dendrite.Deployment {
-  private final String connectString;
-  private final String service;
-  private String member;
-  private Duration sessionTimeout;
-  private String host;
-  private Integer port;
-  private ForwardingSecurity forwardingSecurity;
-  private String zooKeeperUser;
-  private String zooKeeperPassword;
-  private Integer forwardingThreads;
-  private Duration requestTimeout;
-  private Integer ranges;
-  private StoreFence storeFence;
-  private PartitionedDendrite.WriteBuffers<?, ?> writeBuffers;
-  private OwnershipListener ownershipListener;
+  // Read by PartitionedDendrite, which each process's deployment builds; the defaults are here.
+  final String connectString;
+  final String service;
+  String member =
+      "p"
+          + ProcessHandle.current().pid()
+          + "-"
+          + Long.toHexString(ThreadLocalRandom.current().nextLong());
+  Duration sessionTimeout = Duration.ofSeconds(10);
+  String host = "127.0.0.1";
+  int port;
+  ForwardingSecurity forwardingSecurity;
+  String zooKeeperUser;
+  String zooKeeperPassword;
+  int forwardingThreads = 8;
+  Duration requestTimeout = Duration.ofSeconds(10);
+  int ranges = 16;
+  StoreFence storeFence;
+  OwnershipListener ownershipListener;
+  boolean ownEveryRange;
+  boolean storeFenceOff;
 
   private ManyProcesses(String connectString, String service) {
     this.connectString = Objects.requireNonNull(connectString, "connectString");
@@ -144,19 +151,6 @@ public final class ManyProcesses implements Dendrite.Deployment {
   }
 
   /**
-   * Write-back: each range's writes are buffered in the buffer {@code buffers} makes for it when this process takes
-   * the range over, and every command bound on the Dendrite must be a change those buffers hold. A new owner whose
-   * predecessor did not hand the range over applies the range's buffered writes before it serves the range. Each
-   * range's buffer should have a write-back engine of its own, owned by the range ({@code
-   * WriteBack.Builder#ownedRange(OwnedRange)}).
-   */
-  public <K extends Comparable<? super K>, C> ManyProcesses writeBack(
-      PartitionedDendrite.WriteBuffers<K, C> buffers) {
-    this.writeBuffers = Objects.requireNonNull(buffers, "buffers");
-    return this;
-  }
-
-  /**
    * Told whenever this process starts serving a range ({@link OwnershipListener#gained(String, long, boolean)}: handed
    * over by its previous owner, or taken over from one that stopped without doing so) and stops serving one ({@link
    * OwnershipListener#lost}), after the fact. It runs on the coordinator's thread, which waits for it: keep it short.
@@ -168,69 +162,42 @@ public final class ManyProcesses implements Dendrite.Deployment {
     return this;
   }
 
+  /**
+   * Test-only negative control: this process serves every range itself, with no coordinator and no forwarding, as
+   * two processes that both believe they own a range would.
+   */
+  ManyProcesses ownEveryRangeForTesting() {
+    this.ownEveryRange = true;
+    return this;
+  }
+
+  /** Test-only negative control: the data-store fence is neither raised nor carried. */
+  ManyProcesses storeFenceOffForTesting() {
+    this.storeFenceOff = true;
+    return this;
+  }
+
+  /**
+   * Joins the service and returns a {@link PartitionedDendrite}; ranges come to this process as the coordinator
+   * spreads them.
+   *
+   * @throws IllegalStateException if the range or {@link #forwardingSecurity} is missing
+   */
   @Override
-  public <K extends Comparable<? super K>, R> Dendrite<K, R> deploy(
+  public <K extends Comparable<? super K>, R> PartitionedDendrite<K, R> deploy(
       Dendrite.Settings<K, R> settings) {
     if (settings.min() == null) {
       throw new IllegalStateException(
           "range(min, max) is required with ManyProcesses: it is the domain the ranges split");
     }
-    PartitionedDendrite.Builder<K, R> builder =
-        PartitionedDendrite.builder(settings.type(), settings.rows())
-            .collection(settings.collection())
-            .domain(settings.domain())
-            .range(settings.min(), settings.max())
-            .cache(settings.cache())
-            .dendrite(ignored -> settings.rangeCache().get())
-            .zooKeeper(connectString, service);
-    settings.queries().forEach(builder::query);
-    if (writeBuffers == null) {
-      settings.commands().forEach(builder::command);
-    } else {
-      builder.writeBack(buffers(), commands(settings.commands()));
+    if (!ownEveryRange && forwardingSecurity == null) {
+      throw new IllegalStateException(
+          "forwardingSecurity(...) is required: give every process of the service the same"
+              + " ForwardingSecurity.sharedSecret(...), or ForwardingSecurity.unauthenticatedOnLoopback() when"
+              + " they all run on one machine; otherwise anyone who reaches the forwarding port runs the"
+              + " bound writes as the owner");
     }
-    if (ranges != null) {
-      builder.ranges(ranges);
-    }
-    if (member != null) {
-      builder.member(member);
-    }
-    if (sessionTimeout != null) {
-      builder.sessionTimeout(sessionTimeout);
-    }
-    if (host != null) {
-      builder.listen(host, port);
-    }
-    if (forwardingSecurity != null) {
-      builder.forwardingSecurity(forwardingSecurity);
-    }
-    if (zooKeeperUser != null) {
-      builder.zooKeeperCredentials(zooKeeperUser, zooKeeperPassword);
-    }
-    if (forwardingThreads != null) {
-      builder.forwardingThreads(forwardingThreads);
-    }
-    if (requestTimeout != null) {
-      builder.requestTimeout(requestTimeout);
-    }
-    if (storeFence != null) {
-      builder.storeFence(storeFence);
-    }
-    if (ownershipListener != null) {
-      builder.ownershipListener(ownershipListener);
-    }
-    return builder.build();
-  }
-
-  /** The buffers, typed as the commands' changes: the buffers check each command's change when they hold it. */
-  @SuppressWarnings("unchecked")
-  private <K extends Comparable<? super K>> PartitionedDendrite.WriteBuffers<K, Object> buffers() {
-    return (PartitionedDendrite.WriteBuffers<K, Object>) writeBuffers;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <K extends Comparable<? super K>, R>
-      Map<String, WriteCommand<K, R, Object>> commands(Map<String, WriteCommand<K, R, ?>> bound) {
-    return (Map<String, WriteCommand<K, R, Object>>) (Map<String, ?>) bound;
+    RangeNames.check("domain and range number", settings.domain() + "." + (ranges - 1));
+    return new PartitionedDendrite<>(settings, this);
   }
 }

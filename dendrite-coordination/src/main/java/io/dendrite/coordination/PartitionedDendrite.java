@@ -9,28 +9,20 @@ import io.dendrite.core.Interval;
 import io.dendrite.core.LocalCoordinator;
 import io.dendrite.core.NotAppliedException;
 import io.dendrite.core.OutcomeUnknownException;
-import io.dendrite.core.OwnedRange;
-import io.dendrite.core.RangeNames;
 import io.dendrite.core.RangeQuery;
 import io.dendrite.core.RowCodec;
-import io.dendrite.core.StoreFence;
-import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.TierClaim;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,14 +33,14 @@ import org.slf4j.LoggerFactory;
  * the range's misses and writes to it ({@link ForwardingServer}). A hit needs no owner: any process reads the exact
  * interval's cached entry directly ({@link CachedReads}).
  *
- * <p>Every process builds the same PartitionedDendrite: the same domain, ranges and Dendrite settings, and the same
- * queries and write commands under the same names, because a forwarded request names them and the owner runs its
- * own registered ones.
+ * <p>A {@link Dendrite} built with the deployment {@link ManyProcesses} is one. Every process builds the same: the
+ * same domain, ranges and Dendrite settings, and the same queries and write commands under the same names, because a
+ * forwarded request names them and the owner runs its own bound ones.
  *
  * <p>An owner serves a range only while {@link ZooKeeperOwnership#owns} says so, and every cache request it sends
  * for the range is guarded by the range's fence at its epoch ({@link IqClient#fenced}), which it raised before it
  * rebuilt the range: an owner that paused past its session and resumes changes nothing in the cache. A write checks
- * ownership once more just before its data-store statement; with {@link Builder#storeFence} the statement itself is
+ * ownership once more just before its data-store statement; with {@link ManyProcesses#storeFence} the statement itself is
  * fenced in the data store, so a former owner's statement that arrives after a takeover is refused (see {@code
  * docs/coordination.md}, "Fencing the data store", for which statements are, and what is left open).
  *
@@ -91,33 +83,33 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
    */
   private final TierClaim sharedRecord;
 
-  private PartitionedDendrite(Builder<K, R> builder) {
+  PartitionedDendrite(Dendrite.Settings<K, R> settings, ManyProcesses processes) {
     this.sharedRecord =
-        LocalCoordinator.joinPartitioned(builder.cache, builder.collection, builder.domain);
+        LocalCoordinator.joinPartitioned(
+            settings.cache(), settings.collection(), settings.domain());
     try {
-      this.type = builder.type;
-      this.rows = builder.rows;
-      this.collection = builder.collection;
-      this.domain = builder.domain;
-      this.min = builder.min;
-      this.max = builder.max;
-      this.layout = new RangeLayout<>(type, min, max, builder.ranges);
-      this.queries = Map.copyOf(builder.queries);
-      this.commands = Map.copyOf(builder.commands);
-      this.requestTimeout = builder.requestTimeout;
+      this.type = settings.type();
+      this.rows = settings.rows();
+      this.collection = settings.collection();
+      this.domain = settings.domain();
+      this.min = settings.min();
+      this.max = settings.max();
+      this.layout = new RangeLayout<>(type, min, max, processes.ranges);
+      this.queries = settings.queries();
+      this.commands = settings.commands();
+      this.requestTimeout = processes.requestTimeout;
       this.served =
           new ServedRanges<>(
               type,
-              rows,
               collection,
               domain,
               layout,
-              builder.cache,
-              builder.settings,
-              builder.writeBack,
-              builder.ownEveryRange,
+              settings.cache(),
+              settings.rangeCache(),
+              settings.writeBuffers(),
+              processes.ownEveryRange,
               counters.servedHere,
-              builder.storeFenceOff ? null : builder.storeFence);
+              processes.storeFenceOff ? null : processes.storeFence);
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < layout.size(); i++) {
         ids.add(served.rangeId(i));
@@ -126,10 +118,10 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       this.ranges = List.copyOf(ids);
       this.client =
           new ForwardingClient(
-              builder.ownEveryRange
+              processes.ownEveryRange
                   ? ForwardingSecurity.unauthenticatedOnLoopback()
-                  : builder.forwardingSecurity);
-      if (builder.ownEveryRange) {
+                  : processes.forwardingSecurity);
+      if (processes.ownEveryRange) {
         // The negative control: every process believes it owns every range, nobody forwards.
         this.server = null;
         this.coordinator = null;
@@ -139,11 +131,11 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       try {
         this.server =
             ForwardingServer.builder()
-                .host(builder.host)
-                .port(builder.port)
-                .threads(builder.forwardingThreads)
+                .host(processes.host)
+                .port(processes.port)
+                .threads(processes.forwardingThreads)
                 .ownership(served::owns)
-                .security(builder.forwardingSecurity)
+                .security(processes.forwardingSecurity)
                 .start();
       } catch (RuntimeException e) {
         client.close();
@@ -154,18 +146,18 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       server.register(WRITE, this::serveForwardedWrite);
       try {
         ZooKeeperOwnership.Builder coordination = ZooKeeperOwnership.builder();
-        if (builder.zooKeeperUser != null) {
-          coordination.credentials(builder.zooKeeperUser, builder.zooKeeperPassword);
+        if (processes.zooKeeperUser != null) {
+          coordination.credentials(processes.zooKeeperUser, processes.zooKeeperPassword);
         }
         this.coordinator =
             coordination
-                .connectString(builder.connectString)
-                .service(builder.service + "." + collection + "." + domain)
-                .member(builder.member)
+                .connectString(processes.connectString)
+                .service(processes.service + "." + collection + "." + domain)
+                .member(processes.member)
                 .endpoint(server.endpoint())
-                .sessionTimeout(builder.sessionTimeout)
+                .sessionTimeout(processes.sessionTimeout)
                 .ranges(ranges)
-                .listener(new ServingListener(builder.ownershipListener))
+                .listener(new ServingListener(processes.ownershipListener))
                 .start();
         served.attach(coordinator);
       } catch (RuntimeException e) {
@@ -221,15 +213,6 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
         LOG.warn("the ownership listener failed on {} {}", what, range, e);
       }
     }
-  }
-
-  /**
-   * Starts building a PartitionedDendrite for an attribute of type {@code type} whose rows {@code rows} encodes. For
-   * this module's tests; an application deploys a {@link Dendrite} with {@link ManyProcesses}.
-   */
-  static <K extends Comparable<? super K>, R> Builder<K, R> builder(
-      DomainType<K> type, RowCodec<K, R> rows) {
-    return new Builder<>(type, rows);
   }
 
   /**
@@ -310,23 +293,6 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
           ForwardedCalls.readDone(answer, owner);
           return null;
         });
-  }
-
-  /**
-   * Makes each range's write buffer when this process takes the range over (the write-back module's {@code
-   * RangeWriteBack}, which rebuilds the range's BuWrInT from its log records then), for the range's {@link
-   * Dendrite.Builder#writeBack writeBack}; the buffer is closed, if it is {@link AutoCloseable}, when the range is given up.
-   *
-   * @param <K> the attribute's type
-   */
-  @FunctionalInterface
-  public interface WriteBuffers<K extends Comparable<? super K>, C> {
-    /**
-     * The write buffer of {@code range}, which this process now owns: its Dendrite's collection and domain, and
-     * the lease a write-back engine of its own may lock the range's documents in this process under ({@code
-     * WriteBack.Builder#ownedRange}).
-     */
-    WriteBuffer<K, C> open(OwnedRange range);
   }
 
   /** What this process has done so far, copied now. */
@@ -656,275 +622,6 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
           handedOver.sum(),
           takenOver.sum(),
           lost.sum());
-    }
-  }
-
-  /**
-   * Configures a {@link PartitionedDendrite}.
-   *
-   * @param <K> the attribute's type
-   * @param <R> the row type
-   */
-  static final class Builder<K extends Comparable<? super K>, R> {
-    private final DomainType<K> type;
-    private final RowCodec<K, R> rows;
-    private String collection;
-    private String domain;
-    private K min;
-    private K max;
-    private int ranges = 16;
-    private IqClient cache;
-    private UnaryOperator<Dendrite.Builder<K, R>> settings = UnaryOperator.identity();
-    private ServedRanges.BufferedCommands<K, R, ?> writeBack;
-    private final Map<String, RangeQuery<K, R>> queries = new LinkedHashMap<>();
-    private final Map<String, WriteCommand<K, R, ?>> commands = new LinkedHashMap<>();
-    private String connectString;
-    private String service;
-    private String member =
-        "p"
-            + ProcessHandle.current().pid()
-            + "-"
-            + Long.toHexString(ThreadLocalRandom.current().nextLong());
-    private Duration sessionTimeout = Duration.ofSeconds(10);
-    private String host = "127.0.0.1";
-    private int port;
-    private int forwardingThreads = 8;
-    private Duration requestTimeout = Duration.ofSeconds(10);
-    private boolean ownEveryRange;
-    private ForwardingSecurity forwardingSecurity;
-    private String zooKeeperUser;
-    private String zooKeeperPassword;
-    private StoreFence storeFence;
-    private boolean storeFenceOff;
-    private OwnershipListener ownershipListener;
-
-    private Builder(DomainType<K> type, RowCodec<K, R> rows) {
-      this.type = Objects.requireNonNull(type, "type");
-      this.rows = Objects.requireNonNull(rows, "rows");
-    }
-
-    /** The table or collection, as {@link Dendrite.Builder#collection}. Required. */
-    public Builder<K, R> collection(String name) {
-      this.collection = RangeNames.check("collection", name);
-      return this;
-    }
-
-    /** The attribute, as {@link Dendrite.Builder#domain}. Required; with the range number it must fit 64 characters. */
-    public Builder<K, R> domain(String name) {
-      this.domain = RangeNames.check("domain", name);
-      return this;
-    }
-
-    /** The attribute's smallest and largest values, the domain the ranges split. Required. */
-    public Builder<K, R> range(K min, K max) {
-      this.min = type.cast("min", min);
-      this.max = type.cast("max", max);
-      return this;
-    }
-
-    /** How many ranges the domain is split into (default 16): the units that move between processes. */
-    public Builder<K, R> ranges(int count) {
-      if (count < 1) {
-        throw new IllegalArgumentException("ranges must be at least 1, got " + count);
-      }
-      this.ranges = count;
-      return this;
-    }
-
-    /** The IQ cache servers, shared by every process of the service. Required. */
-    public Builder<K, R> cache(IqClient client) {
-      this.cache = Objects.requireNonNull(client, "cache");
-      return this;
-    }
-
-    /**
-     * Settings of each range's {@link Dendrite} (write policy, β, change records, leases); its collection, domain,
-     * range, cache and coordinator are set here and override these. Write-back is set with {@link #writeBack}.
-     */
-    public Builder<K, R> dendrite(UnaryOperator<Dendrite.Builder<K, R>> settings) {
-      this.settings = Objects.requireNonNull(settings, "settings");
-      return this;
-    }
-
-    /**
-     * Write-back: each range's writes are buffered in the buffer {@code buffers} makes for it when this process
-     * takes the range over. A new owner whose predecessor did not hand the range over applies the range's buffered
-     * writes before it serves the range. Each range's buffer should have a write-back engine of its own, owned by
-     * the range ({@code WriteBack.Builder#ownedRange(OwnedRange)}), which locks the range's documents in this
-     * process under the range's lease; buffers may instead share one engine that takes cache leases (not {@code
-     * singleProcess}), whose drain threads drain any document, when a document's range attribute can change.
-     *
-     * <p>The writes are {@code commands}, registered under their names (as {@link #command} does), each a kind whose
-     * commands are changes the buffers hold: a forwarded write names one, and the range's owner hands its command to
-     * the range's buffer.
-     *
-     * @throws IllegalArgumentException when {@code commands} is empty
-     */
-    public <C> Builder<K, R> writeBack(
-        WriteBuffers<K, C> buffers,
-        Map<String, ? extends WriteCommand<K, R, ? extends C>> commands) {
-      Objects.requireNonNull(buffers, "buffers");
-      if (commands.isEmpty()) {
-        throw new IllegalArgumentException(
-            "write-back needs the commands it writes: give at least one");
-      }
-      commands.forEach(this::command);
-      this.writeBack = new ServedRanges.BufferedCommands<>(buffers, List.copyOf(commands.values()));
-      return this;
-    }
-
-    /**
-     * The ranges' fences in the data store: a process that takes a range over raises the range's fence there to its
-     * epoch before it serves the range, and a write command's statement carries the owner's {@link
-     * io.dendrite.core.FenceToken} ({@link WriteCommand#apply(Object, io.dendrite.core.FenceToken)}), so a former
-     * owner's statement that reaches the data store after the takeover is refused instead of applied (the write is
-     * then sent to the new owner). Only commands that fence their statements are covered: {@link
-     * io.dendrite.core.SqlWriteCommand} over the same {@link io.dendrite.core.SqlFence}; write-back engines owned by
-     * the range over {@code MySqlStore} or {@code MongoStore} (give the store here). Default: none (statements are
-     * not fenced; {@code docs/coordination.md} says what that leaves open).
-     */
-    public Builder<K, R> storeFence(StoreFence fence) {
-      this.storeFence = Objects.requireNonNull(fence, "fence");
-      return this;
-    }
-
-    /** Told, after this process starts or stops serving a range: {@link ManyProcesses#ownershipListener}. */
-    Builder<K, R> ownershipListener(OwnershipListener listener) {
-      this.ownershipListener = Objects.requireNonNull(listener, "listener");
-      return this;
-    }
-
-    /** Test-only negative control: the data-store fence is neither raised nor carried. */
-    Builder<K, R> storeFenceOffForTesting() {
-      this.storeFenceOff = true;
-      return this;
-    }
-
-    /** Registers the query a miss runs, under {@code name}. */
-    public Builder<K, R> query(String name, RangeQuery<K, R> query) {
-      BoundNames.bind(queries, name, Objects.requireNonNull(query, "query"));
-      return this;
-    }
-
-    /** Registers a kind of write, under {@code name}; under write-back, give them with {@link #writeBack}. */
-    public Builder<K, R> command(String name, WriteCommand<K, R, ?> kind) {
-      BoundNames.bind(commands, name, Objects.requireNonNull(kind, "kind"));
-      return this;
-    }
-
-    /**
-     * The ZooKeeper ensemble and the service's name: every process of the service names the same ones. Required.
-     */
-    public Builder<K, R> zooKeeper(String connectString, String service) {
-      this.connectString = Objects.requireNonNull(connectString, "connectString");
-      this.service = Objects.requireNonNull(service, "service");
-      return this;
-    }
-
-    /** This process's name in the service (default: its pid and a random number); unique among live processes. */
-    public Builder<K, R> member(String member) {
-      this.member = Objects.requireNonNull(member, "member");
-      return this;
-    }
-
-    /**
-     * The ZooKeeper session timeout (default 10 s): how long a process that stopped answering keeps its ranges,
-     * and so how long its ranges wait for a new owner.
-     */
-    public Builder<K, R> sessionTimeout(Duration timeout) {
-      this.sessionTimeout = Objects.requireNonNull(timeout, "timeout");
-      return this;
-    }
-
-    /** Where this process takes forwarded requests (default 127.0.0.1 on a free port); others connect there. */
-    public Builder<K, R> listen(String host, int port) {
-      this.host = Objects.requireNonNull(host, "host");
-      this.port = port;
-      return this;
-    }
-
-    /**
-     * Who may send this process forwarded requests, and whether they travel through TLS; the same in every process of
-     * the service. Required: {@link ForwardingSecurity#sharedSecret} (each connection proves the secret before any
-     * request runs), or {@link ForwardingSecurity#unauthenticatedOnLoopback} when every process runs on one machine
-     * and {@link #listen} stays on a loopback address. Anyone who can send requests to the port runs the registered
-     * queries and writes as the owner.
-     */
-    public Builder<K, R> forwardingSecurity(ForwardingSecurity security) {
-      this.forwardingSecurity = Objects.requireNonNull(security, "security");
-      return this;
-    }
-
-    /**
-     * ZooKeeper credentials (digest scheme), the same in every process of the service: the service's membership and
-     * ownership nodes are then readable and writable only with them ({@link ZooKeeperOwnership.Builder#credentials}).
-     * Without them (the default) the nodes have open ACLs, anyone who reaches ZooKeeper can change who owns which
-     * range, and a warning is logged at start.
-     */
-    public Builder<K, R> zooKeeperCredentials(String user, String password) {
-      ZooKeeperOwnership.builder().credentials(user, password); // checks them now
-      this.zooKeeperUser = user;
-      this.zooKeeperPassword = password;
-      return this;
-    }
-
-    /** How many forwarded requests run at once here (default 8). */
-    public Builder<K, R> forwardingThreads(int threads) {
-      this.forwardingThreads = threads;
-      return this;
-    }
-
-    /** How long a get's part or a write looks for its range's owner and waits for its answer (default 10 s). */
-    public Builder<K, R> requestTimeout(Duration timeout) {
-      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("requestTimeout must be positive, got " + timeout);
-      }
-      this.requestTimeout = timeout;
-      return this;
-    }
-
-    /**
-     * Test-only negative control: this process serves every range itself, with no coordinator and no forwarding,
-     * as two processes that both believe they own a range would.
-     */
-    Builder<K, R> ownEveryRangeForTesting() {
-      this.ownEveryRange = true;
-      return this;
-    }
-
-    /**
-     * Joins the service and returns; ranges come to this process as the coordinator spreads them.
-     *
-     * @throws IllegalStateException if a required setting is missing
-     */
-    public PartitionedDendrite<K, R> build() {
-      if (collection == null || domain == null || min == null || cache == null) {
-        throw new IllegalStateException("collection, domain, range and cache are required");
-      }
-      if (!ownEveryRange && connectString == null) {
-        throw new IllegalStateException("zooKeeper(connectString, service) is required");
-      }
-      if (!ownEveryRange && forwardingSecurity == null) {
-        throw new IllegalStateException(
-            "forwardingSecurity(...) is required: give every process of the service the same"
-                + " ForwardingSecurity.sharedSecret(...), or ForwardingSecurity.unauthenticatedOnLoopback() when"
-                + " they all run on one machine; otherwise anyone who reaches the forwarding port runs the"
-                + " registered writes as the owner");
-      }
-      RangeNames.check("domain and range number", domain + "." + (ranges - 1));
-      if (writeBack != null) {
-        commands.forEach(
-            (name, kind) -> {
-              if (writeBack.kinds().stream().noneMatch(buffered -> buffered == kind)) {
-                throw new IllegalStateException(
-                    "command \""
-                        + name
-                        + "\" was registered with command(name, kind): under write-back, give every command"
-                        + " with writeBack(buffers, commands), which ties it to the buffers' changes");
-              }
-            });
-      }
-      return new PartitionedDendrite<>(this);
     }
   }
 }

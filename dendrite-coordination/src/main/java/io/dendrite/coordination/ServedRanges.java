@@ -9,18 +9,16 @@ import io.dendrite.core.OutcomeUnknownException;
 import io.dendrite.core.OwnedRange;
 import io.dendrite.core.RangeCache;
 import io.dendrite.core.RangeNotOwnedException;
-import io.dendrite.core.RowCodec;
 import io.dendrite.core.StoreFence;
 import io.dendrite.core.StoreFencedOutException;
 import io.dendrite.core.WriteBuffer;
-import io.dendrite.core.WriteCommand;
+import io.dendrite.core.WriteBuffers;
 import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.FencedOutException;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.ServerAddress;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -30,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BooleanSupplier;
-import java.util.function.UnaryOperator;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,13 +45,17 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
   private static final Logger LOG = LoggerFactory.getLogger(ServedRanges.class);
 
   private final DomainType<K> type;
-  private final RowCodec<K, R> rows;
   private final String collection;
   private final String domain;
   private final RangeLayout<K> layout;
   private final IqClient cache;
-  private final UnaryOperator<Dendrite.Builder<K, R>> settings;
-  private final BufferedCommands<K, R, ?> writeBack;
+
+  /** A new builder with the Dendrite's settings, for each range's {@link RangeCache}. */
+  private final Supplier<Dendrite.Builder<K, R>> settings;
+
+  /** Write-back's buffers, opened per range; null unless the Dendrite writes back. */
+  private final WriteBuffers<?> writeBack;
+
   private final LongAdder servedHere;
 
   /** The ranges' fences in the data store, raised at each takeover; null when the data store is not fenced. */
@@ -77,18 +79,16 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
 
   ServedRanges(
       DomainType<K> type,
-      RowCodec<K, R> rows,
       String collection,
       String domain,
       RangeLayout<K> layout,
       IqClient cache,
-      UnaryOperator<Dendrite.Builder<K, R>> settings,
-      BufferedCommands<K, R, ?> writeBack,
+      Supplier<Dendrite.Builder<K, R>> settings,
+      WriteBuffers<?> writeBack,
       boolean everyRangeOwned,
       LongAdder servedHere,
       StoreFence storeFence) {
     this.type = type;
-    this.rows = rows;
     this.collection = collection;
     this.domain = domain;
     this.layout = layout;
@@ -134,21 +134,6 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
   interface AsOwner<K extends Comparable<? super K>, R, T> {
     T run(Served<K, R> local, AtomicBoolean applied);
   }
-
-  /** Write-back's buffers and the command kinds each range's Dendrite writes into them, all of changes they hold. */
-  record BufferedCommands<K extends Comparable<? super K>, R, C>(
-      PartitionedDendrite.WriteBuffers<K, C> buffers, List<WriteCommand<K, R, ? extends C>> kinds) {
-
-    /** Opens {@code range}'s buffer and sets it, with the kinds, on the range's Dendrite settings. */
-    Opened<K, R> open(OwnedRange range, Dendrite.Builder<K, R> settings) {
-      WriteBuffer<K, C> buffer = buffers.open(range);
-      return new Opened<>(buffer, settings.writeBack(buffer, kinds));
-    }
-  }
-
-  /** A range's write buffer, and its Dendrite's settings with it. */
-  private record Opened<K extends Comparable<? super K>, R>(
-      WriteBuffer<K, ?> buffer, Dendrite.Builder<K, R> settings) {}
 
   /** A range's ownership at one epoch, as handed to its write buffer. */
   private record Lease(
@@ -291,21 +276,21 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
                   fence, collection, domain, layout.lowerOf(index), layout.upperOf(index), epoch));
         }
         Dendrite.Builder<K, R> settings = rangeBuilder(index).dropCachedOnBuild(!handedOver);
-        Opened<K, R> opened =
+        WriteBuffer<K, ?> buffer =
             writeBack == null
-                ? new Opened<>(null, settings)
+                ? null
                 : writeBack.open(
+                    type,
                     new Lease(
                         collection,
                         rangeDomain(index),
                         fence,
                         epoch,
                         () -> leaseHeld(range, epoch)),
-                    settings);
-        WriteBuffer<K, ?> buffer = opened.buffer();
+                    cache);
         RangeCache<K, R> dendrite;
         try {
-          dendrite = opened.settings().buildRangeCache();
+          dendrite = (buffer == null ? settings : settings.writeBackInto(buffer)).buildRangeCache();
           if (buffer != null && !handedOver) {
             // The previous owner's buffered writes reach the data store before anything is served:
             // a miss would apply those it overlaps anyway, this applies them all now. Nothing else
@@ -372,10 +357,10 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
   }
 
   private static void closeQuietly(WriteBuffer<?, ?> buffer) {
-    if (buffer instanceof AutoCloseable closeable) {
+    if (buffer != null) {
       try {
-        closeable.close();
-      } catch (Exception e) {
+        buffer.close();
+      } catch (RuntimeException e) {
         LOG.debug("closing a range's write buffer: {}", e.toString());
       }
     }
@@ -394,7 +379,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
 
   Dendrite.Builder<K, R> rangeBuilder(int index) {
     return settings
-        .apply(Dendrite.builder(type, rows))
+        .get()
         .collection(collection)
         .domain(rangeDomain(index))
         .range(layout.lowerOf(index), layout.upperOf(index))

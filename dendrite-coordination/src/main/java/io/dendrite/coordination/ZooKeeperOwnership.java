@@ -113,7 +113,7 @@ public final class ZooKeeperOwnership implements AutoCloseable {
       LOG.warn(
           "{}: no ZooKeeper credentials: the nodes under {} get open ACLs, and anyone who reaches ZooKeeper"
               + " can change who owns which range; set ZooKeeperOwnership.Builder.credentials (in"
-              + " PartitionedDendrite: zooKeeperCredentials)",
+              + " ManyProcesses: zooKeeperCredentials)",
           member,
           root);
     }
@@ -174,7 +174,7 @@ public final class ZooKeeperOwnership implements AutoCloseable {
                 + denied.getPath()
                 + ": the service's nodes were made by processes with other ZooKeeper credentials"
                 + " (or with some, and this process has none); give every process of the service the same"
-                + " ZooKeeperOwnership.Builder.credentials (in PartitionedDendrite: zooKeeperCredentials)",
+                + " ZooKeeperOwnership.Builder.credentials (in ManyProcesses: zooKeeperCredentials)",
             e);
       }
       throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);

@@ -3,9 +3,7 @@ package io.dendrite.coordination;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dendrite.core.DomainType;
 import io.dendrite.core.NotAppliedException;
-import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.ZooKeeperAddress;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -18,9 +16,9 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -50,7 +48,7 @@ class ForwardingAuthIT {
     Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(1);
         PartitionedDendrite<Integer, Scores.Score> member =
-            member(zk, cacheTier.client, table, "owner").forwardingSecurity(SECRET).build()) {
+            member(zk, cacheTier.client, table, "owner", p -> p.forwardingSecurity(SECRET))) {
       assertThat(member.awaitSettled(1, Duration.ofSeconds(30))).isTrue();
       String range = member.ranges().get(0);
       // What the stranger needs, ZooKeeper tells whoever asks: the endpoint and the epoch.
@@ -77,18 +75,16 @@ class ForwardingAuthIT {
     ForwardingSecurity security =
         ForwardingSecurity.sharedSecret(bytes("the service's test-only secret"))
             .tls(certificates.server(), certificates.trusting());
+    UnaryOperator<ManyProcesses> secured =
+        p ->
+            p.forwardingSecurity(security)
+                .zooKeeperCredentials("scores", "test-only-zookeeper-password");
     Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(1);
         PartitionedDendrite<Integer, Scores.Score> a =
-            member(zk, cacheTier.client, table, "a")
-                .forwardingSecurity(security)
-                .zooKeeperCredentials("scores", "test-only-zookeeper-password")
-                .build();
+            member(zk, cacheTier.client, table, "a", secured);
         PartitionedDendrite<Integer, Scores.Score> b =
-            member(zk, cacheTier.anotherClient(), table, "b")
-                .forwardingSecurity(security)
-                .zooKeeperCredentials("scores", "test-only-zookeeper-password")
-                .build()) {
+            member(zk, cacheTier.anotherClient(), table, "b", secured)) {
       assertThat(a.awaitSettled(2, Duration.ofSeconds(60))).isTrue();
       assertThat(b.awaitSettled(2, Duration.ofSeconds(60))).isTrue();
       int elsewhere = idServedElsewhere(a);
@@ -108,12 +104,16 @@ class ForwardingAuthIT {
     Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(1);
         PartitionedDendrite<Integer, Scores.Score> a =
-            member(zk, cacheTier.client, table, "a").forwardingSecurity(SECRET).build();
+            member(zk, cacheTier.client, table, "a", p -> p.forwardingSecurity(SECRET));
         PartitionedDendrite<Integer, Scores.Score> b =
-            member(zk, cacheTier.anotherClient(), table, "b")
-                .forwardingSecurity(
-                    ForwardingSecurity.sharedSecret(bytes("another test-only secret")))
-                .build()) {
+            member(
+                zk,
+                cacheTier.anotherClient(),
+                table,
+                "b",
+                p ->
+                    p.forwardingSecurity(
+                        ForwardingSecurity.sharedSecret(bytes("another test-only secret"))))) {
       assertThat(a.awaitSettled(2, Duration.ofSeconds(60))).isTrue();
       int elsewhere = idServedElsewhere(a);
 
@@ -131,41 +131,41 @@ class ForwardingAuthIT {
   void aMemberWithoutForwardingSecurityIsRefusedAtBuild(ZooKeeperAddress zk) throws Exception {
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(1)) {
       assertThatThrownBy(
-              () -> member(zk, cacheTier.client, new ConcurrentSkipListMap<>(), "a").build())
+              () -> member(zk, cacheTier.client, new ConcurrentSkipListMap<>(), "a", p -> p))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("forwardingSecurity(...) is required")
           .hasMessageContaining("ForwardingSecurity.sharedSecret");
       assertThatThrownBy(
               () ->
-                  member(zk, cacheTier.client, new ConcurrentSkipListMap<>(), "a")
-                      .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback())
-                      .listen("0.0.0.0", 0)
-                      .build())
+                  member(
+                      zk,
+                      cacheTier.client,
+                      new ConcurrentSkipListMap<>(),
+                      "a",
+                      p ->
+                          p.forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback())
+                              .listen("0.0.0.0", 0)))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("loopback addresses only");
     }
   }
 
-  private static PartitionedDendrite.Builder<Integer, Scores.Score> member(
+  /** Member {@code name} of the service, deployed as {@code deployment} says on top of what they all share. */
+  private static PartitionedDendrite<Integer, Scores.Score> member(
       ZooKeeperAddress zk,
       io.dendrite.iq.client.IqClient cache,
       Map<Integer, Scores.Score> table,
-      String name) {
-    return PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
-        .collection("scores")
-        .domain("id")
-        .range(0, 59)
-        .ranges(2)
-        .cache(cache)
-        .dendrite(settings -> settings.writePolicy(WritePolicy.WRITE_THROUGH))
-        .query(
-            "range",
-            (lower, upper) ->
-                List.copyOf(PartitionedDendriteInputIT.subMap(table, lower, upper).values()))
-        .command("set", new InMemorySet(table))
-        .zooKeeper(zk.connectString(), zk.service())
-        .member(name)
-        .sessionTimeout(Duration.ofSeconds(3));
+      String name,
+      UnaryOperator<ManyProcesses> deployment) {
+    return (PartitionedDendrite<Integer, Scores.Score>)
+        InMemoryScores.dendrite(cache, table, 59)
+            .deployment(
+                deployment.apply(
+                    ManyProcesses.overZooKeeper(zk.connectString(), zk.service())
+                        .ranges(2)
+                        .member(name)
+                        .sessionTimeout(Duration.ofSeconds(3))))
+            .build();
   }
 
   /** An id in a range {@code member} does not serve (ranges of 30 ids). */

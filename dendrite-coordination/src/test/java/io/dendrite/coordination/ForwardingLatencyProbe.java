@@ -1,7 +1,5 @@
 package io.dendrite.coordination;
 
-import io.dendrite.core.DomainType;
-import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.ZooKeeperAddress;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
@@ -113,24 +111,17 @@ class ForwardingLatencyProbe {
       EmbeddedIqServers cacheTier,
       Map<Integer, Scores.Score> table,
       String member) {
-    return PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
-        .collection("scores")
-        .domain("id")
-        .range(0, ROWS - 1)
-        .ranges(6)
-        .cache(cacheTier.client)
-        .dendrite(settings -> settings.writePolicy(WritePolicy.WRITE_THROUGH))
-        .query(
-            "range",
-            (lower, upper) ->
-                List.copyOf(PartitionedDendriteInputIT.subMap(table, lower, upper).values()))
-        .command("set", new InMemorySet(table))
-        .zooKeeper(zk.connectString(), zk.service())
-        .forwardingSecurity(
-            ForwardingSecurity.sharedSecret(
-                "the probe's test-only secret".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
-        .member(member)
-        .build();
+    return (PartitionedDendrite<Integer, Scores.Score>)
+        InMemoryScores.dendrite(cacheTier.client, table, ROWS - 1)
+            .deployment(
+                ManyProcesses.overZooKeeper(zk.connectString(), zk.service())
+                    .ranges(6)
+                    .forwardingSecurity(
+                        ForwardingSecurity.sharedSecret(
+                            "the probe's test-only secret"
+                                .getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                    .member(member))
+            .build();
   }
 
   private static long time(Runnable operation) {

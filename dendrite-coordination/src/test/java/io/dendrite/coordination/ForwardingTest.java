@@ -237,7 +237,7 @@ class ForwardingTest {
     assertThat(refused.retryAtNewOwner()).isFalse();
     assertThat(refused)
         .hasMessageContaining("wrong forwarding secret")
-        .hasMessageContaining("PartitionedDendrite.Builder.forwardingSecurity");
+        .hasMessageContaining("ManyProcesses.forwardingSecurity");
     assertThat(runs[0]).isZero();
   }
 

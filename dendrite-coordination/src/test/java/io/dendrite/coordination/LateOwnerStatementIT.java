@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mysql.cj.jdbc.MysqlDataSource;
 import io.dendrite.core.CacheUpdate;
+import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.SqlFence;
 import io.dendrite.core.SqlWriteCommand;
@@ -78,15 +79,14 @@ class LateOwnerStatementIT {
       CountDownLatch goOn = new CountDownLatch(1);
       try (PartitionedDendrite<Integer, Scores.Score> a =
           service(
-                  table,
-                  cache.client,
-                  "127.0.0.1:" + zkOfA.port(),
-                  zk.service(),
-                  "a",
-                  fence,
-                  fenced)
-              .command("set", pausing(fence, applying, goOn))
-              .build()) {
+              table,
+              cache.client,
+              "127.0.0.1:" + zkOfA.port(),
+              zk.service(),
+              "a",
+              fence,
+              fenced,
+              pausing(fence, applying, goOn))) {
         await(() -> a.servedRanges().size() == 1);
         CompletableFuture<String> write =
             CompletableFuture.supplyAsync(
@@ -105,9 +105,15 @@ class LateOwnerStatementIT {
         zkOfA.blackHole();
         try (var bCache = cache.anotherClient();
             PartitionedDendrite<Integer, Scores.Score> b =
-                service(table, bCache, zk.connectString(), zk.service(), "b", fence, fenced)
-                    .command("set", pausing(fence, new CountDownLatch(1), null))
-                    .build()) {
+                service(
+                    table,
+                    bCache,
+                    zk.connectString(),
+                    zk.service(),
+                    "b",
+                    fence,
+                    fenced,
+                    pausing(fence, new CountDownLatch(1), null))) {
           await(() -> b.servedRanges().size() == 1);
           assertThat(val(b.get("range", 3, 3))).as("B's first read, cached").isZero();
 
@@ -123,33 +129,38 @@ class LateOwnerStatementIT {
     }
   }
 
-  private static PartitionedDendrite.Builder<Integer, Scores.Score> service(
+  /** Member {@code member} of the service, writing scores with {@code set}. */
+  private static PartitionedDendrite<Integer, Scores.Score> service(
       Scores table,
       io.dendrite.iq.client.IqClient cache,
       String zooKeeper,
       String service,
       String member,
       SqlFence fence,
-      boolean fenced) {
-    PartitionedDendrite.Builder<Integer, Scores.Score> builder =
-        PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC);
+      boolean fenced,
+      SqlWriteCommand<Integer, Scores.Score, Scores.SetVal> set) {
+    ManyProcesses processes =
+        ManyProcesses.overZooKeeper(zooKeeper, service)
+            .storeFence(fence)
+            .ranges(1)
+            .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()) // one machine
+            .member(member)
+            .sessionTimeout(SESSION)
+            .requestTimeout(Duration.ofSeconds(3));
     if (!fenced) {
-      builder.storeFenceOffForTesting();
+      processes.storeFenceOffForTesting();
     }
-    return builder
-        .storeFence(fence)
-        .collection("scores")
-        .domain("id")
-        .range(0, 9)
-        .ranges(1)
-        .cache(cache)
-        .dendrite(settings -> settings.writePolicy(WritePolicy.WRITE_THROUGH))
-        .query("range", table::range)
-        .zooKeeper(zooKeeper, service)
-        .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()) // one machine
-        .member(member)
-        .sessionTimeout(SESSION)
-        .requestTimeout(Duration.ofSeconds(3));
+    return (PartitionedDendrite<Integer, Scores.Score>)
+        Dendrite.builder(DomainType.INTEGER, Scores.CODEC)
+            .collection("scores")
+            .domain("id")
+            .range(0, 9)
+            .cache(cache)
+            .writePolicy(WritePolicy.WRITE_THROUGH)
+            .query("range", table::range)
+            .command("set", set)
+            .deployment(processes)
+            .build();
   }
 
   /**

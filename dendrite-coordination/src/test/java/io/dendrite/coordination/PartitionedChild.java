@@ -1,13 +1,12 @@
 package io.dendrite.coordination;
 
+import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
-import io.dendrite.core.OwnedRange;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
-import io.dendrite.writeback.document.WriteBack;
-import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.WriteBack;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -59,59 +58,50 @@ public final class PartitionedChild {
       boolean writeBack = policy == WritePolicy.WRITE_BACK;
       MySqlStore store =
           writeBack ? MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10)) : null;
-      PartitionedDendrite.Builder<Integer, Scores.Score> builder =
-          PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
-              .collection("scores")
-              .domain("id")
-              .range(0, ROWS - 1)
+      ManyProcesses processes =
+          ManyProcesses.overZooKeeper(args[0], args[1])
               .ranges(RANGES)
-              .cache(cache)
-              .query("range", (lower, upper) -> slowly(table.range(lower, upper)))
-              .zooKeeper(args[0], args[1])
               .zooKeeperCredentials("scores-service", "test-only-zookeeper-password")
               .forwardingSecurity(ForwardingSecurity.sharedSecret(Path.of(args[12])))
               .member(args[2])
               .sessionTimeout(Duration.ofSeconds(3))
               // A takeover under write-back applies the range's buffered writes first; on a busy
-              // machine that
-              // can pass the default 10 s, and an operation that gave up meanwhile would only add
-              // noise here.
+              // machine that can pass the default 10 s, and an operation that gave up meanwhile
+              // would only add noise here.
               .requestTimeout(Duration.ofSeconds(30));
+      Dendrite.Builder<Integer, Scores.Score> builder =
+          Dendrite.builder(DomainType.INTEGER, Scores.CODEC)
+              .collection("scores")
+              .domain("id")
+              .range(0, ROWS - 1)
+              .cache(cache)
+              .query("range", (lower, upper) -> slowly(table.range(lower, upper)))
+              .deployment(processes);
       if (writeBack) {
         // The drains' statements carry the range's fence token; a takeover raises it in the table.
-        builder.storeFence(store);
-        builder.writeBack(
-            // Typed, so that the buffers' change type (DocumentChanges) is inferred from them.
-            (OwnedRange range) ->
-                RangeWriteBack.builder(DomainType.INTEGER)
-                    // Each range's engine is its own, locking the range's documents in this
-                    // process under the range's lease; the buffer closes it with the range.
-                    .writeBack(
-                        WriteBack.builder()
-                            .replicas(1)
-                            .cache(cache)
-                            .store(store)
-                            .ownedRange(range)
-                            .drainThreads(1)
-                            .drainOnClose(Duration.ZERO)
-                            .build())
-                    .documentAttribute(BufferedScores::id)
-                    .collection(range.collection())
-                    .domain(range.domain())
-                    .build(),
-            Map.of("change", BufferedScores.changes()));
+        processes.storeFence(store);
+        builder
+            // Each range's engine is its own, locking the range's documents in this process
+            // under the range's lease; the range's buffer closes it with the range.
+            .writeBack(
+                WriteBack.to(store)
+                    .engine(engine -> engine.replicas(1))
+                    .documentAttribute(BufferedScores::id))
+            .command("change", BufferedScores.changes());
       } else {
         builder
             // Change records: a write keeps the results it touches in its process's near cache
             // alone (a killed or paused owner leaves no copy of them in the cache servers).
-            .dendrite(settings -> settings.writePolicy(policy).changeRecords(Scores.SET_RECORDS))
+            .writePolicy(policy)
+            .changeRecords(Scores.SET_RECORDS)
             .command("set", table.set())
             .command("remove", table.remove());
       }
       if (bypass) {
-        builder.ownEveryRangeForTesting();
+        processes.ownEveryRangeForTesting();
       }
-      PartitionedDendrite<Integer, Scores.Score> dendrite = builder.build();
+      PartitionedDendrite<Integer, Scores.Score> dendrite =
+          (PartitionedDendrite<Integer, Scores.Score>) builder.build();
       Thread reporter = new Thread(() -> reportServed(dendrite), "served-reporter");
       reporter.setDaemon(true);
       reporter.start();

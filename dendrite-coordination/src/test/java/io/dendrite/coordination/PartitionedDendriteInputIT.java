@@ -7,12 +7,10 @@ import io.dendrite.core.DataStoreException;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.RangeCache;
-import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.ZooKeeperAddress;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -32,24 +30,20 @@ class PartitionedDendriteInputIT {
     Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
         PartitionedDendrite<Integer, Scores.Score> dendrite =
-            PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
-                .collection("scores")
-                .domain("id")
-                .range(0, 59)
-                .ranges(6)
-                .cache(cacheTier.client)
-                .dendrite(settings -> settings.writePolicy(WritePolicy.WRITE_THROUGH))
-                .query("range", (lower, upper) -> List.copyOf(subMap(table, lower, upper).values()))
-                .query(
-                    "broken",
-                    (lower, upper) -> {
-                      throw new java.sql.SQLException("the table is gone");
-                    })
-                .command("set", new InMemorySet(table))
-                .zooKeeper(zk.connectString(), zk.service())
-                .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()) // one process
-                .sessionTimeout(Duration.ofSeconds(3))
-                .build()) {
+            (PartitionedDendrite<Integer, Scores.Score>)
+                InMemoryScores.dendrite(cacheTier.client, table, 59)
+                    .query(
+                        "broken",
+                        (lower, upper) -> {
+                          throw new java.sql.SQLException("the table is gone");
+                        })
+                    .deployment(
+                        ManyProcesses.overZooKeeper(zk.connectString(), zk.service())
+                            .ranges(6)
+                            .forwardingSecurity(
+                                ForwardingSecurity.unauthenticatedOnLoopback()) // one process
+                            .sessionTimeout(Duration.ofSeconds(3)))
+                    .build()) {
       assertThat(dendrite.awaitSettled(1, Duration.ofSeconds(30))).isTrue();
       assertThat(dendrite.servedRanges()).hasSize(6);
 
@@ -94,8 +88,7 @@ class PartitionedDendriteInputIT {
   void aPlainDendriteAndAPartitionedOneRefuseEachOther(ZooKeeperAddress zk) throws Exception {
     Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
-      PartitionedDendrite.Builder<Integer, Scores.Score> partitioned =
-          onOneProcess(cacheTier, zk, table).sessionTimeout(Duration.ofSeconds(3));
+      Dendrite.Builder<Integer, Scores.Score> partitioned = onOneProcess(cacheTier, zk, table, 0);
       Dendrite.Builder<Integer, Scores.Score> plain =
           Dendrite.builder(DomainType.INTEGER, Scores.CODEC)
               .collection("scores")
@@ -109,7 +102,7 @@ class PartitionedDendriteInputIT {
             .isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("range scores/id is owned by a plain Dendrite (dendrite ");
       }
-      try (PartitionedDendrite<Integer, Scores.Score> service = partitioned.build()) {
+      try (Dendrite<Integer, Scores.Score> service = partitioned.build()) {
         assertThatThrownBy(plain::build)
             .isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("range scores/id is served by PartitionedDendrite processes");
@@ -118,23 +111,24 @@ class PartitionedDendriteInputIT {
   }
 
   /**
-   * A process whose start fails after it joined the range's shared ownership record (here: its range Dendrites'
-   * settings throw) gives the record up: it used to keep renewing it from a thread nobody could stop, so a plain
+   * A process whose start fails after it joined the range's shared ownership record (here: its forwarding port is
+   * taken) gives the record up: it used to keep renewing it from a thread nobody could stop, so a plain
    * Dendrite on the range stayed refused in that JVM for good.
    */
   @Test
   void aStartThatFailsAfterJoiningTheRecordStopsRenewingIt(ZooKeeperAddress zk) throws Exception {
     Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
-      PartitionedDendrite.Builder<Integer, Scores.Score> failing =
-          onOneProcess(cacheTier, zk, table)
-              .dendrite(
-                  settings -> {
-                    throw new IllegalArgumentException("a bad range setting");
-                  });
-      assertThatThrownBy(failing::build)
-          .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("a bad range setting");
+      try (java.net.ServerSocket taken =
+          new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        Dendrite.Builder<Integer, Scores.Score> failing =
+            onOneProcess(cacheTier, zk, table, taken.getLocalPort());
+        assertThatThrownBy(failing::build)
+            .as("the forwarding server cannot listen on a taken port")
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("cannot listen on 127.0.0.1:" + taken.getLocalPort())
+            .hasMessageContaining("Address already in use");
+      }
       // Its renewer stops at once; its thread ends a moment later.
       long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
       while (renewerRunning() && System.nanoTime() < deadline) {
@@ -144,19 +138,22 @@ class PartitionedDendriteInputIT {
     }
   }
 
-  /** A one-process service over {@code table}, in two ranges of scores/id [0, 59]. */
-  private static PartitionedDendrite.Builder<Integer, Scores.Score> onOneProcess(
-      EmbeddedIqServers cacheTier, ZooKeeperAddress zk, Map<Integer, Scores.Score> table) {
-    return PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
-        .collection("scores")
-        .domain("id")
-        .range(0, 59)
-        .ranges(2)
-        .cache(cacheTier.client)
-        .query("range", (lower, upper) -> List.copyOf(subMap(table, lower, upper).values()))
-        .command("set", new InMemorySet(table))
-        .zooKeeper(zk.connectString(), zk.service())
-        .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()); // one process
+  /**
+   * A one-process service over {@code table}, in two ranges of scores/id [0, 59], taking forwarded requests on
+   * {@code port} (0: any free one).
+   */
+  private static Dendrite.Builder<Integer, Scores.Score> onOneProcess(
+      EmbeddedIqServers cacheTier,
+      ZooKeeperAddress zk,
+      Map<Integer, Scores.Score> table,
+      int port) {
+    return InMemoryScores.dendrite(cacheTier.client, table, 59)
+        .deployment(
+            ManyProcesses.overZooKeeper(zk.connectString(), zk.service())
+                .ranges(2)
+                .listen("127.0.0.1", port)
+                .sessionTimeout(Duration.ofSeconds(3))
+                .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback())); // one process
   }
 
   private static boolean renewerRunning() {

@@ -2,13 +2,10 @@ package io.dendrite.coordination;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dendrite.core.DomainType;
-import io.dendrite.core.WritePolicy;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.ZooKeeperAddress;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.junit.jupiter.api.Test;
@@ -30,22 +27,15 @@ class UnpassableFenceIT {
           .containsOnly(1L << 31);
       long started = System.nanoTime();
       try (PartitionedDendrite<Integer, Scores.Score> dendrite =
-          PartitionedDendrite.builder(DomainType.INTEGER, Scores.CODEC)
-              .collection("scores")
-              .domain("id")
-              .range(0, 19)
-              .ranges(2)
-              .cache(cacheTier.client)
-              .dendrite(settings -> settings.writePolicy(WritePolicy.WRITE_THROUGH))
-              .query(
-                  "range",
-                  (lower, upper) ->
-                      List.copyOf(PartitionedDendriteInputIT.subMap(table, lower, upper).values()))
-              .command("set", new InMemorySet(table))
-              .zooKeeper(zk.connectString(), zk.service())
-              .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()) // one process
-              .sessionTimeout(Duration.ofSeconds(3))
-              .build()) {
+          (PartitionedDendrite<Integer, Scores.Score>)
+              InMemoryScores.dendrite(cacheTier.client, table, 19)
+                  .deployment(
+                      ManyProcesses.overZooKeeper(zk.connectString(), zk.service())
+                          .ranges(2)
+                          .forwardingSecurity(
+                              ForwardingSecurity.unauthenticatedOnLoopback()) // one process
+                          .sessionTimeout(Duration.ofSeconds(3)))
+                  .build()) {
         // Not settled ever (a range it owns is not served): wait for the other range instead.
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!dendrite.servedRanges().contains("scores.id.1") && System.nanoTime() < deadline) {

@@ -93,6 +93,9 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
    *
    * @param min the domain's smallest value, or null when none was given
    * @param max the domain's largest value, or null when none was given
+   * @param writeBuffers write-back's buffers ({@link Builder#writeBack(WriteBuffers)}), or null; the bound commands
+   *     were checked to take their changes. A deployment opens one per range it serves and sets it on the range's
+   *     builder with {@link Builder#writeBackInto}
    */
   record Settings<K extends Comparable<? super K>, R>(
       DomainType<K> type,
@@ -104,6 +107,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
       IqClient cache,
       Map<String, RangeQuery<K, R>> queries,
       Map<String, WriteCommand<K, R, ?>> commands,
+      WriteBuffers<?> writeBuffers,
       java.util.function.Supplier<Builder<K, R>> rangeCache) {}
 
   /**
@@ -124,6 +128,8 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
     Coordinator coordinator = new LocalCoordinator();
     WritePolicy policy = WritePolicy.WRITE_AROUND;
     TypedWriteBuffer<K, ?> writeBuffer;
+    WriteBuffers<?> writeBuffers;
+    boolean closesWriteBuffer;
     ChangeRecords<K, R, ?> changeRecords;
     double beta = 1.0;
     int alpha = 16;
@@ -185,32 +191,50 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
     }
 
     /**
-     * Write-around (default) or write-through. Write-back is chosen with its buffer, {@link #writeBack}.
+     * Write-around (default) or write-through. Write-back is chosen with its buffers, {@link
+     * #writeBack(WriteBuffers)}.
      *
-     * @throws IllegalArgumentException for {@link WritePolicy#WRITE_BACK}, which needs its buffer
+     * @throws IllegalArgumentException for {@link WritePolicy#WRITE_BACK}, which needs its buffers
      */
     public Builder<K, R> writePolicy(WritePolicy policy) {
       Objects.requireNonNull(policy, "policy");
       if (policy == WritePolicy.WRITE_BACK) {
         throw new IllegalArgumentException(
-            "policy WRITE_BACK needs the buffer its writes go to: use writeBack(buffer)");
+            "policy WRITE_BACK needs the buffers its writes go to: use writeBack(buffers), e.g."
+                + " writeBack(WriteBack.to(store)) of module dendrite-writeback");
       }
       this.policy = policy;
       return this;
     }
 
     /**
-     * {@link WritePolicy#WRITE_BACK}: writes are buffered in {@code buffer} (the write-back module's {@code
-     * RangeWriteBack}), which drains them to the data store later. The Dendrite writes only {@code commands}, each a
-     * kind whose commands are changes the buffer holds (this signature checks it); a write of one ({@link
-     * Dendrite#write}) hands its command to the buffer, and its {@link
-     * WriteCommand#apply} is not used. A write of another kind is refused before anything changes.
+     * {@link WritePolicy#WRITE_BACK}: writes are buffered in the cache tier, in the buffers {@code buffers} opens for
+     * the Dendrite's range (one buffer in one process; one per range a process owns with {@code ManyProcesses}), and
+     * drained to the data store later. The write-back module's {@code WriteBack.to(store)} is such buffers. Every
+     * command bound with {@link #command} must take the change the buffers hold (the module's {@code
+     * DocumentCommand}s do), which {@link #build} checks; a write hands its argument to the range's buffer, and the
+     * command's {@link WriteCommand#apply} is not used. The Dendrite closes the buffers it opened.
+     */
+    public Builder<K, R> writeBack(WriteBuffers<?> buffers) {
+      this.writeBuffers = Objects.requireNonNull(buffers, "buffers");
+      this.writeBuffer = null;
+      this.policy = WritePolicy.WRITE_BACK;
+      return this;
+    }
+
+    /**
+     * {@link WritePolicy#WRITE_BACK} into one buffer the caller opened and closes ({@code RangeWriteBack}), for a
+     * {@link RangeCache} built with {@link #buildRangeCache}: the Dendrite writes only {@code commands}, each a kind
+     * whose commands are changes the buffer holds (this signature checks it); a write of one hands its command to the
+     * buffer, and its {@link WriteCommand#apply} is not used. A write of another kind is refused before anything
+     * changes. {@link #writeBack(WriteBuffers)} is the setting for every deployment.
      *
      * @throws IllegalArgumentException when {@code commands} is empty
      */
     public <C> Builder<K, R> writeBack(
         WriteBuffer<K, C> buffer, Collection<? extends WriteCommand<K, R, ? extends C>> commands) {
       this.writeBuffer = TypedWriteBuffer.of(buffer, commands);
+      this.writeBuffers = null;
       this.policy = WritePolicy.WRITE_BACK;
       return this;
     }
@@ -355,6 +379,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
       copy.coordinator = coordinator;
       copy.policy = policy;
       copy.writeBuffer = writeBuffer;
+      copy.writeBuffers = writeBuffers;
       copy.changeRecords = changeRecords;
       copy.beta = beta;
       copy.alpha = alpha;
@@ -367,6 +392,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
       copy.nearCacheBytes = nearCacheBytes;
       copy.writesDropNearCopies = writesDropNearCopies;
       copy.nearOnlyCopiesDeleteServersCopies = nearOnlyCopiesDeleteServersCopies;
+      copy.closesWriteBuffer = closesWriteBuffer;
       copy.queries.putAll(queries);
       copy.commands.putAll(commands);
       copy.deployment = deployment;
@@ -428,8 +454,11 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
       checkSettings();
       if (writeBuffer != null) {
         throw new IllegalStateException(
-            "writeBack(buffer, commands) gives one process's buffer; a deployment over many processes takes"
-                + " the buffers it makes per range");
+            "writeBack(buffer, commands) gives one process's buffer; a deployment over many processes opens"
+                + " one per range: use writeBack(buffers)");
+      }
+      if (writeBuffers != null) {
+        TypedWriteBuffer.checkedKinds(writeBuffers.changeType(), commands);
       }
       return deployment.deploy(
           new Settings<>(
@@ -442,6 +471,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
               cache,
               Map.copyOf(queries),
               Map.copyOf(commands),
+              writeBuffers,
               this::copy));
     }
 
@@ -454,7 +484,44 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
      */
     public RangeCache<K, R> buildRangeCache() {
       checkSettings();
-      return new RangeCache<>(this);
+      if (writeBuffers == null) {
+        return new RangeCache<>(this);
+      }
+      // Before the buffer is opened (which may start an engine's threads).
+      TypedWriteBuffer.checkedKinds(writeBuffers.changeType(), commands);
+      WriteBuffer<K, ?> opened = writeBuffers.open(type, collection, domain, cache);
+      try {
+        Builder<K, R> writingBack = writeBackInto(opened);
+        writingBack.closesWriteBuffer = true;
+        return writingBack.buildRangeCache();
+      } catch (RuntimeException failed) {
+        opened.close();
+        throw failed;
+      }
+    }
+
+    /**
+     * A copy of this builder that writes back into {@code buffer}, which {@link #writeBack(WriteBuffers)}'s buffers
+     * opened for the range: for a deployment that opens each range's buffer itself, and closes it after the range's
+     * {@link RangeCache}.
+     *
+     * @throws IllegalStateException when no buffers were given, or as {@link #writeBack(WriteBuffers)}'s check
+     */
+    public Builder<K, R> writeBackInto(WriteBuffer<K, ?> buffer) {
+      if (writeBuffers == null) {
+        throw new IllegalStateException(
+            "writeBackInto(buffer) is for a Dendrite built with writeBack(buffers)");
+      }
+      Builder<K, R> copy = copy();
+      copy.writeBuffers = null;
+      copy.writeBuffer = typed(buffer, writeBuffers);
+      return copy;
+    }
+
+    /** {@code buffer}, opened by {@code buffers}, with the bound commands checked to take the changes it holds. */
+    @SuppressWarnings("unchecked")
+    private <C> TypedWriteBuffer<K, C> typed(WriteBuffer<K, ?> buffer, WriteBuffers<C> buffers) {
+      return TypedWriteBuffer.checked((WriteBuffer<K, C>) buffer, buffers.changeType(), commands);
     }
 
     /**
@@ -473,9 +540,9 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
     }
 
     private void checkSettings() {
-      if (writeBuffer != null && policy != WritePolicy.WRITE_BACK) {
+      if ((writeBuffer != null || writeBuffers != null) && policy != WritePolicy.WRITE_BACK) {
         throw new IllegalStateException(
-            "writeBack(buffer) and writePolicy(" + policy + ") conflict: choose one");
+            "writeBack(buffers) and writePolicy(" + policy + ") conflict: choose one");
       }
       if (collection == null || domain == null || cache == null) {
         throw new IllegalStateException("collection, domain and cache are required");

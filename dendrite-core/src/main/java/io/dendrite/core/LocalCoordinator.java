@@ -163,8 +163,8 @@ public final class LocalCoordinator implements Coordinator {
         + holder
         + ": one Dendrite owns a range in a cache tier at a time (a second one, in this process or"
         + " another, would not see the first's cached results and its writes would leave them stale)."
-        + " Close the other, or share the range between processes with PartitionedDendrite"
-        + " (dendrite-coordination). A crashed owner's claim lapses "
+        + " Close the other, or share the range between processes with .deployment(ManyProcesses"
+        + " .overZooKeeper(...)) (dendrite-coordination). A crashed owner's claim lapses "
         + lifetime.toSeconds()
         + " s after it stopped";
   }

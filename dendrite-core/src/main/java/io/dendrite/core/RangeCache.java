@@ -55,6 +55,10 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
   private final IqClient cache;
   private final WritePolicy policy;
   private final TypedWriteBuffer<K, ?> writeBuffer;
+
+  /** Whether the write buffer was opened for this Dendrite ({@link WriteBuffers}), which then closes it. */
+  private final boolean closesWriteBuffer;
+
   private final ChangeRecords<K, R, ?> changeRecords;
   private final boolean leasesEnabled;
   private final boolean repairLapsedWrites;
@@ -81,6 +85,7 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
     this.cache = builder.cache;
     this.policy = builder.policy;
     this.writeBuffer = builder.writeBuffer;
+    this.closesWriteBuffer = builder.closesWriteBuffer;
     this.changeRecords = builder.changeRecords;
     this.leasesEnabled = builder.leasesEnabled;
     this.repairLapsedWrites = builder.repairLapsedWrites;
@@ -433,7 +438,10 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
     index.afterCoverageLookForTesting(hook);
   }
 
-  /** Appends buffered log records and gives the range up. Does not close the cache client. */
+  /**
+   * Appends buffered log records, closes the write buffer if it was opened for this Dendrite, and gives the range up.
+   * Does not close the cache client.
+   */
   @Override
   public void close() {
     if (local != null) {
@@ -443,7 +451,15 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
     try {
       index.flushLog();
     } finally {
-      claim.close();
+      try {
+        if (closesWriteBuffer) {
+          // While the range is still claimed: closing drains what the buffer holds, which no
+          // other owner may do meanwhile.
+          writeBuffer.close();
+        }
+      } finally {
+        claim.close();
+      }
     }
   }
 

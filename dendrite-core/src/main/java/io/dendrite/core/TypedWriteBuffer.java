@@ -1,8 +1,11 @@
 package io.dendrite.core;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -38,6 +41,51 @@ final class TypedWriteBuffer<K extends Comparable<? super K>, C> {
   }
 
   /**
+   * {@code buffer} with every command bound on a Dendrite ({@code commands}, by name), each checked to take changes
+   * of the type {@code buffers} hold ({@link Dendrite.Builder#writeBack(WriteBuffers)}).
+   *
+   * @throws IllegalStateException naming a command whose argument the buffer cannot hold, or when none is bound
+   */
+  static <K extends Comparable<? super K>, C> TypedWriteBuffer<K, C> checked(
+      WriteBuffer<K, C> buffer,
+      Class<C> changeType,
+      Map<String, ? extends WriteCommand<?, ?, ?>> commands) {
+    return new TypedWriteBuffer<>(buffer, checkedKinds(changeType, commands));
+  }
+
+  /**
+   * The commands bound on a write-back Dendrite, each checked to take changes of {@code changeType}: every write of a
+   * write-back Dendrite hands its argument to the buffer as it is.
+   *
+   * @throws IllegalStateException naming a command whose argument is not a {@code changeType}, or when none is bound
+   */
+  @SuppressWarnings("unchecked")
+  static <C> List<WriteCommand<?, ?, ? extends C>> checkedKinds(
+      Class<C> changeType, Map<String, ? extends WriteCommand<?, ?, ?>> commands) {
+    if (commands.isEmpty()) {
+      throw new IllegalStateException(
+          "a write-back Dendrite writes only the commands bound on it: bind at least one with"
+              + " command(name, kind)");
+    }
+    List<WriteCommand<?, ?, ? extends C>> kinds = new ArrayList<>();
+    commands.forEach(
+        (name, kind) -> {
+          if (!changeType.isAssignableFrom(kind.type())) {
+            throw new IllegalStateException(
+                "write command \""
+                    + name
+                    + "\" takes a "
+                    + kind.type().getName()
+                    + ", which write-back cannot buffer: under write-back every command's argument must be a "
+                    + changeType.getName()
+                    + ", the change its buffers hold");
+          }
+          kinds.add((WriteCommand<?, ?, ? extends C>) kind);
+        });
+    return kinds;
+  }
+
+  /**
    * Refuses a kind of write this Dendrite was not built with, then a change the buffer cannot hold, before anything
    * is changed.
    *
@@ -68,6 +116,10 @@ final class TypedWriteBuffer<K extends Comparable<? super K>, C> {
 
   Optional<Coordinator.RangeClaim> rangeClaim(String collection, String domain) {
     return buffer.rangeClaim(collection, domain);
+  }
+
+  void close() {
+    buffer.close();
   }
 
   /** A command that {@link #check} passed: one of a registered kind, hence a {@code C}. */

@@ -21,7 +21,7 @@ import java.util.Optional;
  * @param <K> the attribute's type
  * @param <C> the type of change the buffer holds
  */
-public interface WriteBuffer<K extends Comparable<? super K>, C> {
+public interface WriteBuffer<K extends Comparable<? super K>, C> extends AutoCloseable {
 
   /**
    * Refuses, before anything is changed, a change of the right type that this buffer still cannot hold as a write
@@ -95,4 +95,11 @@ public interface WriteBuffer<K extends Comparable<? super K>, C> {
   default Optional<Coordinator.RangeClaim> rangeClaim(String collection, String domain) {
     return Optional.empty();
   }
+
+  /**
+   * Stops the buffer; a Dendrite closes the buffers it opened ({@link WriteBuffers}), not one it was given. By
+   * default, nothing.
+   */
+  @Override
+  default void close() {}
 }

@@ -26,7 +26,7 @@ class DendriteBuilderTest {
                 Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
                     .writePolicy(WritePolicy.WRITE_BACK))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("writeBack(buffer)");
+        .hasMessageContaining("writeBack(buffers)");
   }
 
   @Test
@@ -38,7 +38,96 @@ class DendriteBuilderTest {
                     .writePolicy(WritePolicy.WRITE_THROUGH)
                     .build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("writeBack(buffer) and writePolicy(WRITE_THROUGH) conflict");
+        .hasMessageContaining("writeBack(buffers) and writePolicy(WRITE_THROUGH) conflict");
+  }
+
+  /** Buffers of ScoreRow changes that count what they opened and closed, and never buffer anything. */
+  private static final class CountingBuffers implements WriteBuffers<ScoreRow> {
+    int opened;
+    int closed;
+
+    @Override
+    public Class<ScoreRow> changeType() {
+      return ScoreRow.class;
+    }
+
+    @Override
+    public <K extends Comparable<? super K>> WriteBuffer<K, ScoreRow> open(
+        DomainType<K> type,
+        String collection,
+        String domain,
+        io.dendrite.iq.client.IqClient cache) {
+      opened++;
+      return new WriteBuffer<>() {
+        @Override
+        public void buffer(Interval<K> interval, ScoreRow change) {}
+
+        @Override
+        public void applyOverlapping(Interval<K> interval) {}
+
+        @Override
+        public void close() {
+          closed++;
+        }
+      };
+    }
+
+    @Override
+    public <K extends Comparable<? super K>> WriteBuffer<K, ScoreRow> open(
+        DomainType<K> type, OwnedRange range, io.dendrite.iq.client.IqClient cache) {
+      throw new AssertionError("one process opens no owned range");
+    }
+  }
+
+  /**
+   * Write-back hands each write's argument to the buffer as it is: a command of another type is refused when the
+   * Dendrite is built, naming it, before any buffer is opened (it used to fail with a ClassCastException at the
+   * first write).
+   */
+  @Test
+  void aWriteBackDendritesCommandsMustTakeTheBuffersChanges() {
+    CountingBuffers buffers = new CountingBuffers();
+    record Deposit(int id, long amount) {}
+    Dendrite.Builder<Integer, ScoreRow> builder =
+        Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+            .collection("scores")
+            .domain("id")
+            .cache(io.dendrite.iq.client.IqClient.builder().servers("127.0.0.1:1").build())
+            .writeBack(buffers)
+            .command("set", ScoreTable.BUFFERED_SET)
+            .command("deposit", WriteCommand.of(Deposit.class, deposit -> {}, null));
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("write command \"deposit\" takes a")
+        .hasMessageContaining("Deposit, which write-back cannot buffer")
+        .hasMessageContaining("must be a " + ScoreRow.class.getName());
+    Dendrite.Deployment unreachable =
+        new Dendrite.Deployment() {
+          @Override
+          public <K extends Comparable<? super K>, R> Dendrite<K, R> deploy(
+              Dendrite.Settings<K, R> settings) {
+            throw new AssertionError("deployed");
+          }
+        };
+    assertThatThrownBy(() -> builder.copy().deployment(unreachable).build())
+        .as("checked before any deployment runs")
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("write command \"deposit\"");
+    org.assertj.core.api.Assertions.assertThat(buffers.opened).as("buffers opened").isZero();
+  }
+
+  @Test
+  void aWriteBackDendriteNeedsACommand() {
+    assertThatThrownBy(
+            () ->
+                Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+                    .collection("scores")
+                    .domain("id")
+                    .cache(io.dendrite.iq.client.IqClient.builder().servers("127.0.0.1:1").build())
+                    .writeBack(new CountingBuffers())
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("bind at least one with command(name, kind)");
   }
 
   @Test

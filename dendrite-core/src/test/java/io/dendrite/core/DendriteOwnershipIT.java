@@ -44,7 +44,7 @@ class DendriteOwnershipIT {
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining(
               "range scores/id is already owned by dendrite " + ProcessHandle.current().pid())
-          .hasMessageContaining("PartitionedDendrite");
+          .hasMessageContaining("ManyProcesses");
       assertThatThrownBy(() -> builder(cacheTier.anotherClient()).buildRangeCache())
           .as("another client of the same cache tier is refused as well")
           .isInstanceOf(IllegalStateException.class);
