@@ -45,11 +45,11 @@ import org.slf4j.LoggerFactory;
  * queries and write commands under the same names, because a forwarded request names them and the owner runs its
  * own registered ones.
  *
- * <p>An owner serves a range only while {@link ZooKeeperOwnership#owns} says so, and every cache request it sends
- * for the range is guarded by the range's fence at its epoch ({@link IqClient#fenced}), which it raised before it
- * rebuilt the range: an owner that paused past its session and resumes changes nothing in the cache. A write checks
- * ownership once more just before its data-store statement; with {@link Builder#storeFence} the statement itself is
- * fenced in the data store, so a former owner's statement that arrives after a takeover is refused (see {@code
+ * <p>An owner serves a range only while {@link ZooKeeperOwnership#owns} says so, and every cache request it sends for
+ * the range is guarded by the range's fence at its epoch ({@link io.dendrite.iq.client.Fences#guard}), which it raised
+ * before it rebuilt the range: an owner that paused past its session and resumes changes nothing in the cache. A write
+ * checks ownership once more just before its data-store statement; with {@link Builder#storeFence} the statement itself
+ * is fenced in the data store, so a former owner's statement that arrives after a takeover is refused (see {@code
  * docs/coordination.md}, "Fencing the data store", for which statements are, and what is left open).
  *
  * <p>A get spanning several ranges is split at their bounds and its parts are served where their ranges live; a write
