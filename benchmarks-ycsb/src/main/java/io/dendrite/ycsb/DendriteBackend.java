@@ -27,11 +27,11 @@ import java.util.function.Supplier;
  * change with a {@link RangeWriteBack} over a {@link WriteBack} engine whose drain threads apply it later; what is
  * still buffered at the end stays in the cache servers (reported as {@code writeback.pendingAtEnd}).
  *
- * <p>Cache round trips are the requests the calling thread sent through the cache client during the operation
- * ({@link IqClient#requestsOfCurrentThread()}): Dendrite's, and under write-back the buffer's (pinned replicas,
+ * <p>Cache round trips are the requests the calling thread sent through the cache client during the operation ({@link
+ * io.dendrite.iq.client.ThreadCounters#requests()}): Dendrite's, and under write-back the buffer's (pinned replicas,
  * interval log). Database round trips are the queries and applies Dendrite called back; under write-back, buffered
- * writes reach the database through the drain threads ({@code writeback.drained}) and through misses that apply
- * the buffered writes they overlap, which are not counted.
+ * writes reach the database through the drain threads ({@code writeback.drained}) and through misses that apply the
+ * buffered writes they overlap, which are not counted.
  */
 final class DendriteBackend implements RecordBackend {
   /** {@code dendrite.db}: mysql (default) or mongodb. */
@@ -272,13 +272,13 @@ final class DendriteBackend implements RecordBackend {
 
   /** Runs a Dendrite call and adds the cache round trips it made on this thread. */
   private <T> T counted(TripCount trips, Supplier<T> call) {
-    long before = cache.requestsOfCurrentThread();
-    long awaitedBefore = cache.roundTripsOfCurrentThread();
+    long before = cache.threadCounters().requests();
+    long awaitedBefore = cache.threadCounters().roundTrips();
     try {
       return call.get();
     } finally {
-      trips.cache((int) (cache.requestsOfCurrentThread() - before));
-      trips.cacheAwaited((int) (cache.roundTripsOfCurrentThread() - awaitedBefore));
+      trips.cache((int) (cache.threadCounters().requests() - before));
+      trips.cacheAwaited((int) (cache.threadCounters().roundTrips() - awaitedBefore));
     }
   }
 

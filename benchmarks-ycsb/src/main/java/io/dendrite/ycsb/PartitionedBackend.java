@@ -231,13 +231,13 @@ final class PartitionedBackend implements RecordBackend {
 
   /** Runs a call and adds the cache round trips it made on this thread (not those an owner made for it). */
   private <T> T counted(TripCount trips, Supplier<T> call) {
-    long before = cache.requestsOfCurrentThread();
-    long awaitedBefore = cache.roundTripsOfCurrentThread();
+    long before = cache.threadCounters().requests();
+    long awaitedBefore = cache.threadCounters().roundTrips();
     try {
       return call.get();
     } finally {
-      trips.cache((int) (cache.requestsOfCurrentThread() - before));
-      trips.cacheAwaited((int) (cache.roundTripsOfCurrentThread() - awaitedBefore));
+      trips.cache((int) (cache.threadCounters().requests() - before));
+      trips.cacheAwaited((int) (cache.threadCounters().roundTrips() - awaitedBefore));
     }
   }
 

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Per operation type, over a whole run in one JVM: operations, the ones that failed, and the cache and database
  * round trips they made. Thread-safe. {@link #write} writes them as the stats file the runner reads:
  * {@code ops.<OP>}, {@code errors.<OP>}, {@code cacheTrips.<OP>} (requests), {@code cacheAwaited.<OP>} (round trips
- * awaited, see {@link io.dendrite.iq.client.IqClient#roundTripsOfCurrentThread()}), {@code dbTrips.<OP>} for every
+ * awaited, see {@link io.dendrite.iq.client.ThreadCounters#roundTrips()}), {@code dbTrips.<OP>} for every
  * {@link Operation},
  * plus the entries the caller adds.
  */

@@ -155,14 +155,14 @@ final class TardisBackend implements RecordBackend {
 
   /** Runs a TARDIS call and adds the cache requests and database calls it made on this thread. */
   private <T> T counted(TripCount trips, Supplier<T> call) {
-    long before = cache.requestsOfCurrentThread();
-    long awaitedBefore = cache.roundTripsOfCurrentThread();
+    long before = cache.threadCounters().requests();
+    long awaitedBefore = cache.threadCounters().roundTrips();
     long databaseBefore = database.callsOfCurrentThread();
     try {
       return call.get();
     } finally {
-      trips.cache((int) (cache.requestsOfCurrentThread() - before));
-      trips.cacheAwaited((int) (cache.roundTripsOfCurrentThread() - awaitedBefore));
+      trips.cache((int) (cache.threadCounters().requests() - before));
+      trips.cacheAwaited((int) (cache.threadCounters().roundTrips() - awaitedBefore));
       trips.database((int) (database.callsOfCurrentThread() - databaseBefore));
     }
   }

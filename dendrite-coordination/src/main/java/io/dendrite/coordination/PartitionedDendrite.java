@@ -12,7 +12,6 @@ import io.dendrite.core.OutcomeUnknownException;
 import io.dendrite.core.RangeQuery;
 import io.dendrite.core.RowCodec;
 import io.dendrite.core.WriteCommand;
-import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.TierClaim;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,11 +36,11 @@ import org.slf4j.LoggerFactory;
  * same domain, ranges and Dendrite settings, and the same queries and write commands under the same names, because a
  * forwarded request names them and the owner runs its own bound ones.
  *
- * <p>An owner serves a range only while {@link ZooKeeperOwnership#owns} says so, and every cache request it sends
- * for the range is guarded by the range's fence at its epoch ({@link IqClient#fenced}), which it raised before it
- * rebuilt the range: an owner that paused past its session and resumes changes nothing in the cache. A write checks
- * ownership once more just before its data-store statement; with {@link ManyProcesses#storeFence} the statement itself is
- * fenced in the data store, so a former owner's statement that arrives after a takeover is refused (see {@code
+ * <p>An owner serves a range only while {@link ZooKeeperOwnership#owns} says so, and every cache request it sends for
+ * the range is guarded by the range's fence at its epoch ({@link io.dendrite.iq.client.Fences#guard}), which it raised
+ * before it rebuilt the range: an owner that paused past its session and resumes changes nothing in the cache. A write
+ * checks ownership once more just before its data-store statement; with {@link ManyProcesses#storeFence} the statement itself
+ * is fenced in the data store, so a former owner's statement that arrives after a takeover is refused (see {@code
  * docs/coordination.md}, "Fencing the data store", for which statements are, and what is left open).
  *
  * <p>A get spanning several ranges is split at their bounds and its parts are served where their ranges live; a write

@@ -159,7 +159,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
       throw ForwardingException.notOwner("this process does not serve " + range + " now");
     }
     AtomicBoolean applied = new AtomicBoolean();
-    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
+    try (FenceScope fenced = cache.fences().guard(local.fence, local.epoch)) {
       servedHere.increment();
       return operation.run(local, applied);
     } catch (RuntimeException failed) {
@@ -210,9 +210,9 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
    * (fences never go down).
    */
   boolean fenceMovedOn(Served<K, R> local) {
-    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
+    try (FenceScope fenced = cache.fences().guard(local.fence, local.epoch)) {
       for (ServerAddress server : cache.config().servers()) {
-        cache.getOn(server, local.fence);
+        cache.servers().getOn(server, local.fence);
       }
       return false;
     } catch (IqException refusedOrUnreachable) {
@@ -267,7 +267,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     raiseFence(fence, epoch);
     int index = indexOfRange.get(range);
     while (true) {
-      try (FenceScope fenced = cache.fenced(fence, epoch)) {
+      try (FenceScope fenced = cache.fences().guard(fence, epoch)) {
         if (storeFence != null) {
           // Before anything of the range is read: a former owner's statement either committed
           // before this returns or is refused by the data store.
@@ -348,7 +348,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     }
     local.stop();
     nearHitsOfLostRanges.add(local.dendrite.metrics().nearHits());
-    try (FenceScope fenced = cache.fenced(local.fence, local.epoch)) {
+    try (FenceScope fenced = cache.fences().guard(local.fence, local.epoch)) {
       local.dendrite.close();
       closeQuietly(local.buffer);
     } catch (RuntimeException e) {
@@ -368,7 +368,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
 
   private void raiseFence(String fence, long epoch) {
     try {
-      cache.raiseFence(fence, epoch);
+      cache.fences().raise(fence, epoch);
     } catch (IqException e) {
       // A server that cannot be reached now has either lost everything (restarted empty: the fence
       // is raised again when a request meets FENCED_OUT 0) or is cut off, and then nobody's

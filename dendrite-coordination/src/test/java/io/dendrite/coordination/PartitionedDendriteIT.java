@@ -108,7 +108,7 @@ class PartitionedDendriteIT {
         // Above any epoch ZooKeeper gave out in the run, as a later owner's would be, and within
         // the IQ server's largest fence epoch (2^31).
         OwnedRange lastOwner = new LastOwner("scores", "id." + range, 1L << 30);
-        cacheTier.client.raiseFence(lastOwner.fence(), lastOwner.epoch());
+        cacheTier.client.fences().raise(lastOwner.fence(), lastOwner.epoch());
         try (WriteBack engine =
             WriteBack.builder()
                 .replicas(1)

@@ -23,7 +23,7 @@ class UnpassableFenceIT {
   void anOwnerGivesUpARangeItsEpochCanNeverPass(ZooKeeperAddress zk) throws Exception {
     Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
     try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2)) {
-      assertThat(cacheTier.client.raiseFence("Fence:scores.id.0", 1L << 31).values())
+      assertThat(cacheTier.client.fences().raise("Fence:scores.id.0", 1L << 31).values())
           .containsOnly(1L << 31);
       long started = System.nanoTime();
       try (PartitionedDendrite<Integer, Scores.Score> dendrite =

@@ -58,6 +58,6 @@ final class CacheOutage {
   }
 
   private ServerAddress server(String key) {
-    return cache.serversFor(key, 1).get(0);
+    return cache.replicaPlacement().serversFor(key, 1).get(0);
   }
 }

@@ -203,21 +203,27 @@ class DendriteIT {
       get(dendrite, 5, 14);
       get(dendrite, 20, 29);
 
-      long awaited = cacheTier.client.roundTripsOfCurrentThread();
-      long requests = cacheTier.client.requestsOfCurrentThread();
-      long writes = cacheTier.client.writesOfCurrentThread();
+      long awaited = cacheTier.client.threadCounters().roundTrips();
+      long requests = cacheTier.client.threadCounters().requests();
+      long writes = cacheTier.client.threadCounters().writes();
       put(dendrite, new ScoreRow(7, 70));
-      assertThat(cacheTier.client.roundTripsOfCurrentThread() - awaited)
+      assertThat(cacheTier.client.threadCounters().roundTrips() - awaited)
           .as("the quarantines of both entries together, then delete-and-release")
           .isEqualTo(2);
       CacheKeys<Integer> keys = new CacheKeys<>("scores", "id", DomainType.INTEGER);
       long servers =
           Stream.of(Interval.of(0, 9), Interval.of(5, 14))
-              .map(entry -> cacheTier.client.serversFor(keys.entryKey(entry), 1).get(0))
+              .map(
+                  entry ->
+                      cacheTier
+                          .client
+                          .replicaPlacement()
+                          .serversFor(keys.entryKey(entry), 1)
+                          .get(0))
               .distinct()
               .count();
-      assertThat(cacheTier.client.requestsOfCurrentThread() - requests).isEqualTo(2 + servers);
-      assertThat(cacheTier.client.writesOfCurrentThread() - writes)
+      assertThat(cacheTier.client.threadCounters().requests() - requests).isEqualTo(2 + servers);
+      assertThat(cacheTier.client.threadCounters().writes() - writes)
           .as(
               "each step in one write per server it touches: the two quarantines, then delete-and-release")
           .isEqualTo(2 * servers);
@@ -264,9 +270,9 @@ class DendriteIT {
       get(dendrite, 0, 9);
       get(dendrite, 5, 14);
 
-      long awaited = cacheTier.client.roundTripsOfCurrentThread();
+      long awaited = cacheTier.client.threadCounters().roundTrips();
       dendrite.write(7, 7, new ScoreRow(7, 70), table::set, null);
-      assertThat(cacheTier.client.roundTripsOfCurrentThread() - awaited)
+      assertThat(cacheTier.client.threadCounters().roundTrips() - awaited)
           .as("both entries' appends together, then the commit")
           .isEqualTo(2);
 

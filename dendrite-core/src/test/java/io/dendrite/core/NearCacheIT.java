@@ -43,10 +43,10 @@ class NearCacheIT {
       assertThat(dendrite.nearCacheEnabled()).isTrue();
       dendrite.get(0, 9, table::range);
 
-      long trips = cacheTier.client.roundTripsOfCurrentThread();
+      long trips = cacheTier.client.threadCounters().roundTrips();
       List<ScoreRow> whole = dendrite.get(0, 9, table::range);
       List<ScoreRow> part = dendrite.get(3, 5, table::range);
-      assertThat(cacheTier.client.roundTripsOfCurrentThread() - trips).isZero();
+      assertThat(cacheTier.client.threadCounters().roundTrips() - trips).isZero();
       assertThat(whole).hasSize(10);
       assertThat(part).extracting(ScoreRow::id).containsExactly(3, 4, 5);
       assertThatThrownBy(() -> whole.add(new ScoreRow(50, 0)))
@@ -121,7 +121,7 @@ class NearCacheIT {
 
         ScoreRow row = new ScoreRow(4, 44);
         dendrite.write(4, 4, row, table::set, ScoreTable.putting(row));
-        long trips = cacheTier.client.roundTripsOfCurrentThread();
+        long trips = cacheTier.client.threadCounters().roundTrips();
         long nearHits = dendrite.metrics().nearHits();
 
         assertThat(dendrite.get(0, 9, table::range)).contains(row).hasSize(10);
@@ -129,7 +129,7 @@ class NearCacheIT {
             .contains(row)
             .extracting(ScoreRow::id)
             .containsExactly(3, 4, 5);
-        assertThat(cacheTier.client.roundTripsOfCurrentThread() - trips).isZero();
+        assertThat(cacheTier.client.threadCounters().roundTrips() - trips).isZero();
         assertThat(dendrite.metrics().nearHits() - nearHits).isEqualTo(2);
 
         // A delete too: the row leaves both copies.
@@ -157,24 +157,24 @@ class NearCacheIT {
         dendrite.get(0, 9, table::range);
         dendrite.get(5, 14, table::range);
 
-        long requests = client.requestsOfCurrentThread();
+        long requests = client.threadCounters().requests();
         dendrite.write(5, 5, new ScoreRow(5, 50), table::set, null);
-        assertThat(client.requestsOfCurrentThread() - requests)
+        assertThat(client.threadCounters().requests() - requests)
             .as("each result's delete under a Q lease, and the commit")
             .isPositive();
         assertThat(dendrite.metrics().entriesMovedToNearCache()).isEqualTo(2);
 
-        requests = client.requestsOfCurrentThread();
+        requests = client.threadCounters().requests();
         ScoreRow five = new ScoreRow(5, 55);
         ScoreRow seven = new ScoreRow(7, 77);
         dendrite.write(5, 5, five, table::set, null);
         dendrite.write(7, 7, seven, table::set, null);
-        assertThat(client.requestsOfCurrentThread() - requests)
+        assertThat(client.threadCounters().requests() - requests)
             .as("results kept in the near cache alone: nothing to refresh in the servers")
             .isZero();
         assertThat(dendrite.get(0, 9, table::range)).contains(five, seven).hasSize(10);
         assertThat(dendrite.get(5, 14, table::range)).contains(five, seven).hasSize(10);
-        assertThat(client.requestsOfCurrentThread() - requests).as("near hits").isZero();
+        assertThat(client.threadCounters().requests() - requests).as("near hits").isZero();
         assertThat(dendrite.metrics().entriesMovedToNearCache()).isEqualTo(2);
       }
       try (RangeCache<Integer, ScoreRow> next =
@@ -208,9 +208,9 @@ class NearCacheIT {
         next.write(5, 5, row, table::set, null);
         assertThat(next.metrics().entriesMovedToNearCache()).isOne();
 
-        long trips = client.roundTripsOfCurrentThread();
+        long trips = client.threadCounters().roundTrips();
         assertThat(next.get(0, 9, table::range)).contains(row).hasSize(10);
-        assertThat(client.roundTripsOfCurrentThread() - trips).as("a near hit").isZero();
+        assertThat(client.threadCounters().roundTrips() - trips).as("a near hit").isZero();
         assertThat(next.metrics().misses()).isZero();
       }
     }
@@ -286,8 +286,8 @@ class NearCacheIT {
       // row 5: the
       // cached result is gone from the cache servers (the new owner's write-around), the table has
       // 55.
-      for (ServerAddress server : other.serversFor(record, 2)) {
-        other.deleteOn(server, record);
+      for (ServerAddress server : other.replicaPlacement().serversFor(record, 2)) {
+        other.servers().deleteOn(server, record);
       }
       try (TierClaim thief =
           TierClaim.exclusive(other, 2, record, "the new owner", lifetime, held -> held)) {

@@ -123,7 +123,9 @@ public final class Tardis implements AutoCloseable {
    * lease granted after the buffered write exists says "not pending".
    */
   private void buffer(String cacheKey, EntityKey key, ChangeSequence changes) {
-    if (contextual && markBeforeBuffering && cache.pmark(cacheKey) == Outcome.PINNED_MEMORY_FULL) {
+    if (contextual
+        && markBeforeBuffering
+        && cache.pendingMarkers().mark(cacheKey) == Outcome.PINNED_MEMORY_FULL) {
       throw new BufferRefusedException(key, BufferRefusedException.Limit.SERVER_PINNED_MEMORY);
     }
     core.teleported.buffer(key, changes);
@@ -139,7 +141,7 @@ public final class Tardis implements AutoCloseable {
    */
   private int restoreMarkers() {
     for (EntityKey key : core.teleported.listedDocuments()) {
-      if (cache.pmark(CachedDocuments.keyOf(key)) == Outcome.PINNED_MEMORY_FULL) {
+      if (cache.pendingMarkers().mark(CachedDocuments.keyOf(key)) == Outcome.PINNED_MEMORY_FULL) {
         throw new IllegalStateException(
             "a cache server's pinned memory refused the pending marker of "
                 + key
@@ -147,7 +149,7 @@ public final class Tardis implements AutoCloseable {
       }
     }
     for (ServerAddress server : cache.config().servers()) {
-      cache.pready(server);
+      cache.pendingMarkers().ready(server);
     }
     return 0;
   }

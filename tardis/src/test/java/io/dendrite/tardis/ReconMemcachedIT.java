@@ -285,10 +285,11 @@ class ReconMemcachedIT {
     ServerAddress server = memcached.addresses().get(index);
     try {
       boolean writes =
-          IntStream.range(0, 4).allMatch(id -> client.getOn(server, "TW:users:i" + id).isPresent());
+          IntStream.range(0, 4)
+              .allMatch(id -> client.servers().getOn(server, "TW:users:i" + id).isPresent());
       long listed =
           IntStream.range(0, PARTITIONS)
-              .mapToObj(i -> client.getOn(server, "PendingWrites:tardis:" + i))
+              .mapToObj(i -> client.servers().getOn(server, "PendingWrites:tardis:" + i))
               .flatMap(Optional::stream)
               .mapToLong(log -> log.text().lines().filter(line -> line.startsWith("+")).count())
               .sum();

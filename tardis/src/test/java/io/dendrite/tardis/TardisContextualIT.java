@@ -127,7 +127,7 @@ class TardisContextualIT {
     EntityKey buffered = keyOnServer(0, 0);
     failed.write(buffered, ChangeSequence.of(set("name", "buffered")));
     restartEmpty(0);
-    cache.client.pready(server(0));
+    cache.client.pendingMarkers().ready(server(0));
 
     assertThat(tardis.read(buffered).orElseThrow().fields())
         .as("stale")
@@ -142,7 +142,7 @@ class TardisContextualIT {
     Tardis tar = instance(Technique.TAR, Tardis.Builder::withoutRestoringMarkers);
 
     assertThatThrownBy(() -> tar.read(clean)).isInstanceOf(TardisUnavailableException.class);
-    cache.client.pready(server(0));
+    cache.client.pendingMarkers().ready(server(0));
     assertThat(tar.read(clean).orElseThrow().fields()).containsEntry("name", "u" + clean.id());
   }
 
@@ -177,7 +177,7 @@ class TardisContextualIT {
   /** Waits until server {@code index} says its markers are complete. */
   private void awaitReady(int index) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!"1".equals(cache.client.stats(server(index)).get("pending_markers_ready"))) {
+    while (!"1".equals(cache.client.servers().stats(server(index)).get("pending_markers_ready"))) {
       assertThat(System.nanoTime()).as("waiting for pready").isLessThan(deadline);
       Thread.sleep(20);
     }

@@ -28,7 +28,7 @@ public final class DamagedValue {
 
   /** Pins the damaged bytes over {@code key} on its {@code replicas} servers, as the engine pins its values. */
   public static DamagedValue plant(IqClient cache, int replicas, String key) {
-    assertThat(cache.replicated(replicas).set(key, BYTES)).isEqualTo(Outcome.OK);
+    assertThat(cache.replicaPlacement().store(replicas).set(key, BYTES)).isEqualTo(Outcome.OK);
     return new DamagedValue(cache, replicas, key);
   }
 
@@ -39,13 +39,14 @@ public final class DamagedValue {
   public void assertMovedAsideOnce(WriteBackMetrics metrics, MeterRegistry registry) {
     assertThat(
             cache
-                .replicated(replicas)
+                .replicaPlacement()
+                .store(replicas)
                 .getEach(UndecodableValueException.QUARANTINE_PREFIX + key)
                 .stream()
                 .map(CacheValue::data))
         .as("the damaged bytes, on every replica of the copy")
         .containsExactlyElementsOf(Collections.nCopies(replicas, BYTES));
-    assertThat(cache.replicated(replicas).get(key)).as("the original").isEmpty();
+    assertThat(cache.replicaPlacement().store(replicas).get(key)).as("the original").isEmpty();
     assertThat(metrics.undecodableMovedAside()).isEqualTo(1);
     assertThat(registry.get("dendrite.writeback.undecodable").functionCounter().count())
         .isEqualTo(1);

@@ -41,7 +41,7 @@ public record BindingStats(
 
   /**
    * Cache round trips awaited per operation of this type (requests sent together count once; see
-   * {@code IqClient.roundTripsOfCurrentThread}); NaN when the run had none or the binding did not count them.
+   * {@code ThreadCounters.roundTrips}); NaN when the run had none or the binding did not count them.
    */
   public double cacheAwaitedPerOperation(String type) {
     return cacheAwaited.containsKey(type) ? perOperation(cacheAwaited, type) : Double.NaN;

@@ -240,6 +240,6 @@ public final class PredicateLog {
   }
 
   private ServerAddress serverOf(String key) {
-    return cache.serversFor(key, 1).get(0);
+    return cache.replicaPlacement().serversFor(key, 1).get(0);
   }
 }

@@ -95,7 +95,7 @@ public final class EmbeddedIqServers implements AutoCloseable {
 
   /** The index of the server the client's ring places {@code key} on. */
   public int serverOf(String key) {
-    ServerAddress address = client.serversFor(key, 1).get(0);
+    ServerAddress address = client.replicaPlacement().serversFor(key, 1).get(0);
     int index = client.config().servers().indexOf(address);
     if (index < 0) {
       throw new IllegalStateException("no server for " + address);

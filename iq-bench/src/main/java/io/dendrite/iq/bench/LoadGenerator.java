@@ -541,9 +541,9 @@ public final class LoadGenerator implements Callable<Integer> {
       Thread worker =
           new Thread(
               () -> {
-                long before = client.requestsOfCurrentThread();
+                long before = client.threadCounters().requests();
                 body.run(client, thread);
-                counts.requests.add(client.requestsOfCurrentThread() - before);
+                counts.requests.add(client.threadCounters().requests() - before);
               },
               "load-" + thread);
       worker.start();

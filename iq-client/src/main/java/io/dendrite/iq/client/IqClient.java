@@ -16,7 +16,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -34,6 +33,12 @@ import javax.net.ssl.SSLContext;
  * Async requests are sent at once; {@code get()} or {@code join()} on their futures reads the reply in the calling
  * thread, and a reply that no thread waits for is read by a background thread within about
  * {@code 2 ms}, which then completes the future and runs its callbacks.
+ *
+ * <p>The client itself does what an ordinary cache user needs: commands on keys, which it sends to each key's server
+ * on the ring. What only some callers need comes from one object per job, each documented for its users: {@link
+ * #servers()} (commands to one given server, for code that keeps its own copies), {@link #replicaPlacement()} (where
+ * replicated keys live, for write-back), {@link #fences()} (for the owners of ranges), {@link #pendingMarkers()}
+ * (for TARDIS) and {@link #threadCounters()} (for benchmarks).
  *
  * <p>Stores always carry IQ-Twemcached's pinning field after {@code <bytes>} (stock memcached
  * ignores it), except unpinned {@code cas}, where memcached would mistake it for the CAS unique.
@@ -57,22 +62,14 @@ public final class IqClient implements AutoCloseable {
   private final BackgroundReader background = new BackgroundReader();
   private final Map<ServerAddress, ServerConnection> connections = new LinkedHashMap<>();
   private final HashRing ring;
-  private final ReplicaPlacement placement;
-  private final Map<ServerAddress, Long> downSeenAt = new ConcurrentHashMap<>();
+  private final ReplicaPlacement replicaPlacement;
+  private final ServerCommands servers = new ServerCommands(this);
+  private final Fences fences = new Fences(this);
+  private final PendingMarkers pendingMarkers = new PendingMarkers(this);
+  private final ThreadCounters threadCounters = new ThreadCounters();
 
   /** Servers that answered {@code mappend} with {@code ERROR}: {@link #appendAll} appends one value at a time. */
   private final Set<ServerAddress> withoutMultiAppend = ConcurrentHashMap.newKeySet();
-
-  /** The parties that copy pinned values off leaving servers ({@link #joinHandovers}); also their lock. */
-  private final Set<HandoverParty> handoverParties = ConcurrentHashMap.newKeySet();
-
-  /** When a server was last put back into replica placement ({@link #includeInReplicas}); guarded by placement. */
-  private long lastIncludedNanos = System.nanoTime();
-
-  // Per sending thread, so that a caller sharing the client across threads can attribute round
-  // trips to its own operations (a benchmark binding counts cache round trips per operation type
-  // this way).
-  private final ThreadLocal<ThreadTrips> tripsOfThread = ThreadLocal.withInitial(ThreadTrips::new);
 
   private IqClient(IqClientConfig config) {
     this.config = config;
@@ -87,10 +84,10 @@ public final class IqClient implements AutoCloseable {
               config.login(),
               config.tls(),
               background,
-              tripsOfThread));
+              threadCounters.ofThread));
     }
     this.ring = new HashRing(config.servers(), config.pointsPerServer());
-    this.placement = new ReplicaPlacement(ring, config.servers().size());
+    this.replicaPlacement = new ReplicaPlacement(this, ring);
   }
 
   /** Starts configuring a client. */
@@ -108,31 +105,29 @@ public final class IqClient implements AutoCloseable {
     return config;
   }
 
-  /**
-   * How many requests the calling thread has sent to the servers through this client so far, each one round trip
-   * (a multi-get counts once per server it asks; a retried read once per attempt). The difference across a call
-   * is that call's round trips, even while other threads use the same client.
-   */
-  public long requestsOfCurrentThread() {
-    return tripsOfThread.get().requests;
+  /** Commands sent to one given server rather than to a key's: for code that keeps copies where it chose. */
+  public ServerCommands servers() {
+    return servers;
   }
 
-  /**
-   * How many round trips the calling thread has awaited through this client so far: requests it sent together,
-   * before waiting for any reply, count as one; a request sent after it had to wait for a reply starts the next.
-   * The difference across a call is the length of that call's chain of dependent requests, which is what its
-   * latency is made of, however many requests each step sends at once.
-   */
-  public long roundTripsOfCurrentThread() {
-    return tripsOfThread.get().roundTrips;
+  /** Where replicated keys live on this client's servers, and the changes of it that a lost server calls for. */
+  public ReplicaPlacement replicaPlacement() {
+    return replicaPlacement;
   }
 
-  /**
-   * How many writes to a connection the calling thread has made through this client so far: one per request it
-   * sent, except that the requests a {@link Flight} held go out in one write per connection.
-   */
-  public long writesOfCurrentThread() {
-    return tripsOfThread.get().writes;
+  /** The fences of this client's servers: for the owner of a range. */
+  public Fences fences() {
+    return fences;
+  }
+
+  /** The pending markers of this client's servers: for TARDIS's Contextual recovery. */
+  public PendingMarkers pendingMarkers() {
+    return pendingMarkers;
+  }
+
+  /** What the calling thread has sent through this client: for measuring what an operation costs. */
+  public ThreadCounters threadCounters() {
+    return threadCounters;
   }
 
   /**
@@ -268,32 +263,6 @@ public final class IqClient implements AutoCloseable {
   }
 
   /**
-   * Appends several values to a key on one given server only (a pinned {@code mappend}, creating it where absent):
-   * for restoring one replica of a replicated log (see {@link ReplicatedStore#getAllOnEach}).
-   *
-   * @return the outcome on that server
-   */
-  public Outcome appendOn(ServerAddress server, String key, List<byte[]> values) {
-    return Outcome.of(connection(server).call(OutgoingRequest.mappend(key, true, values)));
-  }
-
-  /**
-   * The {@code stats} of one server, by name: {@code run_id} (Dendrite's server) or {@code pid} with {@code time}
-   * minus {@code uptime} tell one run of it from the next.
-   *
-   * @throws IqConnectionException when the server is down or does not answer in time
-   */
-  public Map<String, String> stats(ServerAddress server) {
-    Map<String, String> stats = new LinkedHashMap<>();
-    for (Reply.Entry entry : entries(connection(server).call(OutgoingRequest.stats()))) {
-      if (entry instanceof Reply.Stat stat) {
-        stats.put(stat.name(), stat.value());
-      }
-    }
-    return stats;
-  }
-
-  /**
    * Stores only if nobody wrote since {@code cas} was read.
    *
    * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
@@ -316,102 +285,6 @@ public final class IqClient implements AutoCloseable {
   }
 
   /**
-   * Sets the key's pending marker ({@code pmark}, Dendrite's server): from now on every lease on the key says {@link
-   * LeaseHandle#pending() pending}, until a holder clears it ({@link LeaseHandle#fill}, {@link
-   * Transaction#commit(boolean) commit(false)}). TARDIS marks a key this way before it buffers a write of it, and
-   * takes the key's Q lease first ({@link Transaction#readForUpdate}), so that no reader told "not pending" before
-   * the mark fills the key, nor another writer clears the mark meanwhile. Needs a login that may pin items where the
-   * server restricts pinning ({@code --pin-users}).
-   *
-   * @return {@link Outcome#OK}, or {@link Outcome#PINNED_MEMORY_FULL} when the marker does not fit the server's
-   *     pinned memory (nothing is marked)
-   * @throws IqException when the server refuses (not a pin user; a server without {@code pmark})
-   */
-  public Outcome pmark(String key) {
-    return Outcome.of(connectionFor(key).call(OutgoingRequest.pmark(key)));
-  }
-
-  /**
-   * Tells {@code server} that its pending markers are complete ({@code pready}, Dendrite's server): a restart lost
-   * them, and until this call its leases all say {@link LeaseHandle#pending() pending}. Send it once every key known
-   * to have a buffered write is marked again ({@link #pmark}); sending it earlier makes the server answer "not
-   * pending" for keys whose markers are still missing. Needs a login that may pin items where the server restricts
-   * pinning ({@code --pin-users}).
-   *
-   * @throws IqException when the server refuses (not a pin user; a server without {@code pready})
-   */
-  public void pready(ServerAddress server) {
-    Reply reply = connection(server).call(OutgoingRequest.pready());
-    if (!(reply instanceof Reply.Status status && status.line().equals("OK"))) {
-      String line = reply instanceof Reply.Status status ? status.line() : String.valueOf(reply);
-      throw new IqException(server + " did not take pready: " + line);
-    }
-  }
-
-  /**
-   * Joins the parties of this client that copy the pinned values they keep replicas of off a leaving server (one
-   * per write-back engine's replica repair): the server is told {@code pmoved} ({@link HandoverParty#moved}) only
-   * once every party says it has copied. Close the party to leave.
-   */
-  public HandoverParty joinHandovers() {
-    HandoverParty party = new HandoverParty();
-    handoverParties.add(party);
-    return party;
-  }
-
-  /**
-   * One party to the handovers of leaving servers ({@link #joinHandovers}). A leaving server ({@code stats leaving
-   * 1}) waits before it stops until every connection that stored pinned items on it said {@code pmoved}, "every
-   * pinned value I keep a replica of here is now copied to the servers that replace this one", or closed.
-   */
-  public final class HandoverParty implements AutoCloseable {
-    private final Set<ServerAddress> moved = ConcurrentHashMap.newKeySet();
-
-    private HandoverParty() {}
-
-    /**
-     * This party has copied every pinned value it keeps a replica of on {@code server} to the servers that replace
-     * it. Once every party of the client said so (since the server was last told), the server is told {@code
-     * pmoved} on each of the client's connections to it, and every party has to say it again before it is told
-     * again.
-     *
-     * @return whether the server was told now and took it on every open connection (false: another party has not
-     *     copied yet, no connection is open, or the server is not leaving or does not know {@code pmoved})
-     * @throws IqConnectionException when the server cannot be reached
-     */
-    public boolean moved(ServerAddress server) {
-      synchronized (handoverParties) {
-        moved.add(server);
-        for (HandoverParty party : handoverParties) {
-          if (!party.moved.contains(server)) {
-            return false;
-          }
-        }
-        handoverParties.forEach(party -> party.moved.remove(server));
-      }
-      List<Reply> replies = connection(server).callOnEveryOpen(OutgoingRequest::pmoved);
-      return !replies.isEmpty()
-          && replies.stream()
-              .allMatch(
-                  reply -> reply instanceof Reply.Status status && status.line().equals("OK"));
-    }
-
-    /** Takes back what this party said with {@link #moved}: it has copying to do again. */
-    public void notMoved() {
-      synchronized (handoverParties) {
-        moved.clear();
-      }
-    }
-
-    @Override
-    public void close() {
-      synchronized (handoverParties) {
-        handoverParties.remove(this);
-      }
-    }
-  }
-
-  /**
    * Adds to a decimal counter ({@code incr}).
    *
    * @return the new value, or empty if the key is absent
@@ -428,272 +301,6 @@ public final class IqClient implements AutoCloseable {
       return OptionalLong.empty();
     }
     throw new IqException("unexpected incr reply " + reply);
-  }
-
-  // ---------------------------------------------------------------- replication
-
-  /**
-   * The {@code replicas} distinct servers a replicated key lives on: its owner on the ring, then
-   * the next distinct servers clockwise, skipping those {@linkplain #excludeFromReplicas taken out} (fewer when
-   * fewer servers are left in placement).
-   */
-  public List<ServerAddress> serversFor(String key, int replicas) {
-    return placement.serversFor(key, replicas);
-  }
-
-  /**
-   * The servers {@linkplain #excludeFromReplicas taken out} of placement that held {@code key}'s copies before, when
-   * every one of its own {@code replicas} servers is out (e.g. all of them were cut off by the network and came back
-   * as the same runs): their copies are then the only ones. Empty while one of the key's own servers is in placement.
-   */
-  public List<ServerAddress> formerServersFor(String key, int replicas) {
-    return placement.formerServersFor(key, replicas);
-  }
-
-  /**
-   * Takes {@code server} out of replica placement, e.g. one that has been down too long: every replicated key that
-   * had a copy there gets the next server clockwise instead (see {@link #serversFor}), which the caller must fill
-   * with a copy to have R copies again. Plain (unreplicated) keys stay where they are. Placement is this client's
-   * own: clients that disagree about it still meet on the key's live servers, because taking a down server out
-   * only appends the next server to a key's placement.
-   *
-   * @return whether it was in placement (false also when it is the last server left in)
-   */
-  public boolean excludeFromReplicas(ServerAddress server) {
-    requireKnown(server);
-    return placement.exclude(server);
-  }
-
-  /**
-   * Puts {@code server} back into replica placement, e.g. once it answers again as a new, empty run; the caller
-   * must restore its copies. The copies its substitutes hold meanwhile are left outside placement; {@link
-   * #deleteStrayReplicas} deletes them once no holder can still be writing them.
-   *
-   * @return whether it was out
-   */
-  public boolean includeInReplicas(ServerAddress server) {
-    requireKnown(server);
-    synchronized (placement.changes) {
-      boolean included = placement.include(server);
-      if (included) {
-        lastIncludedNanos = System.nanoTime();
-      }
-      return included;
-    }
-  }
-
-  /** The servers {@linkplain #excludeFromReplicas taken out} of replica placement. */
-  public Set<ServerAddress> excludedFromReplicas() {
-    return placement.excluded();
-  }
-
-  /** Counts every change of replica placement: copies must be restored after each. */
-  public long replicaPlacementVersion() {
-    return placement.version();
-  }
-
-  /**
-   * Deletes the copies that servers hold for keys they substituted for while another server was out of placement,
-   * and that are outside the keys' placement now that it is back: a stale copy there would be read if the same
-   * server substituted for the key again. Deletes only once every holder that may still write such a copy is
-   * fenced: the server's lease lifetime ({@code stats lease_ms}) and twice the request timeout after the last
-   * {@link #includeInReplicas}. A server that cannot be reached keeps its strays for the next call.
-   *
-   * @return how many copies were deleted
-   */
-  public int deleteStrayReplicas() {
-    int deleted = 0;
-    synchronized (placement.changes) {
-      for (ServerAddress server : placement.substitutes()) {
-        List<String> strays = placement.strays(server);
-        if (strays.isEmpty()) {
-          continue;
-        }
-        try {
-          long leaseMillis = Long.parseLong(stats(server).getOrDefault("lease_ms", "0"));
-          long fencedAt =
-              lastIncludedNanos
-                  + TimeUnit.MILLISECONDS.toNanos(leaseMillis)
-                  + 2 * config.requestTimeout().toNanos();
-          if (System.nanoTime() - fencedAt < 0) {
-            continue;
-          }
-          ServerConnection connection = connections.get(server);
-          List<CompletableFuture<Outcome>> sent =
-              strays.stream()
-                  .map(key -> connection.send(OutgoingRequest.delete(key)).thenApply(Outcome::of))
-                  .toList();
-          for (int i = 0; i < strays.size(); i++) {
-            Outcome outcome = ServerConnection.await(sent.get(i));
-            if (outcome == Outcome.OK || outcome == Outcome.NOT_FOUND) {
-              placement.deleted(server, strays.get(i));
-              deleted += outcome == Outcome.OK ? 1 : 0;
-            }
-          }
-        } catch (IqConnectionException unreachable) {
-          // kept for the next call
-        }
-      }
-    }
-    return deleted;
-  }
-
-  /**
-   * A view of this client that keeps each key pinned on {@code replicas} distinct servers (see {@link
-   * #serversFor}), for values that must survive the loss of {@code replicas - 1} servers.
-   */
-  public ReplicatedStore replicated(int replicas) {
-    return new ReplicatedStore(this, replicas);
-  }
-
-  private void requireKnown(ServerAddress server) {
-    if (!connections.containsKey(server)) {
-      throw new IllegalArgumentException(
-          server + " is not one of this client's servers " + config.servers());
-    }
-  }
-
-  /**
-   * Stores on one given server only if nobody wrote the key there since {@code cas} was read from it: for
-   * rewriting one replica of a replicated value (see {@link ReplicatedStore#getAllOnEach}).
-   *
-   * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (lost the race) or {@link Outcome#NOT_FOUND}
-   */
-  public Outcome casOn(
-      ServerAddress server, String key, byte[] value, long cas, WriteOptions options) {
-    return ServerConnection.await(casOnAsync(server, key, value, cas, options));
-  }
-
-  /** Async {@link #casOn}. */
-  public CompletableFuture<Outcome> casOnAsync(
-      ServerAddress server, String key, byte[] value, long cas, WriteOptions options) {
-    return connection(server)
-        .send(OutgoingRequest.cas(OutgoingRequest.checkKey(key), value, options, cas))
-        .thenApply(Outcome::of);
-  }
-
-  /**
-   * Stores on one given server only if the key is absent there ({@code add}): for a record kept on each replica
-   * that only one writer may create.
-   *
-   * @return {@link Outcome#OK}, {@link Outcome#NOT_STORED} (present) or {@link Outcome#PINNED_MEMORY_FULL}
-   */
-  public Outcome addOn(ServerAddress server, String key, byte[] value, WriteOptions options) {
-    return ServerConnection.await(addOnAsync(server, key, value, options));
-  }
-
-  /** Async {@link #addOn}. */
-  public CompletableFuture<Outcome> addOnAsync(
-      ServerAddress server, String key, byte[] value, WriteOptions options) {
-    return connection(server)
-        .send(OutgoingRequest.store("add", OutgoingRequest.checkKey(key), value, options))
-        .thenApply(Outcome::of);
-  }
-
-  /**
-   * Appends {@code value} to the key on one given server with memcached's plain {@code append} (unpinned): for a
-   * replicated log on servers without {@code mappend} (stock memcached).
-   *
-   * @return {@link Outcome#OK}; {@link Outcome#NOT_STORED} when the key is absent there, and also, on stock memcached,
-   *     when it had no memory for the longer value (it cannot tell the two apart); {@link Outcome#MEMORY_FULL}
-   */
-  public CompletableFuture<Outcome> appendOnAsync(ServerAddress server, String key, byte[] value) {
-    return connection(server)
-        .send(
-            OutgoingRequest.store(
-                "append", OutgoingRequest.checkKey(key), value, WriteOptions.DEFAULT))
-        .thenApply(Outcome::of);
-  }
-
-  /**
-   * Deletes the key on one given server only if nobody wrote it there since {@code cas} was read ({@code md <key>
-   * C<cas>}, memcached 1.6's meta delete; Dendrite's server lacks meta commands). It needs no memory, so it works on
-   * a memcached that is full.
-   *
-   * @return {@link Outcome#OK}, {@link Outcome#EXISTS} (changed since) or {@link Outcome#NOT_FOUND}
-   */
-  public CompletableFuture<Outcome> deleteIfUnchangedOnAsync(
-      ServerAddress server, String key, long cas) {
-    return connection(server)
-        .send(OutgoingRequest.deleteIfUnchanged(OutgoingRequest.checkKey(key), cas))
-        .thenApply(Outcome::of);
-  }
-
-  /**
-   * Raises the fence {@code name} to {@code epoch} on every server (Dendrite's server; the user must be a pin
-   * user), as a new owner of a range does before it serves it.
-   *
-   * @return each server's fence epoch now: {@code epoch}, or a larger one another owner raised it to
-   * @throws IqException when a server refuses or cannot be reached
-   */
-  public Map<ServerAddress, Long> raiseFence(String name, long epoch) {
-    Map<ServerAddress, CompletableFuture<Reply>> sent = new LinkedHashMap<>();
-    for (ServerAddress server : config.servers()) {
-      sent.put(server, connection(server).send(OutgoingRequest.fence(name, epoch)));
-    }
-    Map<ServerAddress, Long> raised = new LinkedHashMap<>();
-    sent.forEach(
-        (server, reply) -> {
-          Reply answer = ServerConnection.await(reply);
-          String line =
-              answer instanceof Reply.Status status ? status.line() : String.valueOf(answer);
-          if (!line.startsWith("FENCED ")) {
-            throw new IqException(server + " did not raise fence " + name + ": " + line);
-          }
-          raised.put(server, Long.parseUnsignedLong(line.substring("FENCED ".length()).trim()));
-        });
-    return raised;
-  }
-
-  /**
-   * Guards every request the calling thread sends, until the scope is closed, by the fence {@code name} at {@code
-   * epoch}: see {@link FenceScope}.
-   */
-  public FenceScope fenced(String name, long epoch) {
-    return FenceScope.open(name, epoch);
-  }
-
-  /** Deletes a key on one given server only. */
-  public Outcome deleteOn(ServerAddress server, String key) {
-    return Outcome.of(
-        connection(server).call(OutgoingRequest.delete(OutgoingRequest.checkKey(key))));
-  }
-
-  /** Reads a key from one given server, with its CAS unique (for {@link #casOn}). */
-  public Optional<CacheValue> getOn(ServerAddress server, String key) {
-    return ServerConnection.await(getOnAsync(server, key));
-  }
-
-  /** Async {@link #getOn}. */
-  public CompletableFuture<Optional<CacheValue>> getOnAsync(ServerAddress server, String key) {
-    return getFrom(connection(server), OutgoingRequest.checkKey(key));
-  }
-
-  /**
-   * Whether {@code address} is down: a fresh request to it is refused or dropped. A server that does not answer in
-   * time is <em>not</em> down (see {@link IqConnectionException#timedOut()}): it may still hold its values.
-   */
-  public boolean isDown(ServerAddress address) {
-    try {
-      ServerConnection.await(connection(address).send(OutgoingRequest.stats()));
-      return false;
-    } catch (IqConnectionException failed) {
-      if (failed.timedOut()) {
-        return false;
-      }
-      downSeenAt.put(address, System.nanoTime());
-      return true;
-    }
-  }
-
-  /**
-   * When {@link #isDown} last found {@code server} down ({@link System#nanoTime()}), if ever: a caller that then
-   * left the server's replicas out of a change needs it to know that the server may hold older copies if it
-   * answers again as the same run.
-   */
-  public OptionalLong downSeenAt(ServerAddress server) {
-    Long at = downSeenAt.get(server);
-    return at == null ? OptionalLong.empty() : OptionalLong.of(at);
   }
 
   /** One {@code gets} per {@value #KEYS_PER_GET} keys to one server, all sent at once. */

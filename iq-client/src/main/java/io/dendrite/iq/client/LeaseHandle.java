@@ -50,9 +50,9 @@ public final class LeaseHandle implements AutoCloseable {
 
   /**
    * Whether the server said {@code <p>} = 1 when it granted this lease: a pending marker is set on the key ({@link
-   * IqClient#pmark}), so a buffered write of it may exist that the data store lacks; or the server has not been told
-   * {@link IqClient#pready pready} since it started, so it cannot know. Then apply that write before reading the
-   * data store for the fill; the fill clears the marker. IQ-Twemcached reports its own {@code pd:} markers here.
+   * PendingMarkers#mark}), so a buffered write of it may exist that the data store lacks; or the server has not been
+   * told {@link PendingMarkers#ready pready} since it started, so it cannot know. Then apply that write before reading
+   * the data store for the fill; the fill clears the marker. IQ-Twemcached reports its own {@code pd:} markers here.
    */
   public boolean pending() {
     return pending;

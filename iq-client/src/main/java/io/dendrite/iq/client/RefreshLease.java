@@ -49,8 +49,8 @@ public final class RefreshLease {
 
   /**
    * Whether the server said {@code <p>} = 1 when it granted this lease: a pending marker is set on the key ({@link
-   * IqClient#pmark}), so a buffered write of it may exist that the data store lacks; or the server has not been told
-   * {@link IqClient#pready pready} since it started, so it cannot know. {@link Transaction#commit(boolean)
+   * PendingMarkers#mark}), so a buffered write of it may exist that the data store lacks; or the server has not been
+   * told {@link PendingMarkers#ready pready} since it started, so it cannot know. {@link Transaction#commit(boolean)
    * commit(false)} clears the marker while this lease is held; {@code commit(true)} keeps it.
    */
   public boolean pending() {

@@ -15,8 +15,8 @@ import java.util.function.Supplier;
 
 /**
  * Values kept pinned on R distinct servers each, so that they survive the loss of R-1 servers: a view of an {@link
- * IqClient} made by {@link IqClient#replicated}. A key's replicas live on {@link IqClient#serversFor}{@code (key,
- * R)}; every change is sent to all of them at once. This class only fans out and reports the worst outcome;
+ * IqClient} made by {@link ReplicaPlacement#store}. A key's replicas live on {@link ReplicaPlacement#serversFor}{@code
+ * (key, R)}; every change is sent to all of them at once. This class only fans out and reports the worst outcome;
  * exclusion between writers is {@link #lock}'s, or the caller's. Thread-safe, as the client is.
  *
  * <p>Kept beside the client rather than in it because only write-back keeps values this way: the client stays the
@@ -44,14 +44,16 @@ public final class ReplicatedStore {
     return client;
   }
 
-  /** The servers that hold {@code key}'s replicas, in {@link IqClient#serversFor} order. */
+  /** The servers that hold {@code key}'s replicas, in {@link ReplicaPlacement#serversFor} order. */
   public List<ServerAddress> serversFor(String key) {
-    return client.serversFor(key, replicas);
+    return client.replicaPlacement().serversFor(key, replicas);
   }
 
-  /** {@link IqClient#formerServersFor}: where {@code key}'s only copies are when all its own servers are out. */
+  /**
+   * {@link ReplicaPlacement#formerServersFor}: where {@code key}'s only copies are when all its own servers are out.
+   */
   public List<ServerAddress> formerServersFor(String key) {
-    return client.formerServersFor(key, replicas);
+    return client.replicaPlacement().formerServersFor(key, replicas);
   }
 
   /**

@@ -28,9 +28,10 @@ import java.util.concurrent.TimeUnit;
  * stalled, still holding a lease and a replica): taking the leases waits for it, and a change it may or may not have
  * applied is reported as not done, never as done.
  *
- * <p>Reads: the value of a key is the first pinned one found in {@link IqClient#serversFor} order among its granted
- * replicas (an unpinned one is not this class's: {@link #unpinned()}). Replicas differ only after a change that was not reported done (or on a server that restarted empty), and
- * every commit writes the value to all of them again. Not thread-safe; close it when done.
+ * <p>Reads: the value of a key is the first pinned one found in {@link ReplicaPlacement#serversFor} order among its
+ * granted replicas (an unpinned one is not this class's: {@link #unpinned()}). Replicas differ only after a change
+ * that was not reported done (or on a server that restarted empty), and every commit writes the value to all of them
+ * again. Not thread-safe; close it when done.
  */
 public final class ReplicatedTransaction implements AutoCloseable {
   private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -76,6 +77,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
       for (String key : distinct) {
         Map<ServerAddress, CompletableFuture<RefreshResult>> replies = new LinkedHashMap<>();
         client
+            .replicaPlacement()
             .serversFor(key, replicas)
             .forEach(server -> replies.put(server, transaction.readForUpdateOnce(key, server)));
         asked.put(key, replies);
@@ -101,7 +103,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
                       + " (a replica's server does not answer: "
                       + failed.getMessage()
                       + ")";
-            } else if (!client.isDown(reply.getKey())) {
+            } else if (!client.servers().isDown(reply.getKey())) {
               // A connection left over from before the server restarted failed; a fresh one
               // answers. Taking the server for down would leave its (empty) replica out of every
               // change.
@@ -203,7 +205,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
         // The server no longer knew the transaction (its record lapsed with the leases between the
         // swaps and the commit): it applied nothing.
         lapsed.add(server);
-      } else if (!(outcome == Outcome.STATE_LOST && client.isDown(server))) {
+      } else if (!(outcome == Outcome.STATE_LOST && client.servers().isDown(server))) {
         throw new IqException(
             "commit of "
                 + leases.keySet()
@@ -251,7 +253,9 @@ public final class ReplicatedTransaction implements AutoCloseable {
     } catch (CompletionException failed) {
       outcome = Outcome.STATE_LOST;
     }
-    return outcome == Outcome.STATE_LOST && client.isDown(lease.server()) ? Outcome.OK : outcome;
+    return outcome == Outcome.STATE_LOST && client.servers().isDown(lease.server())
+        ? Outcome.OK
+        : outcome;
   }
 
   private void ensureOpen() {

@@ -37,7 +37,9 @@ public final class TierClaim implements AutoCloseable {
   /** The values of the exclusive records held in this JVM now: a taker that meets one is refused at once. */
   private static final Set<String> HELD_HERE = ConcurrentHashMap.newKeySet();
 
-  private final IqClient cache;
+  /** Reads and writes the record on each of its servers in turn. */
+  private final ServerCommands commands;
+
   private final List<ServerAddress> servers;
   private final String key;
   private final String valueText;
@@ -56,8 +58,11 @@ public final class TierClaim implements AutoCloseable {
       String value,
       boolean exclusive,
       Duration lifetime) {
-    this.cache = cache;
-    this.servers = cache.serversFor(key, Math.min(replicas, cache.config().servers().size()));
+    this.commands = cache.servers();
+    this.servers =
+        cache
+            .replicaPlacement()
+            .serversFor(key, Math.min(replicas, cache.config().servers().size()));
     this.key = key;
     this.valueText = value;
     this.value = value.getBytes(StandardCharsets.UTF_8);
@@ -173,9 +178,9 @@ public final class TierClaim implements AutoCloseable {
     }
     for (ServerAddress server : servers) {
       try {
-        Optional<CacheValue> current = cache.getOn(server, key);
+        Optional<CacheValue> current = commands.getOn(server, key);
         if (current.isPresent() && ownValue(current.get())) {
-          cache.deleteOn(server, key);
+          commands.deleteOn(server, key);
         }
       } catch (IqException e) {
         LOG.debug("could not give up {} on {}: {}", key, server, e.toString());
@@ -194,13 +199,13 @@ public final class TierClaim implements AutoCloseable {
     for (ServerAddress server : servers) {
       Refusal against;
       try {
-        if (cache.addOn(server, key, value, options()) == Outcome.OK) {
+        if (commands.addOn(server, key, value, options()) == Outcome.OK) {
           added.add(server);
           reachable++;
           continue;
         }
         against =
-            cache
+            commands
                 .getOn(server, key)
                 .map(
                     current ->
@@ -219,7 +224,7 @@ public final class TierClaim implements AutoCloseable {
         continue; // shared with the holders that hold it; renewals keep it
       }
       for (ServerAddress undo : added) {
-        cache.deleteOn(undo, key); // just added by this taker: nobody else's
+        commands.deleteOn(undo, key); // just added by this taker: nobody else's
       }
       return against;
     }
@@ -242,12 +247,12 @@ public final class TierClaim implements AutoCloseable {
     int confirmed = 0;
     for (ServerAddress server : servers) {
       try {
-        Optional<CacheValue> current = cache.getOn(server, key);
+        Optional<CacheValue> current = commands.getOn(server, key);
         if (current.isEmpty()) {
           // Its server restarted empty (or the record lapsed while this process was paused): take
           // it again there; if another holder got in meanwhile the add fails and the record is
           // lost.
-          if (cache.addOn(server, key, value, options()) == Outcome.OK) {
+          if (commands.addOn(server, key, value, options()) == Outcome.OK) {
             confirmed++;
           } else if (exclusive) {
             lost = true;
@@ -259,7 +264,7 @@ public final class TierClaim implements AutoCloseable {
             LOG.warn("the exclusive claim {} on {} is held by another now", key, server);
             return;
           }
-        } else if (cache.casOn(server, key, current.get().data(), current.get().cas(), options())
+        } else if (commands.casOn(server, key, current.get().data(), current.get().cas(), options())
             == Outcome.OK) {
           confirmed++;
         }

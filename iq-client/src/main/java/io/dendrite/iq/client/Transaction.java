@@ -97,7 +97,7 @@ public final class Transaction implements AutoCloseable {
 
   /**
    * {@link #readForUpdateOnce(String)} on a server of the caller's choosing: one replica of a key kept on several
-   * servers (see {@link IqClient#serversFor}).
+   * servers (see {@link ReplicaPlacement#serversFor}).
    */
   public CompletableFuture<RefreshResult> readForUpdateOnce(String key, ServerAddress address) {
     return readForUpdateOnce(key, client.connection(address));
@@ -180,12 +180,12 @@ public final class Transaction implements AutoCloseable {
    * Applies the staged values and releases the leases on every touched server ({@code commit}).
    *
    * @param pending true marks every key of the transaction pending (TARDIS: a buffered write of it exists; see
-   *     {@link IqClient#pmark}); false clears the marker of every key whose lease the transaction still holds
+   *     {@link PendingMarkers#mark}); false clears the marker of every key whose lease the transaction still holds
    * @return {@link Outcome#OK}; {@link Outcome#EXPIRED} if a server's tid record timed out (its
    *         staged values were discarded); {@link Outcome#STATE_LOST} if a server restarted;
    *         {@link Outcome#PINNED_MEMORY_FULL} if a pinned value, or with {@code pending} the new markers, did not
    *         fit a server's pinned memory. A server refused for the markers applied nothing there, and the
-   *         transaction's leases stay until they lapse: mark the keys with {@link IqClient#pmark} first, as TARDIS
+   *         transaction's leases stay until they lapse: mark the keys with {@link PendingMarkers#mark} first, as TARDIS
    *         does, and the commit adds no marker
    */
   public Outcome commit(boolean pending) {

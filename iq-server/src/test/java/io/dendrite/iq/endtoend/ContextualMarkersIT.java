@@ -62,14 +62,14 @@ class ContextualMarkersIT {
   /** A server whose markers are trusted already: it never restarted. */
   private void startReady(UnaryOperator<IqServerConfig.Builder> settings) {
     start(settings);
-    client.pready(server);
+    client.pendingMarkers().ready(server);
   }
 
   @Test
   void aMarkerOutlivesDeleteSetDarAndFlushAll() throws IOException {
     startReady(config -> config);
     String key = "doc:000001";
-    assertThat(client.pmark(key)).isEqualTo(Outcome.OK);
+    assertThat(client.pendingMarkers().mark(key)).isEqualTo(Outcome.OK);
     assertThat(leasePending(key)).isTrue();
     assertThat(leasePending("doc:000002")).as("an unmarked key").isFalse();
 
@@ -99,7 +99,7 @@ class ContextualMarkersIT {
     startReady(config -> config.memoryBytes(64 << 10));
     String key = "doc:000001";
     client.set(key, bytes("cached"));
-    assertThat(client.pmark(key)).isEqualTo(Outcome.OK);
+    assertThat(client.pendingMarkers().mark(key)).isEqualTo(Outcome.OK);
 
     // Five times what the cache holds per round; the key is read once a round only, since reads
     // make Caffeine
@@ -121,7 +121,7 @@ class ContextualMarkersIT {
   void commitZeroAndAFillClearTheMarkerOnlyWhileTheyHoldTheLease() throws IOException {
     startReady(config -> config);
     for (String key : List.of("doc:refrsh", "doc:filled", "doc:voided", "doc:releas")) {
-      assertThat(client.pmark(key)).isEqualTo(Outcome.OK);
+      assertThat(client.pendingMarkers().mark(key)).isEqualTo(Outcome.OK);
     }
 
     Transaction refresh = client.beginTransaction();
@@ -167,12 +167,12 @@ class ContextualMarkersIT {
   void pmarkPastThePinnedBudgetIsRefusedWithNothingElseChanged() throws IOException {
     startReady(config -> config.pinnedMemoryBytes(3 * MARKER_BYTES));
     for (int i = 1; i <= 3; i++) {
-      assertThat(client.pmark("doc:00000" + i)).isEqualTo(Outcome.OK);
+      assertThat(client.pendingMarkers().mark("doc:00000" + i)).isEqualTo(Outcome.OK);
     }
     client.set("doc:000004", bytes("cached"));
     Map<String, String> before = IqServers.stats(server);
 
-    assertThat(client.pmark("doc:000004")).isEqualTo(Outcome.PINNED_MEMORY_FULL);
+    assertThat(client.pendingMarkers().mark("doc:000004")).isEqualTo(Outcome.PINNED_MEMORY_FULL);
 
     Map<String, String> after = IqServers.stats(server);
     for (String name :
@@ -188,7 +188,9 @@ class ContextualMarkersIT {
 
     LeaseHandle recovered = leased(client.read("doc:000001"));
     assertThat(recovered.fill(bytes("v"))).isEqualTo(Outcome.OK);
-    assertThat(client.pmark("doc:000004")).as("a cleared marker made room").isEqualTo(Outcome.OK);
+    assertThat(client.pendingMarkers().mark("doc:000004"))
+        .as("a cleared marker made room")
+        .isEqualTo(Outcome.OK);
     assertThat(leasePending("doc:000002")).as("no marker was dropped for it").isTrue();
   }
 
@@ -197,7 +199,7 @@ class ContextualMarkersIT {
     startReady(config -> config.pinnedMemoryBytes(2 * MARKER_BYTES));
     client.set("doc:000002", bytes("old2"));
     client.set("doc:000003", bytes("old3"));
-    assertThat(client.pmark("doc:000001")).isEqualTo(Outcome.OK);
+    assertThat(client.pendingMarkers().mark("doc:000001")).isEqualTo(Outcome.OK);
 
     Transaction tx = client.beginTransaction();
     assertThat(granted(tx.readForUpdate("doc:000002")).swap(bytes("new2"))).isEqualTo(Outcome.OK);
@@ -238,11 +240,11 @@ class ContextualMarkersIT {
     assertThat(granted(tx.readForUpdate("doc:000002")).pending()).isTrue();
     tx.release();
 
-    client.pready(server);
+    client.pendingMarkers().ready(server);
 
     assertThat(stat("pending_markers_ready")).isEqualTo(1);
     assertThat(leasePending("doc:000001")).isFalse();
-    assertThat(client.pmark("doc:000003")).isEqualTo(Outcome.OK);
+    assertThat(client.pendingMarkers().mark("doc:000003")).isEqualTo(Outcome.OK);
     assertThat(leasePending("doc:000003")).isTrue();
 
     restart(config -> config);
@@ -259,7 +261,7 @@ class ContextualMarkersIT {
     start(config -> config.preadyGate(false));
     assertThat(IqServers.settings(server).get("pready_gate")).isEqualTo("off");
     assertThat(stat("pending_markers_ready")).isEqualTo(1);
-    assertThat(client.pmark("doc:000003")).isEqualTo(Outcome.OK);
+    assertThat(client.pendingMarkers().mark("doc:000003")).isEqualTo(Outcome.OK);
     assertThat(leasePending("doc:000003")).isTrue();
 
     restart(config -> config.preadyGate(false));
@@ -308,16 +310,16 @@ class ContextualMarkersIT {
             .login("ops", "0ps")
             .requestTimeout(Duration.ofSeconds(5))
             .build()) {
-      assertThatThrownBy(() -> ops.pmark("doc:000001"))
+      assertThatThrownBy(() -> ops.pendingMarkers().mark("doc:000001"))
           .isInstanceOf(IqException.class)
           .hasMessageContaining("user ops may not pin items");
-      assertThatThrownBy(() -> ops.pready(server))
+      assertThatThrownBy(() -> ops.pendingMarkers().ready(server))
           .isInstanceOf(IqException.class)
           .hasMessageContaining("user ops may not pin items");
       assertThat(leasePending("doc:000002")).as("the gate is still closed").isTrue();
 
-      client.pready(server);
-      assertThat(client.pmark("doc:000001")).isEqualTo(Outcome.OK);
+      client.pendingMarkers().ready(server);
+      assertThat(client.pendingMarkers().mark("doc:000001")).isEqualTo(Outcome.OK);
       LeaseHandle opsFill = leased(ops.read("doc:000001"));
       assertThat(opsFill.pending()).isTrue();
       assertThat(opsFill.fill(bytes("v"))).isEqualTo(Outcome.OK);
@@ -328,7 +330,7 @@ class ContextualMarkersIT {
       assertThatThrownBy(() -> opsTx.commit(true))
           .isInstanceOf(IqException.class)
           .hasMessageContaining("user ops may not pin items");
-      assertThat(client.stats(server).get("pending_markers")).isEqualTo("1");
+      assertThat(client.servers().stats(server).get("pending_markers")).isEqualTo("1");
     }
   }
 

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A sender guards its requests with a fence ({@link IqClient#fenced}); once a new owner has raised the fence, every
- * guarded request of the old one fails with {@link FencedOutException} and changes nothing, whatever its reply
- * shape, and the connection stays in step.
+ * A sender guards its requests with a fence ({@link io.dendrite.iq.client.Fences#guard}); once a new owner has raised
+ * the fence, every guarded request of the old one fails with {@link FencedOutException} and changes nothing,
+ * whatever its reply shape, and the connection stays in step.
  */
 class FenceScopeIT {
   private final IqServers cluster = new IqServers(2);
@@ -34,18 +34,18 @@ class FenceScopeIT {
   @Test
   void guardedRequestsRunAtTheFencesEpochAndAreFencedOutOnceANewOwnerRaisedIt() {
     String key = cluster.keyOn(1, "k");
-    Map<ServerAddress, Long> raised = client.raiseFence("Fence:r", 1);
+    Map<ServerAddress, Long> raised = client.fences().raise("Fence:r", 1);
     assertThat(raised).hasSize(2).containsValues(1L, 1L);
 
-    try (FenceScope owner = client.fenced("Fence:r", 1)) {
+    try (FenceScope owner = client.fences().guard("Fence:r", 1)) {
       assertThat(client.set(key, bytes("v1"))).isEqualTo(Outcome.OK);
       assertThat(client.get(key)).map(value -> new String(value.data())).contains("v1");
     }
     try (IqClient newOwner = IqClient.builder().servers(cluster.addresses()).build()) {
-      assertThat(newOwner.raiseFence("Fence:r", 2)).containsValues(2L, 2L);
+      assertThat(newOwner.fences().raise("Fence:r", 2)).containsValues(2L, 2L);
     }
 
-    try (FenceScope old = client.fenced("Fence:r", 1)) {
+    try (FenceScope old = client.fences().guard("Fence:r", 1)) {
       FencedOutException refused =
           (FencedOutException) catchIt(() -> client.set(key, bytes("stale")));
       assertThat(refused.fenceEpoch()).isEqualTo(2);
@@ -70,7 +70,7 @@ class FenceScopeIT {
 
   @Test
   void aServerWithoutTheFenceRefusesGuardedRequests() {
-    try (FenceScope scope = client.fenced("Fence:never-raised", 3)) {
+    try (FenceScope scope = client.fences().guard("Fence:never-raised", 3)) {
       FencedOutException refused = (FencedOutException) catchIt(() -> client.set("x", bytes("v")));
       assertThat(refused.fenceEpoch()).isZero();
     }

@@ -50,8 +50,8 @@ class FlightIT {
     }
     client.get("warm-up"); // connects, so that connecting is not counted below
     client.get(cluster.keyOn(1, "warm-up"));
-    long writesBefore = client.writesOfCurrentThread();
-    long requestsBefore = client.requestsOfCurrentThread();
+    long writesBefore = client.threadCounters().writes();
+    long requestsBefore = client.threadCounters().requests();
     List<CompletableFuture<Outcome>> stores = new ArrayList<>();
     try (Flight flight = client.flight()) {
       for (String key : keys) {
@@ -59,10 +59,10 @@ class FlightIT {
       }
       // Held: another thread's client does not see them yet.
       assertThat(valueSeenByAnotherThread(keys.get(0))).isEmpty();
-      assertThat(client.writesOfCurrentThread()).isEqualTo(writesBefore);
+      assertThat(client.threadCounters().writes()).isEqualTo(writesBefore);
     }
-    assertThat(client.writesOfCurrentThread() - writesBefore).isEqualTo(2); // one per server
-    assertThat(client.requestsOfCurrentThread() - requestsBefore).isEqualTo(6);
+    assertThat(client.threadCounters().writes() - writesBefore).isEqualTo(2); // one per server
+    assertThat(client.threadCounters().requests() - requestsBefore).isEqualTo(6);
     stores.forEach(store -> assertThat(store.join()).isEqualTo(Outcome.OK));
     for (String key : keys) {
       assertThat(client.get(key).orElseThrow().text()).isEqualTo("v-" + key);
@@ -73,13 +73,13 @@ class FlightIT {
   void waitingForAReplyInsideAFlightFirstWritesWhatItHolds() {
     String key = cluster.keyOn(0, "w");
     client.get(key);
-    long writesBefore = client.writesOfCurrentThread();
+    long writesBefore = client.threadCounters().writes();
     try (Flight flight = client.flight()) {
       CompletableFuture<Outcome> stored = client.setAsync(key, bytes("one"), WriteOptions.DEFAULT);
       // Sent after the set, read in the same wait: one write for both.
       assertThat(client.get(key).orElseThrow().text()).isEqualTo("one");
       assertThat(stored).isCompletedWithValue(Outcome.OK);
-      assertThat(client.writesOfCurrentThread() - writesBefore).isEqualTo(1);
+      assertThat(client.threadCounters().writes() - writesBefore).isEqualTo(1);
       // A stage derived from a reply that is already in waits on nothing but the held request it
       // composes.
       CompletableFuture<Optional<CacheValue>> composed =

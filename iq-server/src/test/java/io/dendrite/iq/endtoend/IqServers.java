@@ -57,7 +57,7 @@ final class IqServers implements AutoCloseable {
     ServerAddress target = addresses().get(index);
     for (int i = 0; ; i++) {
       String key = prefix + i;
-      if (client.serversFor(key, 1).get(0).equals(target)) {
+      if (client.replicaPlacement().serversFor(key, 1).get(0).equals(target)) {
         return key;
       }
     }

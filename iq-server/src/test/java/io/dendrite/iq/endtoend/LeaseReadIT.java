@@ -35,7 +35,8 @@ class LeaseReadIT {
     assertThat(miss).isInstanceOf(ReadResult.Leased.class);
     try (LeaseHandle lease = ((ReadResult.Leased) miss).lease()) {
       assertThat(lease.key()).isEqualTo("user:1");
-      assertThat(lease.server()).isEqualTo(client.serversFor("user:1", 1).get(0));
+      assertThat(lease.server())
+          .isEqualTo(client.replicaPlacement().serversFor("user:1", 1).get(0));
       assertThat(lease.fill(bytes("alice"))).isEqualTo(Outcome.OK);
     }
     ReadResult hit = client.read("user:1");

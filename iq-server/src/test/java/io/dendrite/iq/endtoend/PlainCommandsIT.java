@@ -75,7 +75,7 @@ class PlainCommandsIT {
 
   @Test
   void countsTheRequestsEachThreadSent() throws Exception {
-    long before = client.requestsOfCurrentThread();
+    long before = client.threadCounters().requests();
     client.set(cluster.keyOn(0, "count"), bytes("1"));
     client.get(cluster.keyOn(0, "count"));
     client.getAll(
@@ -86,9 +86,9 @@ class PlainCommandsIT {
               other
                   .submit(
                       () -> {
-                        long start = client.requestsOfCurrentThread();
+                        long start = client.threadCounters().requests();
                         client.delete("elsewhere");
-                        return client.requestsOfCurrentThread() - start;
+                        return client.threadCounters().requests() - start;
                       })
                   .get())
           .isEqualTo(1);
@@ -96,7 +96,7 @@ class PlainCommandsIT {
       other.shutdown();
     }
 
-    assertThat(client.requestsOfCurrentThread() - before)
+    assertThat(client.threadCounters().requests() - before)
         .as("set, get, and a multi-get asking three servers")
         .isEqualTo(5);
   }
@@ -108,7 +108,11 @@ class PlainCommandsIT {
       keys.add("multi:" + i);
       assertThat(client.set("multi:" + i, bytes("v" + i))).isEqualTo(Outcome.OK);
     }
-    assertThat(keys.stream().map(key -> client.serversFor(key, 1).get(0)).distinct()).hasSize(3);
+    assertThat(
+            keys.stream()
+                .map(key -> client.replicaPlacement().serversFor(key, 1).get(0))
+                .distinct())
+        .hasSize(3);
     keys.add("multi:absent");
 
     Map<String, CacheValue> hits = client.getAll(keys);

@@ -40,14 +40,14 @@ class ReplicaPlacementIT {
   void aServerTakenOutIsSkippedAndTheLiveServersOfEveryKeyStayInItsPlacement() {
     ServerAddress out = cluster.addresses().get(0);
     List<List<ServerAddress>> before =
-        keys.stream().map(key -> client.serversFor(key, REPLICAS)).toList();
+        keys.stream().map(key -> client.replicaPlacement().serversFor(key, REPLICAS)).toList();
 
-    assertThat(client.excludeFromReplicas(out)).isTrue();
-    assertThat(client.excludeFromReplicas(out)).as("already out").isFalse();
+    assertThat(client.replicaPlacement().exclude(out)).isTrue();
+    assertThat(client.replicaPlacement().exclude(out)).as("already out").isFalse();
 
     int moved = 0;
     for (int i = 0; i < keys.size(); i++) {
-      List<ServerAddress> after = client.serversFor(keys.get(i), REPLICAS);
+      List<ServerAddress> after = client.replicaPlacement().serversFor(keys.get(i), REPLICAS);
       List<ServerAddress> live =
           before.get(i).stream().filter(server -> !server.equals(out)).toList();
       assertThat(after).hasSize(REPLICAS).doesNotContain(out).doesNotHaveDuplicates();
@@ -57,15 +57,16 @@ class ReplicaPlacementIT {
       moved += before.get(i).contains(out) ? 1 : 0;
     }
     assertThat(moved).as("keys that had a copy on the server taken out").isGreaterThan(0);
-    assertThat(client.replicaPlacementVersion()).isEqualTo(1);
+    assertThat(client.replicaPlacement().version()).isEqualTo(1);
 
-    assertThat(client.excludeFromReplicas(cluster.addresses().get(1))).isTrue();
-    assertThat(client.excludeFromReplicas(cluster.addresses().get(2)))
+    assertThat(client.replicaPlacement().exclude(cluster.addresses().get(1))).isTrue();
+    assertThat(client.replicaPlacement().exclude(cluster.addresses().get(2)))
         .as("the last server stays in")
         .isFalse();
-    assertThat(client.serversFor("BW:k0", REPLICAS)).containsExactly(cluster.addresses().get(2));
+    assertThat(client.replicaPlacement().serversFor("BW:k0", REPLICAS))
+        .containsExactly(cluster.addresses().get(2));
 
-    assertThatThrownBy(() -> client.excludeFromReplicas(new ServerAddress("127.0.0.1", 1)))
+    assertThatThrownBy(() -> client.replicaPlacement().exclude(new ServerAddress("127.0.0.1", 1)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -73,18 +74,21 @@ class ReplicaPlacementIT {
   void whenTheServerIsBackTheSubstitutesCopiesAreDeletedOnceHoldersAreFenced() throws Exception {
     ServerAddress out = cluster.addresses().get(0);
     List<String> moved =
-        keys.stream().filter(key -> client.serversFor(key, REPLICAS).contains(out)).toList();
-    client.excludeFromReplicas(out);
+        keys.stream()
+            .filter(key -> client.replicaPlacement().serversFor(key, REPLICAS).contains(out))
+            .toList();
+    client.replicaPlacement().exclude(out);
     for (String key : keys) {
-      assertThat(client.replicated(REPLICAS).set(key, bytes("v-" + key))).isEqualTo(Outcome.OK);
+      assertThat(client.replicaPlacement().store(REPLICAS).set(key, bytes("v-" + key)))
+          .isEqualTo(Outcome.OK);
     }
-    assertThat(client.deleteStrayReplicas())
+    assertThat(client.replicaPlacement().deleteStrays())
         .as("the substitutes' copies are in placement while it is out")
         .isZero();
 
-    assertThat(client.includeInReplicas(out)).isTrue();
-    assertThat(client.includeInReplicas(out)).as("already in").isFalse();
-    assertThat(client.deleteStrayReplicas())
+    assertThat(client.replicaPlacement().include(out)).isTrue();
+    assertThat(client.replicaPlacement().include(out)).as("already in").isFalse();
+    assertThat(client.replicaPlacement().deleteStrays())
         .as("a holder under the old placement may still be writing")
         .isZero();
 
@@ -92,7 +96,7 @@ class ReplicaPlacementIT {
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (deleted < moved.size() && System.nanoTime() < deadline) {
       Thread.sleep(50);
-      deleted += client.deleteStrayReplicas();
+      deleted += client.replicaPlacement().deleteStrays();
     }
     assertThat(deleted).as("one stray per key that had a substitute").isEqualTo(moved.size());
 
@@ -100,13 +104,13 @@ class ReplicaPlacementIT {
     for (ServerAddress server : cluster.addresses()) {
       try (IqClient direct = IqClient.builder().servers(List.of(server)).build()) {
         direct.getAll(keys).keySet().stream()
-            .filter(key -> !client.serversFor(key, REPLICAS).contains(server))
+            .filter(key -> !client.replicaPlacement().serversFor(key, REPLICAS).contains(server))
             .forEach(key -> misplaced.add(server + " holds " + key));
       }
     }
     assertThat(misplaced).as("copies outside their placement").isEmpty();
     for (String key : keys) {
-      assertThat(client.replicated(REPLICAS).get(key)).as(key).isPresent();
+      assertThat(client.replicaPlacement().store(REPLICAS).get(key)).as(key).isPresent();
     }
   }
 }

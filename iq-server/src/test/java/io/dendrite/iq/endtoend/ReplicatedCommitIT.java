@@ -42,15 +42,17 @@ class ReplicatedCommitIT {
                 .servers(List.of(new ServerAddress("127.0.0.1", proxy.port())))
                 .requestTimeout(Duration.ofSeconds(5))
                 .build()) {
-      assertThat(client.replicated(1).set("k", bytes("before"))).isEqualTo(Outcome.OK);
+      assertThat(client.replicaPlacement().store(1).set("k", bytes("before")))
+          .isEqualTo(Outcome.OK);
       try (ReplicatedTransaction locked =
-          client.replicated(1).lock(List.of("k"), Duration.ofSeconds(5))) {
+          client.replicaPlacement().store(1).lock(List.of("k"), Duration.ofSeconds(5))) {
         locked.stage("k", bytes("after"));
         proxy.lapseBeforeNextCommit();
 
         assertThat(locked.commit()).isEqualTo(Outcome.INVALID);
       }
-      assertThat(client.replicated(1).get("k").map(CacheValue::text)).hasValue("before");
+      assertThat(client.replicaPlacement().store(1).get("k").map(CacheValue::text))
+          .hasValue("before");
     }
   }
 

@@ -27,9 +27,9 @@ class ReplicationIT {
   @Test
   void replicatedWritesLandPinnedOnExactlyRDistinctServers() throws Exception {
     byte[] value = "buffered".getBytes(StandardCharsets.UTF_8);
-    List<ServerAddress> replicas = client.serversFor("bw:1", 2);
+    List<ServerAddress> replicas = client.replicaPlacement().serversFor("bw:1", 2);
 
-    assertThat(client.replicated(2).set("bw:1", value)).isEqualTo(Outcome.OK);
+    assertThat(client.replicaPlacement().store(2).set("bw:1", value)).isEqualTo(Outcome.OK);
 
     for (ServerAddress server : cluster.addresses()) {
       try (IqClient direct = IqClient.builder().servers(server.toString()).build()) {
@@ -38,20 +38,22 @@ class ReplicationIT {
         assertThat(IqServers.stats(server).get("pinned_items")).isEqualTo(expected ? "1" : "0");
       }
     }
-    assertThat(client.replicated(2).get("bw:1").orElseThrow().text()).isEqualTo("buffered");
-    assertThat(client.replicated(2).delete("bw:1")).isEqualTo(Outcome.OK);
-    assertThat(client.replicated(2).get("bw:1")).isEmpty();
+    assertThat(client.replicaPlacement().store(2).get("bw:1").orElseThrow().text())
+        .isEqualTo("buffered");
+    assertThat(client.replicaPlacement().store(2).delete("bw:1")).isEqualTo(Outcome.OK);
+    assertThat(client.replicaPlacement().store(2).get("bw:1")).isEmpty();
   }
 
   @Test
   void replicatedAppendsLandPinnedOnEveryReplicaAndEachReplicaCanBeRead() throws Exception {
-    List<ServerAddress> replicas = client.serversFor("log:1", 2);
+    List<ServerAddress> replicas = client.replicaPlacement().serversFor("log:1", 2);
     assertThat(
             client
-                .replicated(2)
+                .replicaPlacement()
+                .store(2)
                 .append("log:1", List.of(IqServers.bytes("a\n"), IqServers.bytes("b\n"))))
         .isEqualTo(Outcome.OK);
-    assertThat(client.replicated(2).append("log:1", List.of(IqServers.bytes("c\n"))))
+    assertThat(client.replicaPlacement().store(2).append("log:1", List.of(IqServers.bytes("c\n"))))
         .isEqualTo(Outcome.OK);
 
     for (ServerAddress server : cluster.addresses()) {
@@ -66,12 +68,12 @@ class ReplicationIT {
     try (IqClient direct = IqClient.builder().servers(replicas.get(0).toString()).build()) {
       direct.delete("log:1"); // as a restarted server that lost its copy
     }
-    assertThat(client.replicated(2).append("log:1", List.of(IqServers.bytes("d\n"))))
+    assertThat(client.replicaPlacement().store(2).append("log:1", List.of(IqServers.bytes("d\n"))))
         .isEqualTo(Outcome.OK);
-    assertThat(client.replicated(2).getEach("log:1"))
+    assertThat(client.replicaPlacement().store(2).getEach("log:1"))
         .extracting(CacheValue::text)
         .containsExactly("d\n", "a\nb\nc\nd\n");
-    assertThatThrownBy(() -> client.replicated(2).append("log:1", List.of()))
+    assertThatThrownBy(() -> client.replicaPlacement().store(2).append("log:1", List.of()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("nothing to append");
   }
@@ -80,23 +82,26 @@ class ReplicationIT {
   void batchReadsTakeEachKeyFromItsFirstReplicaThatHasItAndBatchDeletesReachEveryReplica() {
     List<String> keys = List.of("bw:a", "bw:b", "bw:c", "bw:d");
     for (String key : keys.subList(0, 3)) {
-      assertThat(client.replicated(2).set(key, IqServers.bytes(key))).isEqualTo(Outcome.OK);
+      assertThat(client.replicaPlacement().store(2).set(key, IqServers.bytes(key)))
+          .isEqualTo(Outcome.OK);
     }
     try (IqClient direct =
-        IqClient.builder().servers(client.serversFor("bw:b", 2).get(0).toString()).build()) {
+        IqClient.builder()
+            .servers(client.replicaPlacement().serversFor("bw:b", 2).get(0).toString())
+            .build()) {
       direct.delete("bw:b"); // as a restarted first replica that lost its copy
     }
 
-    assertThat(client.replicated(2).getAll(keys))
+    assertThat(client.replicaPlacement().store(2).getAll(keys))
         .containsOnlyKeys("bw:a", "bw:b", "bw:c")
         .allSatisfy((key, value) -> assertThat(value.text()).isEqualTo(key));
 
     List<java.util.concurrent.CompletableFuture<Outcome>> deletes =
-        keys.stream().map(key -> client.replicated(2).deleteAsync(key)).toList();
+        keys.stream().map(key -> client.replicaPlacement().store(2).deleteAsync(key)).toList();
     assertThat(deletes)
         .extracting(java.util.concurrent.CompletableFuture::join)
         .containsExactly(Outcome.OK, Outcome.OK, Outcome.OK, Outcome.NOT_FOUND);
-    assertThat(client.replicated(2).getAll(keys)).isEmpty();
+    assertThat(client.replicaPlacement().store(2).getAll(keys)).isEmpty();
     for (ServerAddress server : cluster.addresses()) {
       assertThat(uncheckedStats(server).get("pinned_items"))
           .as("pinned on %s", server)
@@ -108,32 +113,38 @@ class ReplicationIT {
   void batchReadsSurviveALostServerAndTakeAKeyWhoseReplicasAreAllLostAsAbsent() {
     String onLost = cluster.keyOn(0, "bw:lost");
     String elsewhere = cluster.keyOn(1, "bw:kept");
-    assertThat(client.replicated(2).set(onLost, IqServers.bytes("one"))).isEqualTo(Outcome.OK);
-    assertThat(client.replicated(1).set(elsewhere, IqServers.bytes("two"))).isEqualTo(Outcome.OK);
+    assertThat(client.replicaPlacement().store(2).set(onLost, IqServers.bytes("one")))
+        .isEqualTo(Outcome.OK);
+    assertThat(client.replicaPlacement().store(1).set(elsewhere, IqServers.bytes("two")))
+        .isEqualTo(Outcome.OK);
     cluster.servers.remove(0).close();
 
-    assertThat(client.replicated(2).getAll(List.of(onLost)).get(onLost).text()).isEqualTo("one");
-    assertThat(client.replicated(1).getAll(List.of(onLost, elsewhere))).containsOnlyKeys(elsewhere);
-    assertThat(client.replicated(1).get(onLost)).as("as the one-key read has it").isEmpty();
+    assertThat(client.replicaPlacement().store(2).getAll(List.of(onLost)).get(onLost).text())
+        .isEqualTo("one");
+    assertThat(client.replicaPlacement().store(1).getAll(List.of(onLost, elsewhere)))
+        .containsOnlyKeys(elsewhere);
+    assertThat(client.replicaPlacement().store(1).get(onLost))
+        .as("as the one-key read has it")
+        .isEmpty();
   }
 
   @Test
   void oneReplicaOfALogCanBeAppendedToAloneAndStatsTellOneRunOfAServerFromTheNext() {
-    List<ServerAddress> replicas = client.serversFor("log:2", 2);
-    assertThat(client.replicated(2).append("log:2", List.of(IqServers.bytes("a\n"))))
+    List<ServerAddress> replicas = client.replicaPlacement().serversFor("log:2", 2);
+    assertThat(client.replicaPlacement().store(2).append("log:2", List.of(IqServers.bytes("a\n"))))
         .isEqualTo(Outcome.OK);
-    assertThat(client.appendOn(replicas.get(1), "log:2", List.of(IqServers.bytes("b\n"))))
+    assertThat(client.servers().appendOn(replicas.get(1), "log:2", List.of(IqServers.bytes("b\n"))))
         .isEqualTo(Outcome.OK);
-    assertThat(client.replicated(2).getEach("log:2"))
+    assertThat(client.replicaPlacement().store(2).getEach("log:2"))
         .extracting(CacheValue::text)
         .containsExactly("a\n", "a\nb\n");
 
     ServerAddress first = cluster.addresses().get(0);
-    String run = client.stats(first).get("run_id");
-    assertThat(run).isNotBlank().isEqualTo(client.stats(first).get("run_id"));
+    String run = client.servers().stats(first).get("run_id");
+    assertThat(run).isNotBlank().isEqualTo(client.servers().stats(first).get("run_id"));
     int port = first.port();
     cluster.servers.set(0, restartedOn(cluster.servers.get(0), port));
-    assertThat(client.stats(first).get("run_id"))
+    assertThat(client.servers().stats(first).get("run_id"))
         .as("a new run on the same address")
         .isNotBlank()
         .isNotEqualTo(run);

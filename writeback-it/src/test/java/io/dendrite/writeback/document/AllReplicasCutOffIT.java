@@ -67,7 +67,10 @@ class AllReplicasCutOffIT {
               documents.stream()
                   .filter(
                       key ->
-                          cutOff.containsAll(cache.serversFor(BufferedWriteKey.of(key), REPLICAS))))
+                          cutOff.containsAll(
+                              cache
+                                  .replicaPlacement()
+                                  .serversFor(BufferedWriteKey.of(key), REPLICAS))))
           .as("documents whose every replica is on the servers that will be cut off")
           .isNotEmpty();
       for (int round = 0; round < 2; round++) {
@@ -88,10 +91,11 @@ class AllReplicasCutOffIT {
       tier.proxies.get(1).restore();
 
       long deadline = System.nanoTime() + LIMIT.toNanos();
-      while (!cache.excludedFromReplicas().containsAll(cutOff) && System.nanoTime() < deadline) {
+      while (!cache.replicaPlacement().excluded().containsAll(cutOff)
+          && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
-      assertThat(cache.excludedFromReplicas())
+      assertThat(cache.replicaPlacement().excluded())
           .as("both back as the same runs: out of placement within %s", LIMIT)
           .containsAll(cutOff);
       while (System.nanoTime() < deadline) {

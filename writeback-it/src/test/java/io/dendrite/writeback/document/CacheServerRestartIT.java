@@ -182,7 +182,7 @@ class CacheServerRestartIT {
       assertThat(model.unknownCount()).as("writes whose outcome is unknown").isLessThanOrEqualTo(2);
       servers.get(0).terminate(); // returns once the process is gone, its handover (if any) done
       if (handoverMillis > 0) {
-        assertThat(cache.excludedFromReplicas()).containsExactly(addresses.get(0));
+        assertThat(cache.replicaPlacement().excluded()).containsExactly(addresses.get(0));
       }
       servers.get(1).kill();
       drainKeepingWritesWithNoServerLeft(writeBack);
@@ -336,15 +336,16 @@ class CacheServerRestartIT {
       if (replaced) {
         awaitEveryCopy(
             cache, addresses, keys); // on the substitutes: the killed server is out of placement
-        assertThat(cache.excludedFromReplicas()).containsExactly(addresses.get(0));
+        assertThat(cache.replicaPlacement().excluded()).containsExactly(addresses.get(0));
       } else {
         Thread.sleep(1_000); // ten looks of the repair, which must not move anything
-        assertThat(cache.excludedFromReplicas()).isEmpty();
+        assertThat(cache.replicaPlacement().excluded()).isEmpty();
       }
       if (firstComesBack) {
         servers.set(0, servers.get(0).restartEmpty());
         awaitTrue(
-            () -> cache.excludedFromReplicas().isEmpty(), "the restarted server back in placement");
+            () -> cache.replicaPlacement().excluded().isEmpty(),
+            "the restarted server back in placement");
         awaitEveryCopy(cache, addresses, keys);
         awaitTrue(
             () -> copiesOutsidePlacement(cache, addresses, keys).isEmpty(),
@@ -378,7 +379,8 @@ class CacheServerRestartIT {
         .forEach(
             (server, held) ->
                 held.keySet().stream()
-                    .filter(key -> !cache.serversFor(key, REPLICAS).contains(server))
+                    .filter(
+                        key -> !cache.replicaPlacement().serversFor(key, REPLICAS).contains(server))
                     .forEach(key -> outside.add(server + " holds " + key)));
     return outside;
   }
@@ -425,7 +427,7 @@ class CacheServerRestartIT {
       if (held.values().stream().noneMatch(values -> values.containsKey(key))) {
         continue;
       }
-      for (ServerAddress server : cache.serversFor(key, REPLICAS)) {
+      for (ServerAddress server : cache.replicaPlacement().serversFor(key, REPLICAS)) {
         if (!held.get(server).containsKey(key)) {
           missing.add(server + " lacks " + key);
         }

@@ -80,6 +80,7 @@ class CutOffCacheServerIT {
                   .filter(
                       key ->
                           cache
+                              .replicaPlacement()
                               .serversFor(BufferedWriteKey.of(key), REPLICAS)
                               .get(0)
                               .equals(cutOff)))
@@ -93,10 +94,11 @@ class CutOffCacheServerIT {
 
       if (!replicaCheckInterval.isZero()) {
         long deadline = System.nanoTime() + LIMIT.toNanos();
-        while (!cache.excludedFromReplicas().contains(cutOff) && System.nanoTime() < deadline) {
+        while (!cache.replicaPlacement().excluded().contains(cutOff)
+            && System.nanoTime() < deadline) {
           Thread.sleep(20);
         }
-        assertThat(cache.excludedFromReplicas())
+        assertThat(cache.replicaPlacement().excluded())
             .as("out of placement within %s", LIMIT)
             .containsExactly(cutOff);
       }

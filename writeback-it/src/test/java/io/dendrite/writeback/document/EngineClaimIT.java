@@ -99,14 +99,18 @@ class EngineClaimIT {
         WriteBack engine = engine(cache, store, true).build()) {
       EntityKey ann = new EntityKey("users", 1);
       engine.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
-      for (ServerAddress server : cache.client.replicated(2).serversFor(EngineClaim.KEY)) {
-        CacheValue record = cache.client.getOn(server, EngineClaim.KEY).orElseThrow();
-        cache.client.casOn(
-            server,
-            EngineClaim.KEY,
-            "exclusive another-process".getBytes(StandardCharsets.UTF_8),
-            record.cas(),
-            WriteOptions.PINNED.withTtl(LIFETIME));
+      for (ServerAddress server :
+          cache.client.replicaPlacement().store(2).serversFor(EngineClaim.KEY)) {
+        CacheValue record = cache.client.servers().getOn(server, EngineClaim.KEY).orElseThrow();
+        cache
+            .client
+            .servers()
+            .casOn(
+                server,
+                EngineClaim.KEY,
+                "exclusive another-process".getBytes(StandardCharsets.UTF_8),
+                record.cas(),
+                WriteOptions.PINNED.withTtl(LIFETIME));
       }
       Thread.sleep(LIFETIME.toMillis()); // past the deadline the last renewal gave
 
@@ -125,7 +129,8 @@ class EngineClaimIT {
         WriteBack engine = engine(cache, store, true).build()) {
       EntityKey ann = new EntityKey("users", 1);
       engine.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
-      ServerAddress first = cache.client.replicated(2).serversFor(EngineClaim.KEY).get(0);
+      ServerAddress first =
+          cache.client.replicaPlacement().store(2).serversFor(EngineClaim.KEY).get(0);
       cache.lose(cache.client.config().servers().indexOf(first));
       Thread.sleep(LIFETIME.toMillis() + 500); // past the deadline of every renewal before the loss
 

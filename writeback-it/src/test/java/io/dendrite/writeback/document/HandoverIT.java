@@ -74,7 +74,7 @@ class HandoverIT {
       assertThat(report.complete()).as(report.toString()).isTrue();
       assertThat(report.confirmed()).as(report.toString()).isPositive();
       assertThat(report.pinnedItems()).isPositive();
-      assertThat(cache.client.stats(cache.client.config().servers().get(0)))
+      assertThat(cache.client.servers().stats(cache.client.config().servers().get(0)))
           .containsEntry("leaving", "1")
           .containsEntry("handover_unconfirmed", "0");
       cache.lose(0);

@@ -87,7 +87,7 @@ class RangeOwnedEngineIT {
   /** The range's owner at epoch 1 (the fence raised to it): it buffered ann with score 1, then +1. */
   private static WriteBack firstOwnerBuffersAnn(
       EmbeddedIqServers cache, MySqlStore store, AtomicBoolean held) {
-    cache.client.raiseFence(FENCE, 1);
+    cache.client.fences().raise(FENCE, 1);
     WriteBack first = owned(cache, store, range(1, held));
     first.write(ANN, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
     first.write(ANN, ChangeSequence.of(inc("score", 1)));
@@ -103,7 +103,7 @@ class RangeOwnedEngineIT {
       WriteBack first = firstOwnerBuffersAnn(cache, store, firstHeld);
 
       // Another process takes the range over: it raises the fence, then starts its own engine.
-      cache.client.raiseFence(FENCE, 2);
+      cache.client.fences().raise(FENCE, 2);
       try (WriteBack second = owned(cache, store, range(2, new AtomicBoolean(true)))) {
         second.write(ANN, ChangeSequence.of(inc("score", 10)));
 
@@ -185,7 +185,7 @@ class RangeOwnedEngineIT {
       CountDownLatch goOn = new CountDownLatch(1);
       AtomicBoolean armed = new AtomicBoolean();
       DataStore pausing = pausingStore(store, armed, reached, goOn);
-      cache.client.raiseFence(FENCE, 1);
+      cache.client.fences().raise(FENCE, 1);
       store.raise(new StoreFence.Range(FENCE, "users", "id", 0, 99, 1));
       WriteBack.Builder firstSettings =
           WriteBack.builder()
@@ -221,7 +221,7 @@ class RangeOwnedEngineIT {
           .isTrue();
 
       // The takeover: fences raised in the cache tier and in the data store, then the new engine.
-      cache.client.raiseFence(FENCE, 2);
+      cache.client.fences().raise(FENCE, 2);
       store.raise(new StoreFence.Range(FENCE, "users", "id", 0, 99, 2));
       try (WriteBack second = owned(cache, store, range(2, new AtomicBoolean(true)))) {
         second.drainNow();
@@ -288,7 +288,7 @@ class RangeOwnedEngineIT {
       MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database)) {
-      cache.client.raiseFence(FENCE, 1);
+      cache.client.fences().raise(FENCE, 1);
       OwnedRange range = range(1, new AtomicBoolean(true));
       assertThatThrownBy(
               () ->
@@ -341,7 +341,7 @@ class RangeOwnedEngineIT {
       throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database)) {
-      cache.client.raiseFence(FENCE, 1);
+      cache.client.fences().raise(FENCE, 1);
       try (WriteBack engine =
           WriteBack.builder()
               .cache(cache.client)

@@ -31,7 +31,7 @@ class SecondEngineOnTheSameDocumentsIT {
       MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database)) {
-      cache.client.raiseFence(RangeOwnedEngineIT.FENCE, 1);
+      cache.client.fences().raise(RangeOwnedEngineIT.FENCE, 1);
       try (WriteBack owned =
               WriteBack.builder()
                   .cache(cache.client)

@@ -94,7 +94,11 @@ class StalledCacheServerIT {
 
       // The server that held the document's lock before the fix stalls; the writer times out on it.
       IqServerProcess stalled =
-          serverAt(writerCache.serversFor("L:" + BufferedWriteKey.of(DOCUMENT), 1).get(0));
+          serverAt(
+              writerCache
+                  .replicaPlacement()
+                  .serversFor("L:" + BufferedWriteKey.of(DOCUMENT), 1)
+                  .get(0));
       stalled.pause();
       ChangeSequence late = update(30);
       AtomicBoolean acknowledged = new AtomicBoolean();
@@ -179,7 +183,7 @@ class StalledCacheServerIT {
       abandoned.release();
 
       try (ReplicatedTransaction taken =
-          other.replicated(1).lock(List.of("orphan"), Duration.ofSeconds(5))) {
+          other.replicaPlacement().store(1).lock(List.of("orphan"), Duration.ofSeconds(5))) {
         assertThat(taken.values()).isEmpty();
       }
     }

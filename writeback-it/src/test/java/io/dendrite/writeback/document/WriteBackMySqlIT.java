@@ -264,9 +264,9 @@ class WriteBackMySqlIT {
             new EntityKey(USERS, id),
             ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
       }
-      long before = cache.client.roundTripsOfCurrentThread();
+      long before = cache.client.threadCounters().roundTrips();
       writeBack.drainNow();
-      long awaited = cache.client.roundTripsOfCurrentThread() - before;
+      long awaited = cache.client.threadCounters().roundTrips() - before;
       assertThat(awaited)
           .as("round trips awaited by a drain of 64 documents over 16 partitions")
           .isLessThan(16);

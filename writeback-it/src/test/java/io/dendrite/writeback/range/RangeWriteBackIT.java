@@ -476,15 +476,15 @@ class RangeWriteBackIT {
       stack.get(5, 14);
       assertThat(stack.dendrite.cachedEntries()).isEqualTo(2);
 
-      long requests = cache.client.requestsOfCurrentThread();
-      long writes = cache.client.writesOfCurrentThread();
+      long requests = cache.client.threadCounters().requests();
+      long writes = cache.client.threadCounters().writes();
       assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(7, 70))))
           .as("a new buffered write")
           .isLessThanOrEqualTo(2);
-      assertThat(cache.client.requestsOfCurrentThread() - requests)
+      assertThat(cache.client.threadCounters().requests() - requests)
           .as("two results refreshed, and the buffer")
           .isGreaterThanOrEqualTo(5);
-      assertThat(cache.client.writesOfCurrentThread() - writes)
+      assertThat(cache.client.threadCounters().writes() - writes)
           .as("each step's requests in one write per server")
           .isLessThanOrEqualTo(4);
       assertThat(awaitedBy(cache.client, () -> stack.update(new RangeRow(7, 71))))
@@ -615,7 +615,12 @@ class RangeWriteBackIT {
         assertThat(getsBy(cache.client, () -> restarted.update(new RangeRow(3, 33)))).isPositive();
         String bufferedKey = BufferedWriteKey.of(RangeRow.key(3));
         Map<?, CacheValue> copies =
-            cache.client.replicated(2).getAllOnEach(List.of(bufferedKey)).get(bufferedKey);
+            cache
+                .client
+                .replicaPlacement()
+                .store(2)
+                .getAllOnEach(List.of(bufferedKey))
+                .get(bufferedKey);
         assertThat(copies).hasSize(2);
         assertThat(
                 copies.values().stream()
@@ -724,7 +729,8 @@ class RangeWriteBackIT {
 
   private static long gets(IqClient client) {
     return client.config().servers().stream()
-        .mapToLong(server -> Long.parseLong(client.stats(server).getOrDefault("cmd_gets", "0")))
+        .mapToLong(
+            server -> Long.parseLong(client.servers().stats(server).getOrDefault("cmd_gets", "0")))
         .sum();
   }
 
@@ -797,10 +803,10 @@ class RangeWriteBackIT {
         long inNone = requestsOf(cache.client, () -> stack.update(new RangeRow(25, 251)));
         assertThat(inResults).as("the buffer's requests alone").isEqualTo(inNone);
 
-        long trips = cache.client.roundTripsOfCurrentThread();
+        long trips = cache.client.threadCounters().roundTrips();
         assertThat(stack.get(0, 9)).contains(new RangeRow(7, 71));
         assertThat(stack.get(5, 14)).contains(new RangeRow(7, 71));
-        assertThat(cache.client.roundTripsOfCurrentThread() - trips).as("near hits").isZero();
+        assertThat(cache.client.threadCounters().roundTrips() - trips).as("near hits").isZero();
       }
       try (RangeStack next = soleOwner.get()) {
         assertThat(next.get(0, 9)).contains(new RangeRow(7, 71));
@@ -824,15 +830,15 @@ class RangeWriteBackIT {
   }
 
   private static long requestsOf(IqClient client, Runnable write) {
-    long before = client.requestsOfCurrentThread();
+    long before = client.threadCounters().requests();
     write.run();
-    return client.requestsOfCurrentThread() - before;
+    return client.threadCounters().requests() - before;
   }
 
   private static long awaitedBy(IqClient client, Runnable write) {
-    long before = client.roundTripsOfCurrentThread();
+    long before = client.threadCounters().roundTrips();
     write.run();
-    return client.roundTripsOfCurrentThread() - before;
+    return client.threadCounters().roundTrips() - before;
   }
 
   private static RangeRow row(long id) {
@@ -856,7 +862,7 @@ class RangeWriteBackIT {
   /** Every line of every replica of the range's log partitions. */
   private static List<String> logLines(IqClient client, int replicas) {
     return java.util.stream.IntStream.range(0, 16)
-        .mapToObj(n -> client.replicated(replicas).getEach("bl:t:pos:" + n))
+        .mapToObj(n -> client.replicaPlacement().store(replicas).getEach("bl:t:pos:" + n))
         .flatMap(List::stream)
         .map(CacheValue::data)
         .flatMap(data -> new String(data, StandardCharsets.UTF_8).lines())

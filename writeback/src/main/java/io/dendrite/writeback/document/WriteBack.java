@@ -209,7 +209,7 @@ public final class WriteBack implements AutoCloseable {
    * this ownership's epoch, so that a server refuses them once a later owner raised it; null (no guard) otherwise.
    */
   private FenceScope fenced() {
-    return ownedRange == null ? null : cache.fenced(ownedRange.fence(), ownedRange.epoch());
+    return ownedRange == null ? null : cache.fences().guard(ownedRange.fence(), ownedRange.epoch());
   }
 
   /** Refuses a range-owned engine's locking once it cannot tell it still owns the range. */

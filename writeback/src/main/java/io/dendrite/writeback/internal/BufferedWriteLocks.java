@@ -91,7 +91,7 @@ public interface BufferedWriteLocks {
    * pinned is not one of {@code replicas} ({@link PinnedReplicas#refuseUnpinned}).
    */
   public static BufferedWriteLocks replicaLeases(PinnedReplicas replicas, Duration timeout) {
-    ReplicatedStore store = replicas.cache().replicated(replicas.count());
+    ReplicatedStore store = replicas.cache().replicaPlacement().store(replicas.count());
     PinnedReplicas pinned = replicas;
     return keys -> {
       ReplicatedTransaction transaction = store.lock(keys, timeout);
@@ -167,7 +167,7 @@ public interface BufferedWriteLocks {
         // What this process confirmed under an earlier placement says nothing of a key's copies on
         // the
         // servers it has now (a key's own servers taken out: its copies are only on them).
-        known.placement(replicas.cache().replicaPlacementVersion());
+        known.placement(replicas.cache().replicaPlacement().version());
         TreeSet<Integer> indexes = new TreeSet<>();
         keys.forEach(key -> indexes.add(Math.floorMod(key.hashCode(), stripes)));
         List<ReentrantLock> held = new ArrayList<>(indexes.size());

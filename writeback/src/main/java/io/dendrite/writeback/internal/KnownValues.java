@@ -74,7 +74,7 @@ public final class KnownValues {
 
   /**
    * Forgets everything when replica placement changed since the last call ({@code version}, {@link
-   * io.dendrite.iq.client.IqClient#replicaPlacementVersion}): a value confirmed on a key's former servers, or its
+   * io.dendrite.iq.client.ReplicaPlacement#version}): a value confirmed on a key's former servers, or its
    * absence there, says nothing of its servers now.
    */
   public void placement(long version) {

@@ -53,7 +53,7 @@ public final class PinnedReplicas {
 
   private PinnedReplicas(IqClient cache, int count, boolean pinned) {
     this.cache = cache;
-    this.store = cache.replicated(count);
+    this.store = cache.replicaPlacement().store(count);
     this.pinned = pinned;
   }
 
@@ -182,7 +182,7 @@ public final class PinnedReplicas {
     Map<ServerAddress, CompletableFuture<Outcome>> sent = new LinkedHashMap<>();
     store
         .serversFor(key)
-        .forEach(server -> sent.put(server, cache.appendOnAsync(server, key, block)));
+        .forEach(server -> sent.put(server, cache.servers().appendOnAsync(server, key, block)));
     return () -> {
       Outcome worst = Outcome.OK;
       IqConnectionException unreachable = null;
@@ -215,11 +215,11 @@ public final class PinnedReplicas {
    * NOT_STORED} while the log is present is memory that ran out.
    */
   private Outcome appendOrAddOn(ServerAddress server, String key, byte[] block) {
-    Outcome added = cache.addOn(server, key, block, WriteOptions.DEFAULT);
+    Outcome added = cache.servers().addOn(server, key, block, WriteOptions.DEFAULT);
     if (added != Outcome.NOT_STORED) {
       return added;
     }
-    Outcome appended = join(cache.appendOnAsync(server, key, block));
+    Outcome appended = join(cache.servers().appendOnAsync(server, key, block));
     return appended == Outcome.NOT_STORED ? Outcome.MEMORY_FULL : appended;
   }
 
@@ -268,8 +268,9 @@ public final class PinnedReplicas {
   /** Rewrites the replica on {@code server} unless it changed since {@code cas} was read there. */
   public Outcome casOn(ServerAddress server, String key, byte[] value, long cas) {
     // Stock memcached would read a pinning field as the CAS unique.
-    return cache.casOn(
-        server, key, value, cas, pinned ? WriteOptions.PINNED : WriteOptions.DEFAULT);
+    return cache
+        .servers()
+        .casOn(server, key, value, cas, pinned ? WriteOptions.PINNED : WriteOptions.DEFAULT);
   }
 
   /**
@@ -298,7 +299,7 @@ public final class PinnedReplicas {
                     .anyMatch(
                         server ->
                             !copies.get(key).containsKey(server)
-                                && !down.computeIfAbsent(server, cache::isDown)))
+                                && !down.computeIfAbsent(server, cache.servers()::isDown)))
         .toList();
   }
 
@@ -344,10 +345,10 @@ public final class PinnedReplicas {
         try {
           outcome =
               pinned
-                  ? cache.appendOn(server, log.getKey(), lines)
+                  ? cache.servers().appendOn(server, log.getKey(), lines)
                   : appendOrAddOn(server, log.getKey(), linesOf(missing));
         } catch (IqConnectionException unreachable) {
-          if (unreachable.timedOut() || !cache.isDown(server)) {
+          if (unreachable.timedOut() || !cache.servers().isDown(server)) {
             throw unreachable;
           }
           continue; // down: nothing to restore there until it answers again
@@ -378,7 +379,7 @@ public final class PinnedReplicas {
       CacheValue replica = found.get(server);
       if (showsEffect.test(replica == null ? null : replica.data())) {
         confirmed++;
-      } else if (!cache.isDown(server)) {
+      } else if (!cache.servers().isDown(server)) {
         throw failure;
       }
     }
@@ -422,7 +423,7 @@ public final class PinnedReplicas {
                 servers.forEach(
                     server -> {
                       try {
-                        cache.deleteOn(server, key);
+                        cache.servers().deleteOn(server, key);
                       } catch (IqConnectionException unreachable) {
                         LOG.warn(
                             "could not delete the copy of {} on {}, out of its placement: {}",
@@ -488,7 +489,7 @@ public final class PinnedReplicas {
     serversOf.forEach(
         (key, servers) -> {
           Map<ServerAddress, CompletableFuture<Optional<CacheValue>>> reads = new LinkedHashMap<>();
-          servers.forEach(server -> reads.put(server, cache.getOnAsync(server, key)));
+          servers.forEach(server -> reads.put(server, cache.servers().getOnAsync(server, key)));
           sent.put(key, reads);
         });
     Map<String, Map<ServerAddress, Optional<CacheValue>>> answers = new LinkedHashMap<>();
@@ -501,7 +502,8 @@ public final class PinnedReplicas {
         try {
           answered.put(read.getKey(), join(read.getValue()));
         } catch (IqConnectionException failed) {
-          if (!leaveOutUnanswered && (failed.timedOut() || !cache.isDown(read.getKey()))) {
+          if (!leaveOutUnanswered
+              && (failed.timedOut() || !cache.servers().isDown(read.getKey()))) {
             unanswered = unanswered == null ? failed : unanswered;
           }
         }

@@ -1,11 +1,11 @@
 package io.dendrite.writeback.internal;
 
 import io.dendrite.iq.client.CacheValue;
-import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.iq.client.ServerCommands;
 import io.dendrite.iq.client.WriteOptions;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -54,7 +54,7 @@ public final class RedleaseLocks implements BufferedWriteLocks {
   private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private final PinnedReplicas replicas;
-  private final IqClient cache;
+  private final ServerCommands servers;
   private final WriteOptions lockOptions;
   private final Duration timeout;
   private final boolean conditional;
@@ -75,7 +75,7 @@ public final class RedleaseLocks implements BufferedWriteLocks {
               + ttl);
     }
     this.replicas = replicas;
-    this.cache = replicas.cache();
+    this.servers = replicas.cache().servers();
     this.lockOptions = WriteOptions.DEFAULT.withTtl(ttl);
     this.timeout = timeout;
     this.conditional = conditional;
@@ -132,7 +132,7 @@ public final class RedleaseLocks implements BufferedWriteLocks {
     for (String key : keys) {
       for (ServerAddress server : replicas.serversFor(key)) {
         Claim claim = new Claim(key, server);
-        sent.put(claim, cache.addOnAsync(server, claim.lockKey(), token, lockOptions));
+        sent.put(claim, servers.addOnAsync(server, claim.lockKey(), token, lockOptions));
       }
     }
     List<Claim> taken = new ArrayList<>();
@@ -153,7 +153,7 @@ public final class RedleaseLocks implements BufferedWriteLocks {
           failure = new IqException("could not lock " + claim.key() + ": " + outcome);
         }
       } catch (IqConnectionException unreachable) {
-        if (unreachable.timedOut() || !cache.isDown(claim.server())) {
+        if (unreachable.timedOut() || !servers.isDown(claim.server())) {
           waitingFor =
               claim.key()
                   + " ("
@@ -188,7 +188,8 @@ public final class RedleaseLocks implements BufferedWriteLocks {
    */
   private Attempt readUnderLocks(List<String> keys, List<Claim> taken, byte[] token) {
     Map<Claim, CompletableFuture<Optional<CacheValue>>> lockReads = new LinkedHashMap<>();
-    taken.forEach(claim -> lockReads.put(claim, cache.getOnAsync(claim.server(), claim.lockKey())));
+    taken.forEach(
+        claim -> lockReads.put(claim, servers.getOnAsync(claim.server(), claim.lockKey())));
     Map<String, Map<ServerAddress, CacheValue>> read = replicas.getAllOnEach(keys);
     Map<Claim, Long> lockUniques = new LinkedHashMap<>();
     for (Claim claim : taken) {
@@ -200,7 +201,7 @@ public final class RedleaseLocks implements BufferedWriteLocks {
       }
       if (lock != null && Arrays.equals(lock.data(), token)) {
         lockUniques.put(claim, lock.cas());
-      } else if (!cache.isDown(claim.server())) {
+      } else if (!servers.isDown(claim.server())) {
         release(lockUniques);
         releaseUnread(
             taken.stream().filter(other -> !lockUniques.containsKey(other)).toList(), token);
@@ -217,7 +218,7 @@ public final class RedleaseLocks implements BufferedWriteLocks {
     Map<Claim, Long> uniques = new LinkedHashMap<>();
     for (Claim claim : taken) {
       try {
-        cache
+        servers
             .getOn(claim.server(), claim.lockKey())
             .filter(lock -> Arrays.equals(lock.data(), token))
             .ifPresent(lock -> uniques.put(claim, lock.cas()));
@@ -234,7 +235,7 @@ public final class RedleaseLocks implements BufferedWriteLocks {
     locks.forEach(
         (claim, unique) -> {
           try {
-            sent.add(cache.deleteIfUnchangedOnAsync(claim.server(), claim.lockKey(), unique));
+            sent.add(servers.deleteIfUnchangedOnAsync(claim.server(), claim.lockKey(), unique));
           } catch (IqException unreachable) {
             // it lapses with its time to live
           }
@@ -306,7 +307,7 @@ public final class RedleaseLocks implements BufferedWriteLocks {
             try {
               outcome = change(server, key, before, change.getValue());
             } catch (IqConnectionException unreachable) {
-              if (!unreachable.timedOut() && cache.isDown(server)) {
+              if (!unreachable.timedOut() && servers.isDown(server)) {
                 continue; // its replica went with it
               }
               throw new IqException(
@@ -350,11 +351,11 @@ public final class RedleaseLocks implements BufferedWriteLocks {
       if (value == null) {
         return before == null
             ? Outcome.OK
-            : join(cache.deleteIfUnchangedOnAsync(server, key, before.cas()));
+            : join(servers.deleteIfUnchangedOnAsync(server, key, before.cas()));
       }
       return before == null
-          ? join(cache.addOnAsync(server, key, value, WriteOptions.DEFAULT))
-          : join(cache.casOnAsync(server, key, value, before.cas(), WriteOptions.DEFAULT));
+          ? join(servers.addOnAsync(server, key, value, WriteOptions.DEFAULT))
+          : join(servers.casOnAsync(server, key, value, before.cas(), WriteOptions.DEFAULT));
     }
 
     /** Sets or deletes every replica of {@code key} unconditionally ({@code null} deletes). */

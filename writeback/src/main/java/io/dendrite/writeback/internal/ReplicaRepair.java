@@ -1,6 +1,8 @@
 package io.dendrite.writeback.internal;
 
+import io.dendrite.iq.client.HandoverParty;
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.ReplicaPlacement;
 import io.dendrite.iq.client.ServerAddress;
 import java.time.Duration;
 import java.util.HashSet;
@@ -22,14 +24,14 @@ import org.slf4j.LoggerFactory;
  * restore. Without this, a buffered write keeps one copy fewer until it is written again or drained, and a rolling
  * restart of the cache tier, one server after another, loses it.
  *
- * <p>Where the copies go ({@link IqClient#serversFor}):
+ * <p>Where the copies go ({@link ReplicaPlacement#serversFor}):
  *
  * <ul>
  *   <li>A server that restarts (answers as a new run) gets its copies back on its address.
  *   <li>A server that stays down for {@code replaceAfter} is taken out of replica placement: the next server
  *       clockwise substitutes for it, gets a copy of every value, and a second loss is survived too. Once it is back
  *       as a new run it is put back in, gets its copies back, and the substitutes' copies are deleted later ({@link
- *       IqClient#deleteStrayReplicas}).
+ *       ReplicaPlacement#deleteStrays}).
  *   <li>A server that says it is leaving (its process was told to stop and hands over first, {@code stats
  *       leaving 1}) is taken out of placement at once, so that its copies are made on the next servers before it
  *       stops; it refuses new leases on what it holds meanwhile. The servers are asked whether one is leaving every
@@ -49,12 +51,12 @@ public final class ReplicaRepair implements AutoCloseable {
   /** How often, at most, the servers are asked whether one is leaving, and a leaving one is looked at. */
   static final Duration WATCH = Duration.ofMillis(200);
 
-  private final IqClient cache;
+  private final ReplicaPlacement placement;
   private final ServerRuns runs;
   private final Duration replaceAfter;
   private final List<IntSupplier> steps = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService thread;
-  private final IqClient.HandoverParty handovers;
+  private final HandoverParty handovers;
   private final long intervalNanos;
   private boolean due;
   private long placementSeen;
@@ -70,11 +72,11 @@ public final class ReplicaRepair implements AutoCloseable {
    * A server down for {@code replaceAfter} is replaced by the next one in placement.
    */
   public ReplicaRepair(IqClient cache, Duration interval, Duration replaceAfter, String name) {
-    this.cache = cache;
+    this.placement = cache.replicaPlacement();
     this.runs = new ServerRuns(cache);
     this.replaceAfter = replaceAfter;
-    this.placementSeen = cache.replicaPlacementVersion();
-    this.handovers = cache.joinHandovers();
+    this.placementSeen = placement.version();
+    this.handovers = placement.joinHandovers();
     this.intervalNanos = interval.toNanos();
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
@@ -136,7 +138,7 @@ public final class ReplicaRepair implements AutoCloseable {
     try {
       for (ServerRuns.Back back : runs.backSinceLastLook()) {
         if (back.sameRun()) {
-          if (cache.excludeFromReplicas(back.server())) {
+          if (placement.exclude(back.server())) {
             log.warn(
                 "cache server {} answers again as the run it was before it was taken for down: it was cut off, "
                     + "and its copies of pinned values may be older than the others; it stays out of replica placement "
@@ -145,14 +147,14 @@ public final class ReplicaRepair implements AutoCloseable {
           }
           continue;
         }
-        if (cache.includeInReplicas(back.server())) {
+        if (placement.include(back.server())) {
           log.info("cache server {} is back as a new run: replicas move back to it", back.server());
         }
         log.debug("cache server {} is back (or first seen); restoring replicas", back.server());
         due = true;
       }
       for (ServerAddress server : runs.leaving()) {
-        if (cache.excludeFromReplicas(server)) {
+        if (placement.exclude(server)) {
           log.warn(
               "cache server {} is leaving (stopping after a handover): the next servers take its replicas",
               server);
@@ -161,16 +163,16 @@ public final class ReplicaRepair implements AutoCloseable {
       runs.down()
           .forEach(
               (server, downFor) -> {
-                if (downFor.compareTo(replaceAfter) >= 0 && cache.excludeFromReplicas(server)) {
+                if (downFor.compareTo(replaceAfter) >= 0 && placement.exclude(server)) {
                   log.warn(
                       "cache server {} has been down for {}: the next servers take its replicas",
                       server,
                       downFor);
                 }
               });
-      long placement = cache.replicaPlacementVersion();
-      if (placement != placementSeen) {
-        placementSeen = placement;
+      long version = placement.version();
+      if (version != placementSeen) {
+        placementSeen = version;
         due = true;
       }
       if (due) {
@@ -185,7 +187,7 @@ public final class ReplicaRepair implements AutoCloseable {
         }
       }
       confirmHandovers();
-      int strays = cache.deleteStrayReplicas();
+      int strays = placement.deleteStrays();
       if (strays > 0) {
         log.info(
             "deleted {} copies that substitute cache servers held while a server was out", strays);
@@ -198,7 +200,7 @@ public final class ReplicaRepair implements AutoCloseable {
   /**
    * Tells each leaving server that is out of this client's placement that this engine's copies of what it held are
    * made, once a whole restore pass since it was taken out found nothing left to restore ({@code pmoved}, through
-   * {@link IqClient.HandoverParty}); takes that back while a pass is due. Said again at every look while it is
+   * {@link HandoverParty}); takes that back while a pass is due. Said again at every look while it is
    * leaving, so that a server that saw a pinned write since hears it again.
    */
   private void confirmHandovers() {
@@ -206,7 +208,7 @@ public final class ReplicaRepair implements AutoCloseable {
       handovers.notMoved();
       return;
     }
-    Set<ServerAddress> excluded = cache.excludedFromReplicas();
+    Set<ServerAddress> excluded = placement.excluded();
     for (ServerAddress server : runs.leaving()) {
       if (!excluded.contains(server)) {
         continue;

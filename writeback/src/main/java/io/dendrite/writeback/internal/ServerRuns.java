@@ -53,7 +53,7 @@ public final class ServerRuns {
     for (ServerAddress server : cache.config().servers()) {
       String run;
       try {
-        Map<String, String> stats = cache.stats(server);
+        Map<String, String> stats = cache.servers().stats(server);
         run = runOf(stats);
         if ("1".equals(stats.get("leaving"))) {
           leaving.add(server);
@@ -63,7 +63,7 @@ public final class ServerRuns {
       } catch (IqConnectionException unreachable) {
         // A connection left from before a restart can fail while a fresh one is answered: ask again
         // to be sure.
-        if (!unreachable.timedOut() && cache.isDown(server)) {
+        if (!unreachable.timedOut() && cache.servers().isDown(server)) {
           downSince.putIfAbsent(server, System.nanoTime());
           leaving.remove(server); // it has left
         }
@@ -73,7 +73,7 @@ public final class ServerRuns {
       // of a change): a short cut between two looks counts too.
       boolean wasDown =
           downSince.remove(server) != null
-              | cache.downSeenAt(server).stream().anyMatch(at -> at - previousLook > 0);
+              | cache.servers().downSeenAt(server).stream().anyMatch(at -> at - previousLook > 0);
       String before = lastRun.put(server, run);
       if (wasDown || !run.equals(before)) {
         back.add(new Back(server, wasDown && run.equals(before)));
@@ -93,7 +93,7 @@ public final class ServerRuns {
         continue;
       }
       try {
-        if ("1".equals(cache.stats(server).get("leaving"))) {
+        if ("1".equals(cache.servers().stats(server).get("leaving"))) {
           return true;
         }
       } catch (RuntimeException unanswered) {

@@ -58,7 +58,7 @@ final class BufferedIntervalLog {
       IqClient cache, String collection, String domain, int partitions, int replicas, int batch) {
     this.keyPrefix = "bl:" + collection + ":" + domain + ":";
     this.partitions = partitions;
-    this.store = cache.replicated(replicas);
+    this.store = cache.replicaPlacement().store(replicas);
     this.copies = new PinnedReplicas(cache, replicas);
     this.batch = batch;
   }

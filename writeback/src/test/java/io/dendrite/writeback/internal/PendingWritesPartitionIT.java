@@ -36,7 +36,12 @@ class PendingWritesPartitionIT {
               cache.servers.stream()
                   .filter(
                       server ->
-                          cache.client.serversFor("PendingWrites:0", 2).get(0).port()
+                          cache
+                                  .client
+                                  .replicaPlacement()
+                                  .serversFor("PendingWrites:0", 2)
+                                  .get(0)
+                                  .port()
                               == server.port())
                   .findFirst()
                   .orElseThrow()));
@@ -55,7 +60,7 @@ class PendingWritesPartitionIT {
       partition.add(key(2), Instant.ofEpochMilli(20));
       // The first replica forgets everything, as a restarted server would, and only takes appends
       // from now on.
-      var first = cache.client.serversFor("PendingWrites:0", 2).get(0);
+      var first = cache.client.replicaPlacement().serversFor("PendingWrites:0", 2).get(0);
       try (var one = io.dendrite.iq.client.IqClient.builder().servers(List.of(first)).build()) {
         one.delete("PendingWrites:0");
       }
@@ -79,7 +84,8 @@ class PendingWritesPartitionIT {
       for (var copy :
           cache
               .client
-              .replicated(2)
+              .replicaPlacement()
+              .store(2)
               .getAllOnEach(List.of("PendingWrites:0"))
               .get("PendingWrites:0")
               .values()) {
@@ -105,15 +111,23 @@ class PendingWritesPartitionIT {
       var copies =
           cache
               .client
-              .replicated(2)
+              .replicaPlacement()
+              .store(2)
               .getAllOnEach(List.of("PendingWrites:0"))
               .get("PendingWrites:0");
       partition.add(key(1), Instant.ofEpochMilli(2)); // lands after the read, before the rewrite
       copies.forEach(
           (server, copy) ->
               assertThat(
-                      cache.client.casOn(
-                          server, "PendingWrites:0", new byte[0], copy.cas(), WriteOptions.PINNED))
+                      cache
+                          .client
+                          .servers()
+                          .casOn(
+                              server,
+                              "PendingWrites:0",
+                              new byte[0],
+                              copy.cas(),
+                              WriteOptions.PINNED))
                   .isEqualTo(Outcome.EXISTS));
       assertThat(partition.entries()).hasSize(2);
     }

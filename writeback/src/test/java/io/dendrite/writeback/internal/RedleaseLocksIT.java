@@ -179,7 +179,9 @@ class RedleaseLocksIT {
   /** The servers holding {@code key}'s lock: its replica servers (not the lock key's own placement). */
   private static List<ServerAddress> lockCopies(String key) {
     return replicas.serversFor(key).stream()
-        .filter(server -> memcached.client.getOn(server, RedleaseLocks.PREFIX + key).isPresent())
+        .filter(
+            server ->
+                memcached.client.servers().getOn(server, RedleaseLocks.PREFIX + key).isPresent())
         .toList();
   }
 
