@@ -127,8 +127,8 @@ class RangeOwnedEngineIT {
   }
 
   /**
-   * Negative control: without moving the fence, nothing refuses the paused owner; its write goes through (built on
-   * the buffered write it reads, so here nothing is lost, but the two owners no longer exclude each other).
+   * Negative control: without moving the fence, nothing refuses the paused owner; its write goes through, and the
+   * two owners no longer exclude each other (the new owner's +10 may even be lost to the old owner's drain).
    */
   @Test
   void withoutTheFenceAPausedOwnerIsNotRefused(MySqlTestDatabase database) throws Exception {
@@ -144,9 +144,12 @@ class RangeOwnedEngineIT {
         first.close();
         second.drainNow();
       }
+      // The +100 lands whatever the timing. The +10 may not: the owners do not exclude each other,
+      // so the first's drain can turn ann into its idempotent form between the second's read and
+      // write of ann (seen once in a loaded run: 102).
       assertThat(store.read(ANN).orElseThrow().fields().get("score"))
           .as("the first engine's +100 was not refused")
-          .isEqualTo(112);
+          .isIn(102, 112);
     }
   }
 
