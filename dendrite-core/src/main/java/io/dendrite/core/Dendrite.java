@@ -130,6 +130,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
     TypedWriteBuffer<K, ?> writeBuffer;
     WriteBuffers<?> writeBuffers;
     boolean closesWriteBuffer;
+    OutageTolerance<?> outageTolerance;
     ChangeRecords<K, R, ?> changeRecords;
     double beta = 1.0;
     int alpha = 16;
@@ -236,6 +237,19 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
       this.writeBuffer = TypedWriteBuffer.of(buffer, commands);
       this.writeBuffers = null;
       this.policy = WritePolicy.WRITE_BACK;
+      return this;
+    }
+
+    /**
+     * Keeps taking writes while the data store is down, and keeps misses from reading a data store that lacks them
+     * ({@link OutageTolerance}; the TARDIS module's {@code TardisRanges}): every write's data-store statement and
+     * every miss's query go through the guard it opens for the range. For write-around and write-through, in one
+     * process; write-back needs none (it keeps writes buffered through an outage already). Every command bound with
+     * {@link #command} must take the change the guard writes (the write-back module's {@code DocumentCommand}s do),
+     * which {@link #build} checks; the command's {@link WriteCommand#apply} is not used.
+     */
+    public Builder<K, R> outageTolerance(OutageTolerance<?> tolerance) {
+      this.outageTolerance = Objects.requireNonNull(tolerance, "tolerance");
       return this;
     }
 
@@ -380,6 +394,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
       copy.policy = policy;
       copy.writeBuffer = writeBuffer;
       copy.writeBuffers = writeBuffers;
+      copy.outageTolerance = outageTolerance;
       copy.changeRecords = changeRecords;
       copy.beta = beta;
       copy.alpha = alpha;
@@ -540,6 +555,23 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
     }
 
     private void checkSettings() {
+      if (outageTolerance != null) {
+        if (policy == WritePolicy.WRITE_BACK) {
+          throw new IllegalStateException(
+              "outageTolerance(...) is for write-around and write-through: write-back keeps writes buffered"
+                  + " through a data-store outage already");
+        }
+        if (deployment != null) {
+          throw new IllegalStateException(
+              "outageTolerance(...) runs in one process: over many processes, nothing fences what a former"
+                  + " owner's guard keeps (not built yet)");
+        }
+        TypedWriteBuffer.checkedKinds(
+            outageTolerance.changeType(),
+            commands,
+            "the outage tolerance cannot keep",
+            "its guard writes");
+      }
       if ((writeBuffer != null || writeBuffers != null) && policy != WritePolicy.WRITE_BACK) {
         throw new IllegalStateException(
             "writeBack(buffers) and writePolicy(" + policy + ") conflict: choose one");

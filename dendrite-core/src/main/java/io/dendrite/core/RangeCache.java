@@ -59,6 +59,12 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
   /** Whether the write buffer was opened for this Dendrite ({@link WriteBuffers}), which then closes it. */
   private final boolean closesWriteBuffer;
 
+  /** The data-store side of writes and misses under {@link Dendrite.Builder#outageTolerance}; null without. */
+  private final OutageTolerance.RangeGuard<K, Object> guard;
+
+  /** The type of change the guard writes; null without one. */
+  private final Class<?> guardChanges;
+
   private final ChangeRecords<K, R, ?> changeRecords;
   private final boolean leasesEnabled;
   private final boolean repairLapsedWrites;
@@ -153,6 +159,27 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
                     writeBuffer,
                     claim.excludesOtherOwners(),
                     builder.nearOnlyCopiesDeleteServersCopies);
+    this.guardChanges =
+        builder.outageTolerance == null ? null : builder.outageTolerance.changeType();
+    this.guard = openGuard(builder);
+  }
+
+  /**
+   * Opens the range's guard ({@link Dendrite.Builder#outageTolerance}) once the range is claimed, giving the claim up
+   * if it cannot.
+   */
+  @SuppressWarnings("unchecked")
+  private OutageTolerance.RangeGuard<K, Object> openGuard(Dendrite.Builder<K, R> builder) {
+    if (builder.outageTolerance == null) {
+      return null;
+    }
+    try {
+      return (OutageTolerance.RangeGuard<K, Object>)
+          builder.outageTolerance.open(type, builder.collection, builder.domain, cache);
+    } catch (RuntimeException failed) {
+      claim.close();
+      throw failed;
+    }
   }
 
   @Override
@@ -199,11 +226,16 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
     metrics.misses.increment();
     try {
       claim.check();
-      return reads.fill(interval, query, trips);
+      return reads.fill(interval, guard == null ? query : guarded(query), trips);
     } finally {
       metrics.completed(DendriteCounters.Operation.GET_MISS, trips.count());
       compactLogWhenDue();
     }
+  }
+
+  /** {@code query} as the guard runs it: after what the guard kept for its interval, or refused. */
+  private RangeQuery<K, R> guarded(RangeQuery<K, R> query) {
+    return (lo, hi) -> guard.miss(Interval.of(lo, hi), () -> query.query(lo, hi));
   }
 
   /**
@@ -227,10 +259,10 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
       ChangeApplier<? super C> apply,
       CacheUpdate<K, R> cacheUpdate) {
     Interval<K> interval = interval(lowerBound, upperBound);
-    if (writeBuffer != null) {
+    if (writeBuffer != null || guard != null) {
       throw new IllegalStateException(
-          "a write-back Dendrite writes the commands it was built with: use write(lowerBound,"
-              + " upperBound, command, kind)");
+          "a write-back or outage-tolerant Dendrite writes the commands it was built with: use"
+              + " write(lowerBound, upperBound, command, kind)");
     }
     Objects.requireNonNull(apply, "apply");
     write(interval, change, apply, cacheUpdate);
@@ -392,7 +424,19 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
     if (writeBuffer != null) {
       writeBuffer.check(interval, kind, command);
     }
-    write(interval, command, kind::apply, kind.cacheUpdate(command));
+    if (guard != null) {
+      if (!guardChanges.isInstance(command)) {
+        throw new IllegalArgumentException(
+            "an outage-tolerant Dendrite writes "
+                + guardChanges.getName()
+                + " commands, not "
+                + (command == null ? "null" : command.getClass().getName()));
+      }
+      // The guard writes the data store, or keeps the change while it cannot.
+      write(interval, command, change -> guard.write(interval, change), kind.cacheUpdate(command));
+    } else {
+      write(interval, command, kind::apply, kind.cacheUpdate(command));
+    }
   }
 
   /**
@@ -452,6 +496,9 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
       index.flushLog();
     } finally {
       try {
+        if (guard != null) {
+          guard.close();
+        }
         if (closesWriteBuffer) {
           // While the range is still claimed: closing drains what the buffer holds, which no
           // other owner may do meanwhile.

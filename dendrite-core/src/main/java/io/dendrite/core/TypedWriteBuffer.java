@@ -59,7 +59,6 @@ final class TypedWriteBuffer<K extends Comparable<? super K>, C> {
    *
    * @throws IllegalStateException naming a command whose argument is not a {@code changeType}, or when none is bound
    */
-  @SuppressWarnings("unchecked")
   static <C> List<WriteCommand<?, ?, ? extends C>> checkedKinds(
       Class<C> changeType, Map<String, ? extends WriteCommand<?, ?, ?>> commands) {
     if (commands.isEmpty()) {
@@ -67,6 +66,21 @@ final class TypedWriteBuffer<K extends Comparable<? super K>, C> {
           "a write-back Dendrite writes only the commands bound on it: bind at least one with"
               + " command(name, kind)");
     }
+    return checkedKinds(changeType, commands, "write-back cannot buffer", "its buffers hold");
+  }
+
+  /**
+   * The commands, each checked to take changes of {@code changeType}, which {@code what} (say, "write-back cannot
+   * buffer") and {@code holder} (say, "its buffers hold") name in the refusal.
+   *
+   * @throws IllegalStateException naming a command whose argument is not a {@code changeType}
+   */
+  @SuppressWarnings("unchecked")
+  static <C> List<WriteCommand<?, ?, ? extends C>> checkedKinds(
+      Class<C> changeType,
+      Map<String, ? extends WriteCommand<?, ?, ?>> commands,
+      String what,
+      String holder) {
     List<WriteCommand<?, ?, ? extends C>> kinds = new ArrayList<>();
     commands.forEach(
         (name, kind) -> {
@@ -76,9 +90,12 @@ final class TypedWriteBuffer<K extends Comparable<? super K>, C> {
                     + name
                     + "\" takes a "
                     + kind.type().getName()
-                    + ", which write-back cannot buffer: under write-back every command's argument must be a "
+                    + ", which "
+                    + what
+                    + ": every command's argument must be a "
                     + changeType.getName()
-                    + ", the change its buffers hold");
+                    + ", the change "
+                    + holder);
           }
           kinds.add((WriteCommand<?, ?, ? extends C>) kind);
         });
