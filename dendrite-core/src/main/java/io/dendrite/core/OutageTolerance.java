@@ -34,6 +34,14 @@ public interface OutageTolerance<C> {
   interface RangeGuard<K extends Comparable<? super K>, C> extends AutoCloseable {
 
     /**
+     * Refuses, before anything is changed, a change of the right type that this guard still cannot write as a write
+     * touching {@code interval} (the default refuses none).
+     *
+     * @throws IllegalArgumentException naming what is wrong with {@code change}
+     */
+    default void check(Interval<K> interval, C change) {}
+
+    /**
      * Writes {@code change}, which touches {@code interval}, in place of the write command's own {@link
      * WriteCommand#apply}: to the data store, or, while the data store cannot take it, kept elsewhere (durably)
      * until it can. Returns once the write is durable in one or the other.

@@ -432,6 +432,7 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
                 + " commands, not "
                 + (command == null ? "null" : command.getClass().getName()));
       }
+      guard.check(interval, command);
       // The guard writes the data store, or keeps the change while it cannot.
       write(interval, command, change -> guard.write(interval, change), kind.cacheUpdate(command));
     } else {

@@ -9,6 +9,16 @@ import org.junit.jupiter.api.Test;
 /** The builder refuses what it cannot build, in the setter that got it or in build(), naming the setting. */
 class DendriteBuilderTest {
 
+  /** A deployment the builder must refuse to reach: it fails the test if it is. */
+  static final Dendrite.Deployment UNREACHABLE =
+      new Dendrite.Deployment() {
+        @Override
+        public <K extends Comparable<? super K>, R> Dendrite<K, R> deploy(
+            Dendrite.Settings<K, R> settings) {
+          throw new AssertionError("deployed");
+        }
+      };
+
   /** A buffer that is never used: the builder only keeps it. */
   private static final WriteBuffer<Integer, ScoreRow> UNUSED =
       new WriteBuffer<>() {
@@ -101,15 +111,7 @@ class DendriteBuilderTest {
         .hasMessageContaining("write command \"deposit\" takes a")
         .hasMessageContaining("Deposit, which write-back cannot buffer")
         .hasMessageContaining("must be a " + ScoreRow.class.getName());
-    Dendrite.Deployment unreachable =
-        new Dendrite.Deployment() {
-          @Override
-          public <K extends Comparable<? super K>, R> Dendrite<K, R> deploy(
-              Dendrite.Settings<K, R> settings) {
-            throw new AssertionError("deployed");
-          }
-        };
-    assertThatThrownBy(() -> builder.copy().deployment(unreachable).build())
+    assertThatThrownBy(() -> builder.copy().deployment(UNREACHABLE).build())
         .as("checked before any deployment runs")
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("write command \"deposit\"");

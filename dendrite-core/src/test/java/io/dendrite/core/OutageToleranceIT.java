@@ -115,24 +115,15 @@ class OutageToleranceIT {
   void theBuilderRefusesWhatTheGuardCannotServe() {
     ToyTolerance tolerance = new ToyTolerance();
     record Deposit(int id, long amount) {}
-    Dendrite.Builder<Integer, ScoreRow> builder =
-        Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
-            .collection("scores")
-            .domain("id")
-            .cache(IqClient.builder().servers("127.0.0.1:1").build())
-            .outageTolerance(tolerance)
-            .command("deposit", WriteCommand.of(Deposit.class, deposit -> {}, null));
-    assertThatThrownBy(builder::build)
+    Dendrite.Builder<Integer, ScoreRow> mistyped =
+        unbuilt(tolerance).command("deposit", WriteCommand.of(Deposit.class, deposit -> {}, null));
+    assertThatThrownBy(mistyped::build)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("write command \"deposit\" takes a")
         .hasMessageContaining("which the outage tolerance cannot keep");
     assertThatThrownBy(
             () ->
-                Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
-                    .collection("scores")
-                    .domain("id")
-                    .cache(IqClient.builder().servers("127.0.0.1:1").build())
-                    .outageTolerance(tolerance)
+                unbuilt(tolerance)
                     .writeBack(
                         new WriteBuffer<Integer, ScoreRow>() {
                           @Override
@@ -146,6 +137,18 @@ class OutageToleranceIT {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining(
             "write-back keeps writes buffered through a data-store outage already");
+    assertThatThrownBy(() -> unbuilt(tolerance).deployment(DendriteBuilderTest.UNREACHABLE).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("outageTolerance(...) runs in one process");
     assertThat(tolerance.opened).isZero();
+  }
+
+  /** Scores with {@code tolerance}, over a cache client that never connects: for what the builder refuses. */
+  private static Dendrite.Builder<Integer, ScoreRow> unbuilt(ToyTolerance tolerance) {
+    return Dendrite.builder(DomainType.INTEGER, ScoreRow.CODEC)
+        .collection("scores")
+        .domain("id")
+        .cache(IqClient.builder().servers("127.0.0.1:1").build())
+        .outageTolerance(tolerance);
   }
 }

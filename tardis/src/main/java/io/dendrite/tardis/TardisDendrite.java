@@ -5,16 +5,16 @@ import io.dendrite.core.CacheUpdate;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
-import io.dendrite.core.Interval;
 import io.dendrite.core.NotAppliedException;
 import io.dendrite.core.RangeCache;
 import io.dendrite.core.RangeNames;
 import io.dendrite.core.RowCodec;
+import io.dendrite.core.WriteCommand;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.writeback.change.DocumentChanges;
-import io.dendrite.writeback.change.EntityChanges;
-import io.dendrite.writeback.internal.LeaseLostException;
+import io.dendrite.writeback.range.DocumentCommand;
 import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,14 +45,13 @@ import java.util.function.UnaryOperator;
  * @param <R> the row type
  */
 public final class TardisDendrite<K extends Comparable<? super K>, R> implements Dendrite<K, R> {
-  private final TardisCore core;
-  private final RangeWriteBack<K> buffered;
+  private final TardisRanges.Guard<?> guard;
   private final RangeCache<K, R> dendrite;
+  private final DataStore store;
   private final String collection;
   private final String domain;
   private final Function<Entity, R> rowOf;
-  private final Function<DocumentChanges, CacheUpdate<K, R>> cacheUpdates;
-  private final boolean useTheIndex;
+  private final WriteCommand<K, R, DocumentChanges> changes;
   private final Map<String, Boolean> queries;
   private final Map<String, Command<?>> commands;
 
@@ -64,49 +63,33 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     }
   }
 
-  private TardisDendrite(Builder<K, R> builder, TardisCore core) {
-    this.core = core;
+  private TardisDendrite(Builder<K, R> builder, TardisRanges ranges) {
     this.queries = Map.copyOf(builder.queries);
     this.commands = Map.copyOf(builder.commands);
     this.collection = builder.collection;
     this.domain = builder.domain;
     this.rowOf = builder.rowOf;
-    this.cacheUpdates = builder.cacheUpdates;
-    this.useTheIndex = builder.useTheIndex;
-    RangeWriteBack<K> index = null;
-    RangeCache<K, R> cached = null;
-    try {
-      // The Dendrite first: it claims the range, and the index of buffered range writes is rebuilt
-      // (and its log
-      // compacted) only by the range's owner.
-      cached =
-          builder
-              .dendriteSettings
-              .apply(
-                  Dendrite.builder(builder.type, builder.rows)
-                      .collection(collection)
-                      .domain(domain)
-                      .range(builder.min, builder.max)
-                      .cache(core.cache)
-                      .writePolicy(WritePolicy.WRITE_THROUGH))
-              .buildRangeCache();
-      index =
-          RangeWriteBack.over(builder.type, core.teleported.asEngine(core.replicaRepair))
-              .collection(collection)
-              .domain(domain)
-              .build();
-      this.dendrite = cached;
-      this.buffered = index;
-    } catch (RuntimeException failed) {
-      if (index != null) {
-        index.close();
-      }
-      if (cached != null) {
-        cached.close();
-      }
-      core.close();
-      throw failed;
-    }
+    this.store = builder.tardis.store;
+    this.changes =
+        builder.cacheUpdates == null
+            ? DocumentCommand.keptAsChangeRecords()
+            : DocumentCommand.updating(builder.cacheUpdates);
+    // A write-through Dendrite whose data-store side is TARDIS's: it claims the range, then opens
+    // the guard, which rebuilds the index of teleported range writes (only the range's owner
+    // rebuilds and compacts its log).
+    this.dendrite =
+        builder
+            .dendriteSettings
+            .apply(
+                Dendrite.builder(builder.type, builder.rows)
+                    .collection(collection)
+                    .domain(domain)
+                    .range(builder.min, builder.max)
+                    .cache(builder.tardis.cache)
+                    .writePolicy(WritePolicy.WRITE_THROUGH))
+            .outageTolerance(ranges)
+            .buildRangeCache();
+    this.guard = ranges.opened();
   }
 
   /**
@@ -131,11 +114,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     return dendrite.get(
         lowerBound,
         upperBound,
-        (lo, hi) ->
-            core.miss(
-                range(lo, hi),
-                () ->
-                    core.store.readRange(collection, domain, lo, hi).stream().map(rowOf).toList()));
+        (lo, hi) -> store.readRange(collection, domain, lo, hi).stream().map(rowOf).toList());
   }
 
   /**
@@ -153,26 +132,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
    */
   public void write(K lowerBound, K upperBound, DocumentChanges changes) {
     Objects.requireNonNull(changes, "changes");
-    List<EntityChanges> each = changes.each();
-    for (EntityChanges one : each) {
-      if (!one.key().collection().equals(collection)) {
-        throw new IllegalArgumentException(
-            "a TardisDendrite of collection " + collection + " cannot write " + one.key());
-      }
-    }
-    dendrite.write(
-        lowerBound,
-        upperBound,
-        changes,
-        change -> {
-          // Called under the interval's Exclusive lease, after the Dendrite checked the bounds.
-          Interval<K> interval = Interval.of(lowerBound, upperBound);
-          core.write(
-              range(lowerBound, upperBound),
-              each,
-              () -> LeaseLostException.untilKept(() -> buffered.buffer(interval, change)));
-        },
-        cacheUpdates == null ? null : cacheUpdates.apply(changes));
+    dendrite.write(lowerBound, upperBound, changes, this.changes);
   }
 
   /**
@@ -209,49 +169,19 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     return collection + "." + domain;
   }
 
-  /** A get's or write's interval: it depends on the buffered writes whose intervals overlap it. */
-  private TardisCore.Subject range(K lowerBound, K upperBound) {
-    Interval<K> interval = Interval.of(lowerBound, upperBound);
-    return new TardisCore.Subject() {
-      @Override
-      public String describe() {
-        return collection + "." + domain + " " + interval;
-      }
-
-      @Override
-      public boolean hasBuffered() {
-        return useTheIndex && buffered.buffersOverlapping(interval);
-      }
-
-      @Override
-      public boolean applyBuffered() {
-        if (!hasBuffered()) {
-          return false;
-        }
-        buffered.applyOverlapping(interval);
-        return true;
-      }
-
-      @Override
-      public void probe() {
-        core.store.readRange(collection, domain, lowerBound, lowerBound);
-      }
-    };
-  }
-
   /** This process's mode now. */
   public Mode mode() {
-    return core.mode();
+    return guard.mode();
   }
 
   /** The technique this instance runs. */
   public Technique technique() {
-    return core.technique;
+    return guard.technique();
   }
 
   /** The state now; reads every partition (one batched read). */
   public TardisMetrics metrics() {
-    return core.metrics();
+    return guard.metrics();
   }
 
   /** The underlying Dendrite's counts (hits, misses, writes). */
@@ -265,11 +195,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
    */
   @Override
   public void close() {
-    try (TardisCore recovery = core;
-        RangeWriteBack<K> index = buffered;
-        RangeCache<K, R> cached = dendrite) {
-      // closed in reverse order: the Dendrite, then the index, then the recovery workers
-    }
+    dendrite.close(); // closes the guard: the index, then the recovery workers
   }
 
   /**
@@ -289,7 +215,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     private Function<Entity, R> rowOf;
     private Function<DocumentChanges, CacheUpdate<K, R>> cacheUpdates;
     private UnaryOperator<Dendrite.Builder<K, R>> dendriteSettings = UnaryOperator.identity();
-    private boolean useTheIndex = true;
+    private boolean ignoringTheIndex;
     private final Map<String, Boolean> queries = new LinkedHashMap<>();
     private final Map<String, Command<?>> commands = new LinkedHashMap<>();
 
@@ -383,7 +309,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
      * store that may lack them. For the negative control of the tests only (it reads stale), so not public.
      */
     Builder<K, R> ignoringTheIndex() {
-      this.useTheIndex = false;
+      this.ignoringTheIndex = true;
       return this;
     }
 
@@ -398,18 +324,11 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
       if (tardis == null || collection == null || domain == null || min == null || rowOf == null) {
         throw new IllegalStateException("tardis, collection, domain, range and rowOf are required");
       }
-      if (tardis.solution != Solution.RECON) {
-        throw new IllegalStateException(
-            "a TardisDendrite finds buffered writes through its index of their intervals: Solution "
-                + tardis.solution
-                + " is for the per-document Tardis");
+      TardisRanges ranges = TardisRanges.of(tardis);
+      if (ignoringTheIndex) {
+        ranges.ignoringTheIndex();
       }
-      if (tardis.lockTtl != null) {
-        throw new IllegalStateException(
-            "a TardisDendrite needs I/Q leases, which stock memcached lacks: use our IQ servers (not"
-                + " Tardis.Builder.stockMemcached)");
-      }
-      return new TardisDendrite<>(this, tardis.buildCore("tardis." + collection + "." + domain));
+      return new TardisDendrite<>(this, ranges);
     }
   }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.WritePolicy;
 import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
@@ -15,6 +16,7 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.range.DocumentCommand;
 import io.dendrite.writeback.store.Entity;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -29,6 +31,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@link TardisDendrite} one failure at a time, on a real MariaDB behind {@link FaultyStore}'s switch and real IQ
@@ -94,6 +98,68 @@ class TardisDendriteIT {
     assertThat(name(4)).isEqualTo("while down");
     assertThat(name(5)).isEqualTo("while down");
     assertThat(ranges.get(20L, 29L)).hasSize(10);
+  }
+
+  /**
+   * TARDIS as a setting of an ordinary Dendrite, composed with either write policy: writes keep being acknowledged
+   * while the database is down (write-through refreshes the cached range, write-around drops it), a miss over what
+   * is buffered is refused, and once the database answers a miss applies the buffered write before it queries.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = WritePolicy.class,
+      names = {"WRITE_THROUGH", "WRITE_AROUND"})
+  void aDendriteWithTardisAsItsOutageToleranceKeepsWritingThroughAnOutage(WritePolicy policy)
+      throws Exception {
+    try (Dendrite<Long, NamedRow> rows =
+        Dendrite.builder(DomainType.LONG, NamedRow.CODEC)
+            .collection(TABLE)
+            .domain("pos")
+            .range(0L, (long) ROWS - 1)
+            .cache(cache.client)
+            .writePolicy(policy)
+            .outageTolerance(TardisRanges.of(tardisSettings().drainThreads(1)))
+            .query(
+                "byPos",
+                (lo, hi) ->
+                    faulty.readRange(TABLE, "pos", lo, hi).stream().map(NamedRow::of).toList())
+            .command("rename", DocumentCommand.updating(NamedRow::updateOf))
+            .build()) {
+      assertThat(rows.get("byPos", 0L, 9L)).hasSize(10);
+      faulty.down.set(true);
+
+      rows.write("rename", 4L, 4L, names(4, 4, "while down"));
+
+      assertThat(name(4)).as("teleported, not in MySQL").isEqualTo("u4");
+      if (policy == WritePolicy.WRITE_THROUGH) {
+        assertThat(rows.get("byPos", 0L, 9L))
+            .as("the cached range, refreshed by the teleported write")
+            .contains(new NamedRow(4, "while down"));
+      } else {
+        assertThatThrownBy(() -> rows.get("byPos", 0L, 9L))
+            .as("write-around dropped the cached range; the miss is refused while MySQL is down")
+            .isInstanceOf(TardisUnavailableException.class);
+      }
+
+      faulty.down.set(false);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      List<NamedRow> read = null;
+      while (read == null) {
+        assertThat(System.nanoTime()).as("waiting for MySQL to be seen up").isLessThan(deadline);
+        try {
+          read = rows.get("byPos", 0L, 9L);
+        } catch (TardisUnavailableException notYet) {
+          Thread.sleep(50);
+        }
+      }
+      assertThat(read).contains(new NamedRow(4, "while down"));
+      while (!name(4).equals("while down")) {
+        // Write-around: the miss applied it before it queried. Write-through: a hit, and the
+        // recovery worker applies it.
+        assertThat(System.nanoTime()).as("waiting for recovery to apply it").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+    }
   }
 
   /**
@@ -210,16 +276,7 @@ class TardisDendriteIT {
         rangeSettings
             .apply(
                 TardisDendrite.builder(DomainType.LONG, NamedRow.CODEC)
-                    .tardis(
-                        settings.apply(
-                            Tardis.builder()
-                                .replicas(1)
-                                .cache(cache.client)
-                                .store(faulty)
-                                .technique(Technique.TARDIS)
-                                .partitions(4)
-                                .drainThreads(0)
-                                .checkInterval(Duration.ofMillis(100))))
+                    .tardis(settings.apply(tardisSettings()))
                     .collection(TABLE)
                     .domain("pos")
                     .range(0L, (long) ROWS - 1)
@@ -228,6 +285,18 @@ class TardisDendriteIT {
             .build();
     opened.add(ranges);
     return ranges;
+  }
+
+  /** TARDIS over the faulty store, one replica, no recovery worker, checking the store every 100 ms. */
+  private Tardis.Builder tardisSettings() {
+    return Tardis.builder()
+        .replicas(1)
+        .cache(cache.client)
+        .store(faulty)
+        .technique(Technique.TARDIS)
+        .partitions(4)
+        .drainThreads(0)
+        .checkInterval(Duration.ofMillis(100));
   }
 
   /** Sets the name of every row in [first, last]. */
