@@ -2,7 +2,7 @@
  * Write-back: writes buffered in the cache tier, pinned and replicated, drained to MySQL or MongoDB. Exports one
  * package per engine, the change vocabulary and the data-store interface (its implementations are modules of their
  * own: {@code io.dendrite.store.mysql}, {@code io.dendrite.store.mongodb}); the plumbing the engines share ({@code
- * io.dendrite.writeback.internal}) is exported to TARDIS only.
+ * io.dendrite.writeback.kernel}) is exported to TARDIS only.
  */
 module io.dendrite.writeback {
   requires transitive io.dendrite.core;
@@ -24,6 +24,6 @@ module io.dendrite.writeback {
   exports io.dendrite.writeback.store;
   // TARDIS buffers the writes the data store failed to take with write-back's machinery, under keys
   // of its own.
-  exports io.dendrite.writeback.internal to
+  exports io.dendrite.writeback.kernel to
       io.dendrite.tardis;
 }

@@ -13,7 +13,7 @@ import io.dendrite.core.RowCodec;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
-import io.dendrite.writeback.internal.LeaseLostException;
+import io.dendrite.writeback.kernel.LeaseLostException;
 import io.dendrite.writeback.range.RangeWriteBack;
 import io.dendrite.writeback.store.Entity;
 import java.util.LinkedHashMap;

@@ -2,8 +2,8 @@ package io.dendrite.writeback;
 
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.document.WriteBack;
-import io.dendrite.writeback.internal.Arguments;
-import io.dendrite.writeback.internal.EngineSettings;
+import io.dendrite.writeback.kernel.Arguments;
+import io.dendrite.writeback.kernel.EngineSettings;
 import io.dendrite.writeback.session.SessionWriteBack;
 import java.time.Duration;
 import java.util.Objects;

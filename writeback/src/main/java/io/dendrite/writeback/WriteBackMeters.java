@@ -1,7 +1,7 @@
 package io.dendrite.writeback;
 
 import io.dendrite.writeback.document.WriteBack;
-import io.dendrite.writeback.internal.SharedSnapshot;
+import io.dendrite.writeback.kernel.SharedSnapshot;
 import io.dendrite.writeback.session.SessionWriteBack;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -12,6 +12,6 @@
  * </ul>
  *
  * <p>Changes are written in {@link io.dendrite.writeback.change}'s vocabulary. The plumbing the engines share lives in
- * {@code io.dendrite.writeback.internal}, which the module does not export.
+ * {@code io.dendrite.writeback.kernel}, which the module does not export.
  */
 package io.dendrite.writeback;

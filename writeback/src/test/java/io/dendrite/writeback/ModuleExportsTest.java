@@ -62,7 +62,7 @@ class ModuleExportsTest {
             "io.dendrite.writeback.session",
             "io.dendrite.writeback.store");
     assertThat(exportedToSome(module))
-        .isEqualTo(Map.of("io.dendrite.writeback.internal", Set.of("io.dendrite.tardis")));
+        .isEqualTo(Map.of("io.dendrite.writeback.kernel", Set.of("io.dendrite.tardis")));
   }
 
   @Test

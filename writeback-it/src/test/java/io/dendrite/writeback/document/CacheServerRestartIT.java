@@ -15,7 +15,7 @@ import io.dendrite.writeback.IqServerProcess;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.session.SessionWriteBack;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -14,7 +14,7 @@ import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.EngineClaim;
+import io.dendrite.writeback.kernel.EngineClaim;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;

@@ -12,7 +12,7 @@ import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.IdempotentFormRefusedException;
+import io.dendrite.writeback.kernel.IdempotentFormRefusedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -13,7 +13,7 @@ import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
-import io.dendrite.writeback.internal.DocumentEngine;
+import io.dendrite.writeback.kernel.DocumentEngine;
 import io.dendrite.writeback.store.DataStore;
 import java.time.Duration;
 import java.util.HashMap;
