@@ -11,7 +11,7 @@ import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.EntityChanges;
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import io.dendrite.writeback.range.RangeWriteBack;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -75,14 +75,14 @@ final class PartitionedBackend implements RecordBackend {
   private final IqClient cache;
 
   /** Under write-back, every range's engine opened here, the closed ones too (their drained counts). */
-  private final List<WriteBack> engines;
+  private final List<DocumentWriteBack> engines;
 
   private final PartitionedDendrite<Long, YcsbRecord> dendrite;
 
   private PartitionedBackend(
       RecordStore store,
       IqClient cache,
-      List<WriteBack> engines,
+      List<DocumentWriteBack> engines,
       PartitionedDendrite<Long, YcsbRecord> dendrite) {
     this.store = store;
     this.cache = cache;
@@ -104,7 +104,7 @@ final class PartitionedBackend implements RecordBackend {
       WritePolicy policy,
       double beta) {
     IqClient cache = null;
-    List<WriteBack> engines = new CopyOnWriteArrayList<>();
+    List<DocumentWriteBack> engines = new CopyOnWriteArrayList<>();
     try {
       cache = IqClient.builder().servers(servers).connectionsPerServer(connections).build();
       RecordChangeRecords records = new RecordChangeRecords(table);
@@ -138,7 +138,7 @@ final class PartitionedBackend implements RecordBackend {
         IqClient rangeCache = cache;
         processes.writeBack(
             (OwnedRange range) -> {
-              WriteBack engine =
+              DocumentWriteBack engine =
                   DendriteBackend.engineSettings(properties, rangeCache, store)
                       .ownedRange(range)
                       // One range's share of a process's writes: one drain thread and a
@@ -264,7 +264,7 @@ final class PartitionedBackend implements RecordBackend {
     stats.put("partitioned.resent", Long.toString(metrics.resent()));
     stats.put("partitioned.rangesServedAtEnd", Integer.toString(dendrite.servedRanges().size()));
     if (!engines.isEmpty()) {
-      List<WriteBackMetrics> writeBack = engines.stream().map(WriteBack::metrics).toList();
+      List<WriteBackMetrics> writeBack = engines.stream().map(DocumentWriteBack::metrics).toList();
       stats.put(
           "writeback.pendingAtEnd",
           Long.toString(writeBack.stream().mapToLong(WriteBackMetrics::pendingWrites).sum()));

@@ -148,7 +148,7 @@ public final class ManyProcesses implements Dendrite.Deployment {
    * the range over, and every command bound on the Dendrite must be a change those buffers hold. A new owner whose
    * predecessor did not hand the range over applies the range's buffered writes before it serves the range. Each
    * range's buffer should have a write-back engine of its own, owned by the range ({@code
-   * WriteBack.Builder#ownedRange(OwnedRange)}).
+   * DocumentWriteBack.Builder#ownedRange(OwnedRange)}).
    */
   public <K extends Comparable<? super K>, C> ManyProcesses writeBack(
       PartitionedDendrite.WriteBuffers<K, C> buffers) {

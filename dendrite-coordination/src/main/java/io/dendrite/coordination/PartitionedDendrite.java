@@ -324,7 +324,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
     /**
      * The write buffer of {@code range}, which this process now owns: its Dendrite's collection and domain, and
      * the lease a write-back engine of its own may lock the range's documents in this process under ({@code
-     * WriteBack.Builder#ownedRange}).
+     * DocumentWriteBack.Builder#ownedRange}).
      */
     WriteBuffer<K, C> open(OwnedRange range);
   }
@@ -750,7 +750,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
      * Write-back: each range's writes are buffered in the buffer {@code buffers} makes for it when this process
      * takes the range over. A new owner whose predecessor did not hand the range over applies the range's buffered
      * writes before it serves the range. Each range's buffer should have a write-back engine of its own, owned by
-     * the range ({@code WriteBack.Builder#ownedRange(OwnedRange)}), which locks the range's documents in this
+     * the range ({@code DocumentWriteBack.Builder#ownedRange(OwnedRange)}), which locks the range's documents in this
      * process under the range's lease; buffers may instead share one engine that takes cache leases (not {@code
      * singleProcess}), whose drain threads drain any document, when a document's range attribute can change.
      *

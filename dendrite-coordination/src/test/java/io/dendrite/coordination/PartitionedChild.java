@@ -6,7 +6,7 @@ import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import io.dendrite.writeback.range.RangeWriteBack;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -87,7 +87,7 @@ public final class PartitionedChild {
                     // Each range's engine is its own, locking the range's documents in this
                     // process under the range's lease; the buffer closes it with the range.
                     .writeBack(
-                        WriteBack.builder()
+                        DocumentWriteBack.builder()
                             .replicas(1)
                             .cache(cache)
                             .store(store)

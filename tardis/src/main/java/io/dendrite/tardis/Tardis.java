@@ -454,13 +454,13 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
-    /** As {@code WriteBack.Builder#replicaCheckInterval} (default 1 s; {@link Duration#ZERO} turns it off). */
+    /** As {@code DocumentWriteBack.Builder#replicaCheckInterval} (default 1 s; {@link Duration#ZERO} turns it off). */
     public Builder replicaCheckInterval(Duration interval) {
       this.replicaCheckInterval = Arguments.notNegative("replicaCheckInterval", interval);
       return this;
     }
 
-    /** As {@code WriteBack.Builder#replaceDownServerAfter} (default 30 s). */
+    /** As {@code DocumentWriteBack.Builder#replaceDownServerAfter} (default 30 s). */
     public Builder replaceDownServerAfter(Duration downFor) {
       this.replaceDownServerAfter = Arguments.notNegative("replaceDownServerAfter", downFor);
       return this;

@@ -1,7 +1,7 @@
 package io.dendrite.writeback;
 
 import io.dendrite.iq.client.IqClient;
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import io.dendrite.writeback.kernel.Arguments;
 import io.dendrite.writeback.kernel.EngineSettings;
 import io.dendrite.writeback.session.SessionWriteBack;
@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The settings {@link WriteBack.Builder} and {@link SessionWriteBack.Builder} share, set and checked in one place:
+ * The settings {@link DocumentWriteBack.Builder} and {@link SessionWriteBack.Builder} share, set and checked in one place:
  * each setter refuses a bad value at once, naming the setting and the value; {@link #requireCache} and the engines'
  * own {@code build()} refuse what is missing with an {@link IllegalStateException}.
  *

@@ -1,10 +1,10 @@
 package io.dendrite.writeback;
 
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import java.time.Duration;
 
 /**
- * A snapshot of a {@link WriteBack} engine's state, from {@link WriteBack#metrics()}.
+ * A snapshot of a {@link DocumentWriteBack} engine's state, from {@link DocumentWriteBack#metrics()}.
  *
  * @param pendingWrites documents with a buffered write, over all pending-writes partitions (all processes)
  * @param oldestPendingAge how long the oldest of them has been waiting, {@link Duration#ZERO} when none is

@@ -5,7 +5,7 @@
  * {@link io.dendrite.writeback.WriteBackMeters} publishes to Micrometer:
  *
  * <ul>
- *   <li>{@link io.dendrite.writeback.document.WriteBack}: per document (the thesis' Design 1);
+ *   <li>{@link io.dendrite.writeback.document.DocumentWriteBack}: per document (the thesis' Design 1);
  *   <li>{@link io.dendrite.writeback.session.SessionWriteBack}: per session for SQL (Design 2);
  *   <li>{@link io.dendrite.writeback.range.RangeWriteBack}: a Dendrite's range results on top of a per-document
  *       engine (BuWrInT).

@@ -10,7 +10,7 @@ import io.dendrite.core.Dendrite;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.server.IqServer;
 import io.dendrite.testsupport.ModuleDescriptors;
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import java.lang.module.ModuleDescriptor;
 import java.util.Map;
 import java.util.Set;
@@ -51,7 +51,7 @@ class ModuleExportsTest {
 
   @Test
   void writeBackExportsOnePackagePerEngineAndTheirSharedPlumbingOnlyToTardis() throws Exception {
-    ModuleDescriptor module = ModuleDescriptors.of(WriteBack.class);
+    ModuleDescriptor module = ModuleDescriptors.of(DocumentWriteBack.class);
     assertThat(module.name()).isEqualTo("io.dendrite.writeback");
     assertThat(exportedToAll(module))
         .containsExactly(
@@ -67,7 +67,7 @@ class ModuleExportsTest {
 
   @Test
   void writeBackNeedsNoDatabaseDriverNoPoolAndMicrometerOnlyWhenPresent() throws Exception {
-    ModuleDescriptor module = ModuleDescriptors.of(WriteBack.class);
+    ModuleDescriptor module = ModuleDescriptors.of(DocumentWriteBack.class);
     assertThat(requiredAtRunTime(module))
         .containsExactly(
             "com.github.benmanes.caffeine",

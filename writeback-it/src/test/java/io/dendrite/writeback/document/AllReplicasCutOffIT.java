@@ -50,8 +50,8 @@ class AllReplicasCutOffIT {
                             .connectTimeout(Duration.ofSeconds(1))
                             .requestTimeout(Duration.ofSeconds(2)))
                 .start();
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(tier.client)
                 .store(store)
                 .replicas(REPLICAS)
@@ -117,7 +117,7 @@ class AllReplicasCutOffIT {
     }
   }
 
-  private static void drainIgnoringFailures(WriteBack writeBack) {
+  private static void drainIgnoringFailures(DocumentWriteBack writeBack) {
     try {
       writeBack.drainNow();
     } catch (RuntimeException unreachable) {

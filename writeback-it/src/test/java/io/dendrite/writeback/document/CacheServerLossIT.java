@@ -138,8 +138,8 @@ class CacheServerLossIT {
                 .connectTimeout(Duration.ofSeconds(1))
                 .requestTimeout(Duration.ofSeconds(2))
                 .build();
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(cache)
                 .store(store)
                 .replicas(replicas)
@@ -203,7 +203,7 @@ class CacheServerLossIT {
 
   /** One writer: increments and renames its own documents until stopped; a failed write retires its document. */
   private static Void write(
-      WriteBack writeBack,
+      DocumentWriteBack writeBack,
       boolean stepped,
       DocumentModel model,
       int first,

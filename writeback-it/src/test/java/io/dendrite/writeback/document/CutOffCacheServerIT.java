@@ -62,8 +62,8 @@ class CutOffCacheServerIT {
                             .connectTimeout(Duration.ofSeconds(1))
                             .requestTimeout(Duration.ofSeconds(2)))
                 .start();
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(tier.client)
                 .store(store)
                 .replicas(REPLICAS)
@@ -106,7 +106,7 @@ class CutOffCacheServerIT {
     }
   }
 
-  private static void writeRound(WriteBack writeBack, DocumentModel model, int round) {
+  private static void writeRound(DocumentWriteBack writeBack, DocumentModel model, int round) {
     for (EntityKey key : documents()) {
       model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "r" + round)));
     }

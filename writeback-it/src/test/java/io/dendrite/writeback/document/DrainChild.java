@@ -70,8 +70,8 @@ public final class DrainChild {
             .servers(cacheServers.split(","))
             .requestTimeout(Duration.ofSeconds(2))
             .build();
-    try (WriteBack writeBack =
-        WriteBack.builder()
+    try (DocumentWriteBack writeBack =
+        DocumentWriteBack.builder()
             .cache(cache)
             .store(store)
             .replicas(replicas)
@@ -92,7 +92,7 @@ public final class DrainChild {
   }
 
   /** Writer threads own disjoint documents, so each document's acknowledgements print in its buffering order. */
-  private static void bufferWrites(WriteBack writeBack, int documents, boolean mongo)
+  private static void bufferWrites(DocumentWriteBack writeBack, int documents, boolean mongo)
       throws Exception {
     ExecutorService writers = Executors.newFixedThreadPool(WRITERS);
     List<Future<?>> done = new ArrayList<>();

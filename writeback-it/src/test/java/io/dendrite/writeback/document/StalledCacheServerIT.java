@@ -71,10 +71,15 @@ class StalledCacheServerIT {
     model.record(DOCUMENT, seed());
     try (IqClient drainCache = client(Duration.ofSeconds(5));
         IqClient writerCache = client(Duration.ofMillis(300));
-        WriteBack drainer =
-            WriteBack.builder().cache(drainCache).store(store).replicas(3).drainThreads(0).build();
-        WriteBack writer =
-            WriteBack.builder()
+        DocumentWriteBack drainer =
+            DocumentWriteBack.builder()
+                .cache(drainCache)
+                .store(store)
+                .replicas(3)
+                .drainThreads(0)
+                .build();
+        DocumentWriteBack writer =
+            DocumentWriteBack.builder()
                 .cache(writerCache)
                 .store(mysql)
                 .replicas(3)

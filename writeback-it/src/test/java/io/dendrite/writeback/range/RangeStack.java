@@ -4,7 +4,7 @@ import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.RangeCache;
 import io.dendrite.iq.client.IqClient;
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import io.dendrite.writeback.store.DataStore;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -18,19 +18,19 @@ final class RangeStack implements AutoCloseable {
       DocumentCommand.updating(RangeRow::cacheUpdateOf);
 
   final DataStore store;
-  final WriteBack writeBack;
+  final DocumentWriteBack writeBack;
   final RangeWriteBack<Long> buffer;
   final RangeCache<Long, RangeRow> dendrite;
 
   RangeStack(
       IqClient cache,
       DataStore store,
-      UnaryOperator<WriteBack.Builder> engine,
+      UnaryOperator<DocumentWriteBack.Builder> engine,
       UnaryOperator<RangeWriteBack.Builder<Long>> range,
       UnaryOperator<Dendrite.Builder<Long, RangeRow>> settings) {
     this.store = store;
     this.writeBack =
-        engine.apply(WriteBack.builder().replicas(1).cache(cache).store(store)).build();
+        engine.apply(DocumentWriteBack.builder().replicas(1).cache(cache).store(store)).build();
     this.buffer =
         range
             .apply(
@@ -51,7 +51,7 @@ final class RangeStack implements AutoCloseable {
             .buildRangeCache();
   }
 
-  RangeStack(IqClient cache, DataStore store, UnaryOperator<WriteBack.Builder> engine) {
+  RangeStack(IqClient cache, DataStore store, UnaryOperator<DocumentWriteBack.Builder> engine) {
     this(cache, store, engine, range -> range, settings -> settings);
   }
 
@@ -73,7 +73,7 @@ final class RangeStack implements AutoCloseable {
 
   @Override
   public void close() {
-    try (WriteBack engine = writeBack;
+    try (DocumentWriteBack engine = writeBack;
         RangeWriteBack<Long> range = buffer;
         RangeCache<Long, RangeRow> cached = dendrite) {
       // closed in reverse order: the Dendrite, then range write-back, then the engine

@@ -22,7 +22,7 @@ import io.dendrite.writeback.WriteBackMeters;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.store.DataStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -376,8 +376,8 @@ class RangeWriteBackIT {
         MySqlStore store = open(database);
         RangeStack first =
             new RangeStack(cache.client, store, engine -> engine.replicas(2).drainThreads(0));
-        WriteBack otherEngine =
-            WriteBack.builder()
+        DocumentWriteBack otherEngine =
+            DocumentWriteBack.builder()
                 .replicas(2)
                 .drainThreads(0)
                 .cache(otherClient)

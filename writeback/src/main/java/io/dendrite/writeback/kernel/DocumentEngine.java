@@ -5,7 +5,7 @@ import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +16,8 @@ import java.util.function.Function;
 
 /**
  * What range write-back uses of the per-document engine it is built on, beyond that engine's public API. {@code
- * RangeWriteBack} lives in a package of its own and takes a {@link WriteBack} from the user; these steps are not for
- * users, so {@code WriteBack} does not make them public but hands them out through {@link #of}, in a package the
+ * RangeWriteBack} lives in a package of its own and takes a {@link DocumentWriteBack} from the user; these steps are not for
+ * users, so {@code DocumentWriteBack} does not make them public but hands them out through {@link #of}, in a package the
  * library does not export (as the JDK's own packages share internals).
  */
 public interface DocumentEngine {
@@ -31,7 +31,7 @@ public interface DocumentEngine {
   /** Every document the pending-writes partitions list as buffered now (one batched read of them all). */
   List<EntityKey> listedDocuments();
 
-  /** The range whose lease the engine holds ({@code WriteBack.Builder#ownedRange}), if it is owned by one. */
+  /** The range whose lease the engine holds ({@code DocumentWriteBack.Builder#ownedRange}), if it is owned by one. */
   Optional<OwnedRange> ownedRange();
 
   /**
@@ -40,7 +40,7 @@ public interface DocumentEngine {
    */
   FenceScope fenced();
 
-  /** Closes the engine ({@code WriteBack#close}): for the range write-back that owns a range-owned engine. */
+  /** Closes the engine ({@code DocumentWriteBack#close}): for the range write-back that owns a range-owned engine. */
   void close();
 
   /** The repair that restores the engine's copies; range write-back registers its log's restore with it. */
@@ -61,22 +61,22 @@ public interface DocumentEngine {
   Set<EntityKey> bufferedAmong(Collection<EntityKey> keys);
 
   /** The steps of {@code writeBack}'s engine. */
-  static DocumentEngine of(WriteBack writeBack) {
+  static DocumentEngine of(DocumentWriteBack writeBack) {
     Objects.requireNonNull(writeBack, "writeBack");
     return Access.engines.apply(writeBack);
   }
 
-  /** Where {@code WriteBack} installs, when its class is initialized, the one way to reach its steps. */
+  /** Where {@code DocumentWriteBack} installs, when its class is initialized, the one way to reach its steps. */
   final class Access {
-    private static volatile Function<WriteBack, DocumentEngine> engines;
+    private static volatile Function<DocumentWriteBack, DocumentEngine> engines;
 
     private Access() {}
 
     /**
-     * Called once by {@code WriteBack}'s static initializer: a {@code WriteBack} passed to {@link #of} exists, so
+     * Called once by {@code DocumentWriteBack}'s static initializer: a {@code DocumentWriteBack} passed to {@link #of} exists, so
      * its class is initialized and this was called before.
      */
-    public static void install(Function<WriteBack, DocumentEngine> enginesOfWriteBacks) {
+    public static void install(Function<DocumentWriteBack, DocumentEngine> enginesOfWriteBacks) {
       if (engines != null) {
         throw new IllegalStateException("already installed");
       }

@@ -12,7 +12,7 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import io.dendrite.writeback.kernel.Arguments;
 import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.kernel.BufferedWrites;
@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Range write-back (the CPR paper's BuWrInT, §3.2) for a {@link io.dendrite.core.WritePolicy#WRITE_BACK} Dendrite:
- * each write's changes are buffered per document by a {@link WriteBack} engine, and the write's interval is indexed
+ * each write's changes are buffered per document by a {@link DocumentWriteBack} engine, and the write's interval is indexed
  * with the documents it touched, so that a range get that misses applies every buffered write overlapping its
  * interval (updates, inserts and deletes alike) before it queries. A range result therefore never misses a
  * buffered row.
@@ -197,7 +197,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
   }
 
   /**
-   * Starts configuring range write-back over an engine other than a {@link WriteBack}: for the modules the engine's
+   * Starts configuring range write-back over an engine other than a {@link DocumentWriteBack}: for the modules the engine's
    * package is exported to (TARDIS indexes the range writes it buffers while the data store is down).
    */
   public static <K extends Comparable<? super K>> Builder<K> over(
@@ -572,7 +572,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
      * The Design 1 engine that buffers, replicates, drains and converts each document's changes; its replica count
      * R is also the log's. Required.
      */
-    public Builder<K> writeBack(WriteBack writeBack) {
+    public Builder<K> writeBack(DocumentWriteBack writeBack) {
       this.engine = DocumentEngine.of(writeBack);
       return this;
     }
@@ -632,7 +632,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
 
     /**
      * The range attribute's value of each document, a function of its key alone (e.g. the key itself, or a number
-     * it encodes). Required when the engine is owned by a range ({@code WriteBack.Builder#ownedRange}), which locks
+     * it encodes). Required when the engine is owned by a range ({@code DocumentWriteBack.Builder#ownedRange}), which locks
      * the range's documents in this process: each write is then checked to change only documents inside its
      * interval, so no document is written through two ranges' engines.
      */
@@ -644,7 +644,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     /**
      * How long the range's claim outlives this process when it stops without closing (default 10 s, at least 2 s): how
      * long the next owner of the range waits after a crash. The claim is taken when the engine is not owned by a range
-     * ({@code WriteBack.Builder#ownedRange}, whose coordinator grants ownership instead); the Dendrite over this holds
+     * ({@code DocumentWriteBack.Builder#ownedRange}, whose coordinator grants ownership instead); the Dendrite over this holds
      * it from then on, as {@code LocalCoordinator} would have.
      */
     public Builder<K> claimLifetime(Duration lifetime) {
@@ -685,7 +685,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
         throw new IllegalStateException(
             owned.isPresent()
                 ? "an engine owned by a range needs documentAttribute: its writes are checked to stay in the range"
-                : "documentAttribute is for an engine owned by a range (WriteBack.Builder#ownedRange)");
+                : "documentAttribute is for an engine owned by a range (DocumentWriteBack.Builder#ownedRange)");
       }
       if (owned.isPresent()
           && !(owned.get().collection().equals(collection)

@@ -51,20 +51,20 @@ import org.slf4j.LoggerFactory;
  * fall back to write-through, in order with what was buffered before them.
  *
  * <pre>{@code
- * try (WriteBack writeBack = WriteBack.builder().cache(iqClient).store(mySqlStore).replicas(3).build()) {
+ * try (DocumentWriteBack writeBack = DocumentWriteBack.builder().cache(iqClient).store(mySqlStore).replicas(3).build()) {
  *   writeBack.write(new EntityKey("users", 42), ChangeSequence.of(Change.inc("score", 1)));
  *   Optional<Entity> user = writeBack.read(new EntityKey("users", 42)); // sees the increment
  * }
  * }</pre>
  *
- * <p>Thread-safe. Every process that writes these documents must go through a {@code WriteBack} over the same
+ * <p>Thread-safe. Every process that writes these documents must go through a {@code DocumentWriteBack} over the same
  * cache servers with the same replica and partition counts; a write that bypasses it is not ordered with the
  * buffered ones. {@link #close()} stops the background threads, drains what is still buffered for up to {@link
  * Builder#drainOnClose}, and leaves the rest in the cache (pinned, replicated and listed), where another engine (or
  * this one, restarted) drains it; it logs which it did. The cache client and the store stay the caller's to close.
  */
-public final class WriteBack implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(WriteBack.class);
+public final class DocumentWriteBack implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DocumentWriteBack.class);
 
   /** In-process document locks are shared by hash; enough that unrelated documents rarely wait for each other. */
   private static final int DOCUMENT_LOCK_STRIPES = 4096;
@@ -98,7 +98,7 @@ public final class WriteBack implements AutoCloseable {
     DocumentEngine.Access.install(writeBack -> writeBack.engine);
   }
 
-  private WriteBack(Builder builder, EngineSettings settings, EngineClaim claim) {
+  private DocumentWriteBack(Builder builder, EngineSettings settings, EngineClaim claim) {
     this.replicas = settings.replicas();
     this.drainOnClose = settings.drainOnClose();
     Duration drainDelay = builder.drainDelay;
@@ -428,7 +428,7 @@ public final class WriteBack implements AutoCloseable {
     } else {
       log.warn(
           "write-back closed: drained {} buffered writes and left {} buffered, handed over ({}): they stay pinned"
-              + " on {} servers each and listed, and any WriteBack over the same cache servers drains them",
+              + " on {} servers each and listed, and any DocumentWriteBack over the same cache servers drains them",
           drained,
           left,
           why,
@@ -450,7 +450,7 @@ public final class WriteBack implements AutoCloseable {
 
     @Override
     public List<EntityKey> listedDocuments() {
-      return WriteBack.this.listedDocuments();
+      return DocumentWriteBack.this.listedDocuments();
     }
 
     @Override
@@ -460,12 +460,12 @@ public final class WriteBack implements AutoCloseable {
 
     @Override
     public FenceScope fenced() {
-      return WriteBack.this.fenced();
+      return DocumentWriteBack.this.fenced();
     }
 
     @Override
     public void close() {
-      WriteBack.this.close();
+      DocumentWriteBack.this.close();
     }
 
     @Override
@@ -480,7 +480,7 @@ public final class WriteBack implements AutoCloseable {
 
     @Override
     public void drainAll(Collection<EntityKey> keys) {
-      WriteBack.this.drainAll(keys);
+      DocumentWriteBack.this.drainAll(keys);
     }
 
     @Override
@@ -489,7 +489,7 @@ public final class WriteBack implements AutoCloseable {
     }
   }
 
-  /** Configures a {@link WriteBack}. */
+  /** Configures a {@link DocumentWriteBack}. */
   public static final class Builder extends EngineBuilder<Builder> {
     private DataStore store;
     private boolean storeFenceOff;
@@ -531,8 +531,8 @@ public final class WriteBack implements AutoCloseable {
      * merged into its one buffered write and reach the data store as one statement (the thesis's "prioritizing
      * buffered writes", section 6.5; Hazelcast's write-delay). It trades pinned memory (a delay's worth of buffered
      * writes) and the data store's lag for less data-store work per write; consistency does not change: a read that
-     * misses applies the buffered writes it overlaps first, and {@link WriteBack#drainNow()} and {@link
-     * WriteBack#close()} do not wait. With a delay, the drain threads look for due documents every half delay (or
+     * misses applies the buffered writes it overlaps first, and {@link DocumentWriteBack#drainNow()} and {@link
+     * DocumentWriteBack#close()} do not wait. With a delay, the drain threads look for due documents every half delay (or
      * {@link #idlePause}, whichever is longer).
      */
     public Builder drainDelay(Duration delay) {
@@ -598,7 +598,7 @@ public final class WriteBack implements AutoCloseable {
      *
      * @throws IllegalStateException when the cache or the store is missing, or R exceeds the cache's servers
      */
-    public WriteBack build() {
+    public DocumentWriteBack build() {
       requireCache();
       if (store == null) {
         throw new IllegalStateException("store is required");
@@ -616,7 +616,7 @@ public final class WriteBack implements AutoCloseable {
                   settings.cache(), settings.replicas(), EngineClaim.holderName(), claimLifetime)
               : EngineClaim.shared(settings.cache(), settings.replicas(), claimLifetime);
       try {
-        return new WriteBack(this, settings, claim);
+        return new DocumentWriteBack(this, settings, claim);
       } catch (RuntimeException e) {
         claim.close();
         throw e;
