@@ -19,6 +19,7 @@ module io.dendrite.writeback {
   exports io.dendrite.writeback;
   exports io.dendrite.writeback.change;
   exports io.dendrite.writeback.document;
+  exports io.dendrite.writeback.engine;
   exports io.dendrite.writeback.range;
   exports io.dendrite.writeback.session;
   exports io.dendrite.writeback.store;

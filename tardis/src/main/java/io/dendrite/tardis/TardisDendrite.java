@@ -13,6 +13,7 @@ import io.dendrite.core.RowCodec;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.engine.BufferRefusedException;
 import io.dendrite.writeback.kernel.LeaseLostException;
 import io.dendrite.writeback.range.RangeWriteBack;
 import io.dendrite.writeback.store.Entity;
@@ -146,7 +147,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
    *
    * @throws TardisOutcomeUnknownException when the data store may have applied non-idempotent changes: not
    *     acknowledged, and nothing buffered
-   * @throws TeleportRefusedException when pinned memory refused to buffer the write: not acknowledged; of a write to
+   * @throws BufferRefusedException when pinned memory refused to buffer the write: not acknowledged; of a write to
    *     several documents, those buffered before the refusal stay buffered (as range write-back leaves them)
    * @throws IllegalArgumentException for bad bounds, or a change to a document of another collection; nothing
    *     changed

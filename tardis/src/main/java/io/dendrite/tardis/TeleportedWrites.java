@@ -123,7 +123,7 @@ final class TeleportedWrites {
   /**
    * Buffers {@code changes} behind the document's earlier buffered changes, pinned on every replica and listed.
    *
-   * @throws io.dendrite.writeback.kernel.BufferRefusedException when pinned memory refused; nothing changed
+   * @throws io.dendrite.writeback.engine.BufferRefusedException when pinned memory refused; nothing changed
    */
   void buffer(EntityKey key, ChangeSequence changes) {
     LeaseLostException.untilKept(() -> buffered.write(key, changes));

@@ -1,6 +1,7 @@
 package io.dendrite.writeback;
 
 import io.dendrite.writeback.document.DocumentWriteBack;
+import io.dendrite.writeback.engine.WriteBackMetrics;
 import io.dendrite.writeback.kernel.SharedSnapshot;
 import io.dendrite.writeback.session.SessionWriteBack;
 import io.micrometer.core.instrument.Gauge;

@@ -1,7 +1,7 @@
 /**
  * The write-back policy: buffer writes in the cache tier, pinned and replicated, and drain them to a {@link
  * io.dendrite.writeback.store.DataStore} in the background. Three engines, each in its package, share the settings
- * of {@link io.dendrite.writeback.EngineBuilder} and report {@link io.dendrite.writeback.WriteBackMetrics}, which
+ * of {@link io.dendrite.writeback.engine.EngineBuilder} and report {@link io.dendrite.writeback.engine.WriteBackMetrics}, which
  * {@link io.dendrite.writeback.WriteBackMeters} publishes to Micrometer:
  *
  * <ul>

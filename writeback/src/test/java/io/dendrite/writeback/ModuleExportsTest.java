@@ -58,6 +58,7 @@ class ModuleExportsTest {
             "io.dendrite.writeback",
             "io.dendrite.writeback.change",
             "io.dendrite.writeback.document",
+            "io.dendrite.writeback.engine",
             "io.dendrite.writeback.range",
             "io.dendrite.writeback.session",
             "io.dendrite.writeback.store");

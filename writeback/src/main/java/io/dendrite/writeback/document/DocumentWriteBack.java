@@ -5,11 +5,11 @@ import io.dendrite.core.OwnedRange;
 import io.dendrite.core.RangeNotOwnedException;
 import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.IqClient;
-import io.dendrite.writeback.EngineBuilder;
-import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.kernel.Arguments;
+import io.dendrite.writeback.engine.EngineSettings;
+import io.dendrite.writeback.engine.WriteBackEngineBuilder;
+import io.dendrite.writeback.engine.WriteBackMetrics;
 import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.kernel.BufferedWriteLocks;
 import io.dendrite.writeback.kernel.BufferedWrites;
@@ -18,7 +18,6 @@ import io.dendrite.writeback.kernel.DrainThreads;
 import io.dendrite.writeback.kernel.DrainWorker;
 import io.dendrite.writeback.kernel.EngineClaim;
 import io.dendrite.writeback.kernel.EngineCounters;
-import io.dendrite.writeback.kernel.EngineSettings;
 import io.dendrite.writeback.kernel.KnownValues;
 import io.dendrite.writeback.kernel.LeaseLostException;
 import io.dendrite.writeback.kernel.PendingWritesPartition;
@@ -242,7 +241,7 @@ public final class DocumentWriteBack implements AutoCloseable {
    *     the write is not acknowledged and may or may not be applied later
    * @throws io.dendrite.core.DataStoreUnavailableException when the fallback met a store that stayed
    *     down past the retry deadline
-   * @throws io.dendrite.writeback.UndecodableValueException when the document's buffered write cannot be decoded;
+   * @throws io.dendrite.writeback.engine.UndecodableValueException when the document's buffered write cannot be decoded;
    *     nothing is buffered (a drain moves that value aside, after which writes succeed)
    */
   public void write(EntityKey key, ChangeSequence changes) {
@@ -257,7 +256,7 @@ public final class DocumentWriteBack implements AutoCloseable {
    * Reads the document as a cache miss must: its buffered write, if any, is applied to the data store first, so
    * the result includes every acknowledged write.
    *
-   * @throws io.dendrite.writeback.UndecodableValueException when its buffered write cannot be decoded, so cannot be
+   * @throws io.dendrite.writeback.engine.UndecodableValueException when its buffered write cannot be decoded, so cannot be
    *     applied first (a drain moves that value aside, after which reads succeed)
    */
   public Optional<Entity> read(EntityKey key) {
@@ -279,7 +278,7 @@ public final class DocumentWriteBack implements AutoCloseable {
    * Applies the buffered writes those of {@code keys} have, in batches of {@link Builder#drainBatch}: what a range
    * miss does for the documents its interval's buffered writes touch. Documents without one cost one batched read.
    *
-   * @throws io.dendrite.writeback.UndecodableValueException when one cannot be decoded (see {@link
+   * @throws io.dendrite.writeback.engine.UndecodableValueException when one cannot be decoded (see {@link
    *     BufferedWrites#drainForRead})
    */
   void drainAll(Collection<EntityKey> keys) {
@@ -490,7 +489,7 @@ public final class DocumentWriteBack implements AutoCloseable {
   }
 
   /** Configures a {@link DocumentWriteBack}. */
-  public static final class Builder extends EngineBuilder<Builder> {
+  public static final class Builder extends WriteBackEngineBuilder<Builder> {
     private DataStore store;
     private boolean storeFenceOff;
     private int partitions = 8;
@@ -521,7 +520,7 @@ public final class DocumentWriteBack implements AutoCloseable {
 
     /** α: pending-writes partitions (default 8); at least the number of concurrent writers and drain threads. */
     public Builder partitions(int partitions) {
-      this.partitions = Arguments.atLeast("partitions", 1, partitions);
+      this.partitions = atLeast("partitions", 1, partitions);
       return this;
     }
 
@@ -536,7 +535,7 @@ public final class DocumentWriteBack implements AutoCloseable {
      * {@link #idlePause}, whichever is longer).
      */
     public Builder drainDelay(Duration delay) {
-      this.drainDelay = Arguments.notNegative("drainDelay", delay);
+      this.drainDelay = notNegative("drainDelay", delay);
       return this;
     }
 
@@ -546,7 +545,7 @@ public final class DocumentWriteBack implements AutoCloseable {
      * that long.
      */
     public Builder drainBatch(int documents) {
-      this.drainBatch = Arguments.atLeast("drainBatch", 1, documents);
+      this.drainBatch = atLeast("drainBatch", 1, documents);
       return this;
     }
 

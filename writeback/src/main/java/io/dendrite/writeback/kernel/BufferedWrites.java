@@ -7,10 +7,11 @@ import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.PartlyCommittedException;
-import io.dendrite.writeback.UndecodableValueException;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.engine.BufferRefusedException;
+import io.dendrite.writeback.engine.UndecodableValueException;
 import io.dendrite.writeback.store.Entity;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -162,7 +163,7 @@ public final class BufferedWrites {
       }
       budget.adjust(-growth);
       refusedBy =
-          BufferRefusedException.Limit.ofServer(stored)
+          limitOfServer(stored)
               .orElseThrow(
                   () -> new IqException("could not buffer the write of " + key + ": " + stored));
     }
@@ -318,7 +319,7 @@ public final class BufferedWrites {
         }
         Outcome refusal = worst;
         serverLimit =
-            BufferRefusedException.Limit.ofServer(refusal)
+            limitOfServer(refusal)
                 .orElseThrow(
                     () ->
                         new IqException(
@@ -552,6 +553,15 @@ public final class BufferedWrites {
     return replicas.getAll(byBufferedKey.keySet()).keySet().stream()
         .map(byBufferedKey::get)
         .collect(Collectors.toSet());
+  }
+
+  /** The limit behind a server's refusal to store: {@link Outcome#PINNED_MEMORY_FULL} or {@link Outcome#MEMORY_FULL}. */
+  private static Optional<BufferRefusedException.Limit> limitOfServer(Outcome refusal) {
+    return switch (refusal) {
+      case PINNED_MEMORY_FULL -> Optional.of(BufferRefusedException.Limit.SERVER_PINNED_MEMORY);
+      case MEMORY_FULL -> Optional.of(BufferRefusedException.Limit.SERVER_MEMORY);
+      default -> Optional.empty();
+    };
   }
 
   /**

@@ -52,7 +52,7 @@ public interface DocumentEngine {
   /**
    * Applies the buffered writes those of {@code keys} have to the data store now, as a miss must.
    *
-   * @throws io.dendrite.writeback.UndecodableValueException when one cannot be decoded (see {@link
+   * @throws io.dendrite.writeback.engine.UndecodableValueException when one cannot be decoded (see {@link
    *     BufferedWrites#drainForRead})
    */
   void drainAll(Collection<EntityKey> keys);

@@ -1,6 +1,6 @@
 package io.dendrite.writeback.kernel;
 
-import io.dendrite.writeback.WriteBackMetrics;
+import io.dendrite.writeback.engine.WriteBackMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,7 +2,7 @@ package io.dendrite.writeback.kernel;
 
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
-import io.dendrite.writeback.UndecodableValueException;
+import io.dendrite.writeback.engine.UndecodableValueException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

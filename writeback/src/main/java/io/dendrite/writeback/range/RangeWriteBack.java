@@ -13,7 +13,6 @@ import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.document.DocumentWriteBack;
-import io.dendrite.writeback.kernel.Arguments;
 import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.kernel.BufferedWrites;
 import io.dendrite.writeback.kernel.DocumentEngine;
@@ -594,13 +593,19 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
      * different keys; rebuilding reads each partition's R replicas.
      */
     public Builder<K> logPartitions(int partitions) {
-      this.logPartitions = Arguments.atLeast("logPartitions", 1, partitions);
+      if (partitions < 1) {
+        throw new IllegalArgumentException("logPartitions must be at least 1, got " + partitions);
+      }
+      this.logPartitions = partitions;
       return this;
     }
 
     /** How many removal records to batch into one append (α, default 16); a lost batch only costs no-op drains. */
     public Builder<K> logBatch(int alpha) {
-      this.logBatch = Arguments.atLeast("logBatch (alpha)", 1, alpha);
+      if (alpha < 1) {
+        throw new IllegalArgumentException("logBatch (alpha) must be at least 1, got " + alpha);
+      }
+      this.logBatch = alpha;
       return this;
     }
 

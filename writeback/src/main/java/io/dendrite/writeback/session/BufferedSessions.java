@@ -2,9 +2,9 @@ package io.dendrite.writeback.session;
 
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
-import io.dendrite.writeback.UndecodableValueException;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.engine.UndecodableValueException;
 import io.dendrite.writeback.kernel.BufferedWriteLocks;
 import io.dendrite.writeback.kernel.EngineCounters;
 import io.dendrite.writeback.kernel.LeaseLostException;

@@ -1,4 +1,4 @@
-package io.dendrite.writeback;
+package io.dendrite.writeback.engine;
 
 /**
  * A read met a buffered value it cannot decode (truncated, written by another client, or by a later version of

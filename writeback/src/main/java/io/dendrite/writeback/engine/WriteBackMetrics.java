@@ -1,10 +1,11 @@
-package io.dendrite.writeback;
+package io.dendrite.writeback.engine;
 
-import io.dendrite.writeback.document.DocumentWriteBack;
 import java.time.Duration;
 
 /**
- * A snapshot of a {@link DocumentWriteBack} engine's state, from {@link DocumentWriteBack#metrics()}.
+ * A snapshot of a write-back engine's state, from its {@code metrics()} ({@link
+ * io.dendrite.writeback.document.DocumentWriteBack#metrics()}, {@link
+ * io.dendrite.writeback.session.SessionWriteBack#metrics()}).
  *
  * @param pendingWrites documents with a buffered write, over all pending-writes partitions (all processes)
  * @param oldestPendingAge how long the oldest of them has been waiting, {@link Duration#ZERO} when none is

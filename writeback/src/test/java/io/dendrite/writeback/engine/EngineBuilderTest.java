@@ -1,4 +1,4 @@
-package io.dendrite.writeback;
+package io.dendrite.writeback.engine;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
