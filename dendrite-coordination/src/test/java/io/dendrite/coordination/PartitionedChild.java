@@ -7,7 +7,7 @@ import io.dendrite.iq.client.IqClient;
 import io.dendrite.store.mysql.MySqlStore;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.writeback.document.DocumentWriteBack;
-import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.document.RangeWriteBack;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;

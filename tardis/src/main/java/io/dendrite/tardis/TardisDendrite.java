@@ -14,8 +14,8 @@ import io.dendrite.core.WritePolicy;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.engine.BufferRefusedException;
+import io.dendrite.writeback.kernel.BufferedIntervals;
 import io.dendrite.writeback.kernel.LeaseLostException;
-import io.dendrite.writeback.range.RangeWriteBack;
 import io.dendrite.writeback.store.Entity;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,7 +28,8 @@ import java.util.function.UnaryOperator;
  * TARDIS for cached range results: a write-through (or write-around) {@link Dendrite} over one collection and range
  * attribute, whose writes go to the data store while it answers and are teleported into the cache tier while it does
  * not. A teleported write is buffered per document (as {@link Tardis} buffers one) and its interval is indexed with
- * its documents (the CPR paper's BuWrInT, kept by a {@link RangeWriteBack} over the buffered writes): that index is
+ * its documents (the CPR paper's BuWrInT, kept by write-back's kernel over the buffered writes as a {@code
+ * RangeWriteBack} keeps it over a {@code DocumentWriteBack}'s): that index is
  * the thesis' mapping from cached entries to the buffered writes they depend on (Table 4.2), so that a range get that
  * misses in recovery applies every buffered write overlapping its interval before it queries (TARD, TARDIS).
  *
@@ -47,7 +48,7 @@ import java.util.function.UnaryOperator;
  */
 public final class TardisDendrite<K extends Comparable<? super K>, R> implements Dendrite<K, R> {
   private final TardisCore core;
-  private final RangeWriteBack<K> buffered;
+  private final BufferedIntervals<K> buffered;
   private final RangeCache<K, R> dendrite;
   private final String collection;
   private final String domain;
@@ -74,7 +75,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     this.rowOf = builder.rowOf;
     this.cacheUpdates = builder.cacheUpdates;
     this.useTheIndex = builder.useTheIndex;
-    RangeWriteBack<K> index = null;
+    BufferedIntervals<K> index = null;
     RangeCache<K, R> cached = null;
     try {
       // The Dendrite first: it claims the range, and the index of buffered range writes is rebuilt
@@ -92,10 +93,10 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
                       .writePolicy(WritePolicy.WRITE_THROUGH))
               .buildRangeCache();
       index =
-          RangeWriteBack.over(builder.type, core.teleported.asEngine(core.replicaRepair))
-              .collection(collection)
-              .domain(domain)
-              .build();
+          new BufferedIntervals<>(
+              core.teleported.asEngine(core.replicaRepair),
+              BufferedIntervals.Settings.of(builder.type, collection, domain),
+              null); // the Dendrite claimed the range
       this.dendrite = cached;
       this.buffered = index;
     } catch (RuntimeException failed) {
@@ -267,7 +268,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
   @Override
   public void close() {
     try (TardisCore recovery = core;
-        RangeWriteBack<K> index = buffered;
+        BufferedIntervals<K> index = buffered;
         RangeCache<K, R> cached = dendrite) {
       // closed in reverse order: the Dendrite, then the index, then the recovery workers
     }

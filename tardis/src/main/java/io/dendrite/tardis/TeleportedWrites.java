@@ -233,8 +233,8 @@ final class TeleportedWrites {
   }
 
   /**
-   * These buffered writes as the engine a {@code RangeWriteBack} is built on, which indexes each range write's
-   * interval with its documents; {@code repair} restores the range's log too.
+   * These buffered writes as the engine that {@link io.dendrite.writeback.kernel.BufferedIntervals} is built on,
+   * which indexes each range write's interval with its documents; {@code repair} restores the range's log too.
    */
   DocumentEngine asEngine(ReplicaRepair repair) {
     return new DocumentEngine() {

@@ -15,7 +15,6 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.kernel.BufferedWrites;
-import io.dendrite.writeback.kernel.DocumentEngine;
 import io.dendrite.writeback.store.Entity;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -219,8 +218,7 @@ class CacheServerLossIT {
       ChangeSequence changes = ChangeSequence.of(inc("score", 1), set("name", "w" + i));
       try {
         if (stepped) {
-          BufferedWrites.StartedWrite started =
-              DocumentEngine.of(writeBack).startWrite(Map.of(key, changes));
+          BufferedWrites.StartedWrite started = writeBack.engine().startWrite(Map.of(key, changes));
           started.store();
           started.await();
         } else {

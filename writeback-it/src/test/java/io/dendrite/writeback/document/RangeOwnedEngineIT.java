@@ -19,7 +19,6 @@ import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.range.RangeWriteBack;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;

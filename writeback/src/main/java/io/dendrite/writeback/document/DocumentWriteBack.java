@@ -93,10 +93,6 @@ public final class DocumentWriteBack implements AutoCloseable {
 
   private boolean closed;
 
-  static {
-    DocumentEngine.Access.install(writeBack -> writeBack.engine);
-  }
-
   private DocumentWriteBack(Builder builder, EngineSettings settings, EngineClaim claim) {
     this.replicas = settings.replicas();
     this.drainOnClose = settings.drainOnClose();
@@ -223,6 +219,14 @@ public final class DocumentWriteBack implements AutoCloseable {
               + ownedRange.epoch()
               + ", which this process no longer owns: nothing was buffered");
     }
+  }
+
+  /**
+   * This engine's steps for the {@link RangeWriteBack} built on it, which shares this package so that nothing public
+   * or global hands them out.
+   */
+  DocumentEngine engine() {
+    return engine;
   }
 
   /** Starts configuring an engine; {@link Builder#cache} and {@link Builder#store} are required. */
@@ -435,7 +439,7 @@ public final class DocumentWriteBack implements AutoCloseable {
     }
   }
 
-  /** This engine's steps for the range write-back built on it (see {@link DocumentEngine}). */
+  /** This engine's steps for the range write-back built on it ({@link #engine()}). */
   private final class Engine implements DocumentEngine {
     @Override
     public IqClient cache() {

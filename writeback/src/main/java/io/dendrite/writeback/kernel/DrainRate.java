@@ -5,7 +5,7 @@ package io.dendrite.writeback.kernel;
  * keeps its own, so that an application polling {@code metrics()} and a metrics registry scraping it do not
  * shorten each other's windows.
  */
-public final class DrainRate {
+final class DrainRate {
   private long drainedBefore;
   private long nanosBefore = System.nanoTime();
 

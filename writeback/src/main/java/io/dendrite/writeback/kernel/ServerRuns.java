@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * is refused or dropped; a server that does not answer in time is neither down nor back: it may be stalled with
  * everything it held. Looked at by one repair thread; {@link #down} may be asked from any.
  */
-public final class ServerRuns {
+final class ServerRuns {
 
   /**
    * A server that answers again. {@code sameRun}: it was down and answers as the run it was before, so it was cut

@@ -1,10 +1,8 @@
-package io.dendrite.writeback.range;
+package io.dendrite.writeback.kernel;
 
 import io.dendrite.core.Coordinator;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.Interval;
-import io.dendrite.core.LocalCoordinator;
-import io.dendrite.core.RangeNames;
 import io.dendrite.core.WriteBuffer;
 import io.dendrite.core.interval.BufferedWriteIndex;
 import io.dendrite.iq.client.FenceScope;
@@ -12,23 +10,16 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.document.DocumentWriteBack;
-import io.dendrite.writeback.kernel.BufferedWriteKey;
-import io.dendrite.writeback.kernel.BufferedWrites;
-import io.dendrite.writeback.kernel.DocumentEngine;
-import io.dendrite.writeback.kernel.PinnedReplicas;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
@@ -39,47 +30,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Range write-back (the CPR paper's BuWrInT, §3.2) for a {@link io.dendrite.core.WritePolicy#WRITE_BACK} Dendrite:
- * each write's changes are buffered per document by a {@link DocumentWriteBack} engine, and the write's interval is indexed
- * with the documents it touched, so that a range get that misses applies every buffered write overlapping its
- * interval (updates, inserts and deletes alike) before it queries. A range result therefore never misses a
- * buffered row.
- *
- * <pre>{@code
- * DocumentCommand<Long, Row> save = DocumentCommand.updating(changes -> cacheUpdateOf(changes));
- * RangeWriteBack<Long> buffer = RangeWriteBack.builder(DomainType.LONG)
- *     .writeBack(engine).collection("t").domain("id").build();
- * RangeCache<Long, Row> dendrite = Dendrite.builder(DomainType.LONG, codec).collection("t").domain("id")
- *     .cache(iqClient).writeBack(buffer, List.of(save)).build();
- * dendrite.write(7L, 7L, new EntityChanges(new EntityKey("t", 7L), ChangeSequence.of(Change.set("v", 1))), save);
- * }</pre>
- *
- * <p>Order: writes of one document are kept in order by the engine (one buffered write per document, compacted).
- * Overlapping writes were serialized by the Dendrite's Exclusive interval leases; a miss applies the overlapping
- * entries oldest first, and since each document's changes reach the data store in their serial order, and changes
- * to different documents commute, the store then holds the same rows as after applying the writes in serial order.
+ * BuWrInT (the CPR paper's §3.2) over a {@link DocumentEngine}: a Dendrite's write buffer whose writes' changes are
+ * buffered per document by the engine, and whose writes' intervals are indexed with the documents they touched, so
+ * that a range get that misses applies every buffered write overlapping its interval before it queries. {@code
+ * io.dendrite.writeback.document.RangeWriteBack} is it over a {@code DocumentWriteBack}, and its class comment says
+ * what users are promised (order, handover); TARDIS keeps it over its teleported writes ({@link Settings#of}: the
+ * defaults RangeWriteBack documents). How the promises are kept:
  *
  * <p>Every index change is logged ({@link BufferedIntervalLog}, pinned and replicated like the buffered writes), and
- * {@link Builder#build()} rebuilds the index from the log, so a process taking the range over finds every buffered
- * write's interval. One RangeWriteBack per collection and domain at a time (the Dendrite's coordinator enforces
- * it): building one compacts the log it takes over. A write's log record and its buffered writes go out together,
- * so a process that dies between them can leave a buffered write no record names: building also reads the engine's
- * pending-writes listings, and every miss applies the documents of this collection listed there but named by no
- * record first, until one has.
+ * the constructor rebuilds the index from the log, so a process taking the range over finds every buffered write's
+ * interval; it compacts the log it takes over, so one instance per collection and domain may run at a time (the
+ * Dendrite's coordinator, or the claim this is given, sees to it). A write's log record and its buffered writes go
+ * out together, so a process that dies between them can leave a buffered write no record names: the constructor
+ * also reads the engine's pending-writes listings, and every miss applies the documents of this collection listed
+ * there but named by no record first, until one has.
  *
  * <p>Entries whose documents the engine's drain threads applied leave the index through a background pass that
  * removes an entry only if it was fully buffered <em>before</em> it saw none of its documents still buffered: a
  * buffered write is deleted only after what it held was applied, so that proves the entry's writes reached the
  * store, whatever was written to the documents since.
  *
- * <p>Thread-safe. {@link #close()} stops its background thread and logs the queued removals; the engine and the
- * cache client stay the caller's.
+ * <p>Thread-safe. {@link #close()} stops the background pass, logs the queued removals, closes the claim it was
+ * given, and closes the engine only if a range owns it ({@link DocumentEngine#ownedRange}): it serves that range
+ * alone.
  *
  * @param <K> the type of the range attribute
  */
-public final class RangeWriteBack<K extends Comparable<? super K>>
+public final class BufferedIntervals<K extends Comparable<? super K>>
     implements WriteBuffer<K, DocumentChanges>, AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(RangeWriteBack.class);
+  private static final Logger log = LoggerFactory.getLogger(BufferedIntervals.class);
 
   private final DomainType<K> type;
   private final DocumentEngine engine;
@@ -127,23 +106,56 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     }
   }
 
-  private RangeWriteBack(Builder<K> builder, Coordinator.RangeClaim claim) {
+  /**
+   * What a range's buffered intervals are kept with; each is documented at its setter in {@code
+   * RangeWriteBack.Builder}.
+   *
+   * @param applyOnMiss false only for a negative control: a miss applies nothing first
+   * @param documentAttribute the range attribute of a document, for an engine owned by a range; null otherwise
+   */
+  public record Settings<K extends Comparable<? super K>>(
+      DomainType<K> type,
+      String collection,
+      String domain,
+      int logPartitions,
+      int logBatch,
+      long compactAfterRecords,
+      Duration reapInterval,
+      boolean applyOnMiss,
+      Function<EntityKey, K> documentAttribute) {
+
+    /** The defaults for {@code collection}'s range attribute {@code domain}, of type {@code type}. */
+    public static <K extends Comparable<? super K>> Settings<K> of(
+        DomainType<K> type, String collection, String domain) {
+      return new Settings<>(
+          type, collection, domain, 16, 16, 4096, Duration.ofMillis(100), true, null);
+    }
+  }
+
+  /**
+   * Rebuilds the index from the log in the cache and compacts the log, then starts the background pass.
+   *
+   * @param claim the range's ownership claim, closed with this; null when the caller holds the range otherwise (a
+   *     coordinator granted it to the engine's range, or the Dendrite over this claimed it)
+   */
+  public BufferedIntervals(
+      DocumentEngine engine, Settings<K> settings, Coordinator.RangeClaim claim) {
     this.claim = claim;
-    this.domain = builder.domain;
-    this.type = builder.type;
-    this.engine = builder.engine;
-    this.collection = builder.collection;
-    this.compactAfterRecords = builder.compactAfterRecords;
-    this.applyOnMiss = builder.applyOnMiss;
-    this.documentAttribute = builder.documentAttribute;
+    this.domain = settings.domain();
+    this.type = settings.type();
+    this.engine = engine;
+    this.collection = settings.collection();
+    this.compactAfterRecords = settings.compactAfterRecords();
+    this.applyOnMiss = settings.applyOnMiss();
+    this.documentAttribute = settings.documentAttribute();
     this.intervalLog =
         new BufferedIntervalLog(
             engine.cache(),
-            builder.collection,
-            builder.domain,
-            builder.logPartitions,
+            settings.collection(),
+            settings.domain(),
+            settings.logPartitions(),
             engine.replicas(),
-            builder.logBatch);
+            settings.logBatch());
     for (BufferedIntervalRecord record : intervalLog.readLive()) {
       Interval<K> interval;
       List<EntityKey> documents;
@@ -172,12 +184,11 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     this.background =
         Executors.newSingleThreadScheduledExecutor(
             task -> {
-              Thread thread =
-                  new Thread(task, "range-writeback-" + builder.collection + "-" + builder.domain);
+              Thread thread = new Thread(task, "range-writeback-" + collection + "-" + domain);
               thread.setDaemon(true);
               return thread;
             });
-    long every = builder.reapInterval.toNanos();
+    long every = settings.reapInterval().toNanos();
     background.scheduleWithFixedDelay(
         () -> {
           try (FenceScope fenced = engine.fenced()) {
@@ -188,24 +199,6 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
         every,
         TimeUnit.NANOSECONDS);
     engine.replicaRepair().register(restoreLog);
-  }
-
-  /** Starts configuring range write-back for an attribute of type {@code type}. */
-  public static <K extends Comparable<? super K>> Builder<K> builder(DomainType<K> type) {
-    return new Builder<>(type);
-  }
-
-  /**
-   * Starts configuring range write-back over an engine other than a {@link DocumentWriteBack}: for the modules the engine's
-   * package is exported to (TARDIS indexes the range writes it buffers while the data store is down).
-   */
-  public static <K extends Comparable<? super K>> Builder<K> over(
-      DomainType<K> type, DocumentEngine engine) {
-    Builder<K> builder = new Builder<>(type);
-    builder.engine = Objects.requireNonNull(engine, "engine");
-    // Its caller owns the range already (TARDIS's Dendrite claims it before building the index).
-    builder.claimsTheRange = false;
-    return builder;
   }
 
   /**
@@ -435,9 +428,9 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
   }
 
   /**
-   * The range's claim this took when it was built, for the Dendrite over it (which then claims nothing more): empty
-   * for an engine owned by a range, whose ownership its coordinator granted, and for TARDIS's index, whose Dendrite
-   * claims the range before the index is built.
+   * The range's claim this was started with, for the Dendrite over it (which then claims nothing more): empty for an
+   * engine owned by a range, whose ownership its coordinator granted, and for TARDIS's index, whose Dendrite claims
+   * the range before the index is started.
    *
    * @throws IllegalStateException when the Dendrite is of another range than this
    */
@@ -498,7 +491,7 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
    * Every flag is read before any document is looked at: an entry settled before its documents were all seen
    * without a buffered write had its changes in those buffered writes, which are deleted only once applied.
    */
-  void removeApplied() {
+  private void removeApplied() {
     List<BufferedWriteIndex.Entry<K, IndexedWrite>> entries = index.entries();
     List<Boolean> settled = entries.stream().map(entry -> entry.write().settled).toList();
     Set<EntityKey> buffered =
@@ -514,8 +507,11 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
     }
   }
 
-  /** Rewrites the log to the entries in force, while no entry is being appended. */
-  void compact() {
+  /**
+   * Rewrites the log to the entries in force, while no entry is being appended: what the background pass does once
+   * {@code compactAfterRecords} records were appended since the last rewrite.
+   */
+  public void compact() {
     logLock.writeLock().lock();
     try {
       intervalLog.rewrite(index.entries().stream().map(entry -> entry.write().record).toList());
@@ -542,220 +538,5 @@ public final class RangeWriteBack<K extends Comparable<? super K>>
       }
     }
     return changes;
-  }
-
-  /**
-   * Configures a {@link RangeWriteBack}.
-   *
-   * @param <K> the type of the range attribute
-   */
-  public static final class Builder<K extends Comparable<? super K>> {
-    private final DomainType<K> type;
-    private DocumentEngine engine;
-    private String collection;
-    private String domain;
-    private int logPartitions = 16;
-    private int logBatch = 16;
-    private long compactAfterRecords = 4096;
-    private Duration reapInterval = Duration.ofMillis(100);
-    private boolean applyOnMiss = true;
-    private Function<EntityKey, K> documentAttribute;
-    private boolean claimsTheRange = true;
-    private Duration claimLifetime = Duration.ofSeconds(10);
-
-    private Builder(DomainType<K> type) {
-      this.type = Objects.requireNonNull(type, "type");
-    }
-
-    /**
-     * The Design 1 engine that buffers, replicates, drains and converts each document's changes; its replica count
-     * R is also the log's. Required.
-     */
-    public Builder<K> writeBack(DocumentWriteBack writeBack) {
-      this.engine = DocumentEngine.of(writeBack);
-      return this;
-    }
-
-    /** The Dendrite's collection (table); every buffered change must be to one of its documents. Required. */
-    public Builder<K> collection(String name) {
-      this.collection = RangeNames.check("collection", name);
-      return this;
-    }
-
-    /** The Dendrite's range attribute. Required. */
-    public Builder<K> domain(String name) {
-      this.domain = RangeNames.check("domain", name);
-      return this;
-    }
-
-    /**
-     * Log partition keys (default 16): indexed records are spread over them by LSN, so concurrent writers append to
-     * different keys; rebuilding reads each partition's R replicas.
-     */
-    public Builder<K> logPartitions(int partitions) {
-      if (partitions < 1) {
-        throw new IllegalArgumentException("logPartitions must be at least 1, got " + partitions);
-      }
-      this.logPartitions = partitions;
-      return this;
-    }
-
-    /** How many removal records to batch into one append (α, default 16); a lost batch only costs no-op drains. */
-    public Builder<K> logBatch(int alpha) {
-      if (alpha < 1) {
-        throw new IllegalArgumentException("logBatch (alpha) must be at least 1, got " + alpha);
-      }
-      this.logBatch = alpha;
-      return this;
-    }
-
-    /**
-     * After how many appended records the background pass rewrites the log to the entries in force (default 4096).
-     * Writers wait during a rewrite (one pinned set per partition and replica), so lower means a smaller log and
-     * more frequent pauses.
-     */
-    public Builder<K> compactAfterRecords(long records) {
-      if (records < 1) {
-        throw new IllegalArgumentException(
-            "compactAfterRecords must be at least 1, got " + records);
-      }
-      this.compactAfterRecords = records;
-      return this;
-    }
-
-    /**
-     * How often the background pass looks for entries the engine's drain threads applied (default 100 ms); each
-     * pass reads the buffered-write keys of every indexed document in one batched read.
-     */
-    public Builder<K> reapInterval(Duration interval) {
-      if (interval == null || interval.isNegative() || interval.isZero()) {
-        throw new IllegalArgumentException("reapInterval must be positive, got " + interval);
-      }
-      this.reapInterval = interval;
-      return this;
-    }
-
-    /**
-     * The range attribute's value of each document, a function of its key alone (e.g. the key itself, or a number
-     * it encodes). Required when the engine is owned by a range ({@code DocumentWriteBack.Builder#ownedRange}), which locks
-     * the range's documents in this process: each write is then checked to change only documents inside its
-     * interval, so no document is written through two ranges' engines.
-     */
-    public Builder<K> documentAttribute(Function<EntityKey, K> attribute) {
-      this.documentAttribute = Objects.requireNonNull(attribute, "attribute");
-      return this;
-    }
-
-    /**
-     * How long the range's claim outlives this process when it stops without closing (default 10 s, at least 2 s): how
-     * long the next owner of the range waits after a crash. The claim is taken when the engine is not owned by a range
-     * ({@code DocumentWriteBack.Builder#ownedRange}, whose coordinator grants ownership instead); the Dendrite over this holds
-     * it from then on, as {@code LocalCoordinator} would have.
-     */
-    public Builder<K> claimLifetime(Duration lifetime) {
-      Objects.requireNonNull(lifetime, "lifetime");
-      if (lifetime.toSeconds() < 2) {
-        throw new IllegalArgumentException("claimLifetime must be at least 2 s, got " + lifetime);
-      }
-      this.claimLifetime = lifetime;
-      return this;
-    }
-
-    /**
-     * Test-only: takes no claim on the range, as before the ownership guard, so that the Dendrite over it claims the
-     * range from its own coordinator.
-     */
-    Builder<K> withoutRangeClaimForTesting() {
-      this.claimsTheRange = false;
-      return this;
-    }
-
-    /** Test-only: a miss applies nothing first, to show that the consistency checker catches what that breaks. */
-    Builder<K> withoutApplyOnMissForTesting() {
-      this.applyOnMiss = false;
-      return this;
-    }
-
-    /**
-     * Rebuilds BuWrInT from the log in the cache and compacts the log, then starts the background pass.
-     *
-     * @throws IllegalStateException when a required setting is missing
-     */
-    public RangeWriteBack<K> build() {
-      if (engine == null || collection == null || domain == null) {
-        throw new IllegalStateException("writeBack, collection and domain are required");
-      }
-      var owned = engine.ownedRange();
-      if (owned.isPresent() != (documentAttribute != null)) {
-        throw new IllegalStateException(
-            owned.isPresent()
-                ? "an engine owned by a range needs documentAttribute: its writes are checked to stay in the range"
-                : "documentAttribute is for an engine owned by a range (DocumentWriteBack.Builder#ownedRange)");
-      }
-      if (owned.isPresent()
-          && !(owned.get().collection().equals(collection)
-              && owned.get().domain().equals(domain))) {
-        throw new IllegalStateException(
-            "the engine is owned by range "
-                + owned.get().collection()
-                + "."
-                + owned.get().domain()
-                + ", not by "
-                + collection
-                + "."
-                + domain);
-      }
-      // Claimed before anything of the range is read: a second range write-back beside the range's
-      // owner, in this
-      // process or another, would rebuild and compact the log its owner is appending to.
-      Coordinator.RangeClaim claim =
-          owned.isEmpty() && claimsTheRange
-              ? closeOnce(
-                  new LocalCoordinator(claimLifetime).claim(collection, domain, engine.cache()))
-              : null;
-      try {
-        return new RangeWriteBack<>(this, claim);
-      } catch (RuntimeException failed) {
-        if (claim != null) {
-          claim.close();
-        }
-        if (owned.isPresent()) {
-          // It serves this range alone: nobody else would close it.
-          engine.close();
-        }
-        throw failed;
-      }
-    }
-
-    /**
-     * The claim, closed once however often it is closed: the Dendrite over this and this range write-back both close
-     * it, and a second close must not delete a record a successor holds by then.
-     */
-    private static Coordinator.RangeClaim closeOnce(Coordinator.RangeClaim claim) {
-      AtomicBoolean closed = new AtomicBoolean();
-      return new Coordinator.RangeClaim() {
-        @Override
-        public void check() {
-          claim.check();
-        }
-
-        @Override
-        public boolean excludesOtherOwners() {
-          return claim.excludesOtherOwners();
-        }
-
-        @Override
-        public boolean mayKeepResultsInMemory() {
-          return claim.mayKeepResultsInMemory();
-        }
-
-        @Override
-        public void close() {
-          if (closed.compareAndSet(false, true)) {
-            claim.close();
-          }
-        }
-      };
-    }
   }
 }

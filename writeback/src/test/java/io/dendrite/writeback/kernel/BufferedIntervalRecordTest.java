@@ -1,4 +1,4 @@
-package io.dendrite.writeback.range;
+package io.dendrite.writeback.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.dendrite.writeback.range;
+package io.dendrite.writeback.document;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,7 +13,6 @@ import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
-import io.dendrite.writeback.kernel.DocumentEngine;
 import io.dendrite.writeback.store.DataStore;
 import java.time.Duration;
 import java.util.HashMap;
@@ -329,9 +328,7 @@ class RangeWriteBackConsistencyIT {
       RangeStack stack, Workload workload, long lowerBound, long upperBound) {
     for (long id = lowerBound; id <= upperBound; id++) {
       if (workload.lastWriteInsertedOrDeleted.getOrDefault(id, false)
-          && !DocumentEngine.of(stack.writeBack)
-              .bufferedAmong(List.of(RangeRow.key(id)))
-              .isEmpty()) {
+          && !stack.writeBack.engine().bufferedAmong(List.of(RangeRow.key(id))).isEmpty()) {
         return true;
       }
     }

@@ -1,4 +1,4 @@
-package io.dendrite.writeback.range;
+package io.dendrite.writeback.document;
 
 import io.dendrite.core.CacheUpdate;
 import io.dendrite.core.ChangeRecords;

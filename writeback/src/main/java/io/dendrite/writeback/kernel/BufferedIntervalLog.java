@@ -1,4 +1,4 @@
-package io.dendrite.writeback.range;
+package io.dendrite.writeback.kernel;
 
 import io.dendrite.iq.client.CacheValue;
 import io.dendrite.iq.client.IqClient;
@@ -6,8 +6,6 @@ import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.ReplicatedStore;
-import io.dendrite.writeback.kernel.PinnedReplicas;
-import io.dendrite.writeback.kernel.ReplicaRepair;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.dendrite.writeback.range;
+package io.dendrite.writeback.document;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -21,7 +21,6 @@ import io.dendrite.writeback.WriteBackMeters;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
-import io.dendrite.writeback.document.DocumentWriteBack;
 import io.dendrite.writeback.engine.UndecodableValueException;
 import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.store.DataStore;

@@ -1,10 +1,9 @@
-package io.dendrite.writeback.range;
+package io.dendrite.writeback.document;
 
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.RangeCache;
 import io.dendrite.iq.client.IqClient;
-import io.dendrite.writeback.document.DocumentWriteBack;
 import io.dendrite.writeback.store.DataStore;
 import java.util.List;
 import java.util.function.UnaryOperator;

@@ -1,4 +1,4 @@
-package io.dendrite.writeback.range;
+package io.dendrite.writeback.kernel;
 
 import java.util.ArrayList;
 import java.util.Collection;
