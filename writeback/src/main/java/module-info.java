@@ -1,8 +1,9 @@
 /**
- * Write-back: writes buffered in the cache tier, pinned and replicated, drained to MySQL or MongoDB. Exports one
- * package per engine, the change vocabulary and the data-store interface (its implementations are modules of their
- * own: {@code io.dendrite.store.mysql}, {@code io.dendrite.store.mongodb}); the plumbing the engines share ({@code
- * io.dendrite.writeback.internal}) is exported to TARDIS only.
+ * Write-back: writes buffered in the cache tier, pinned and replicated, drained to MySQL or MongoDB. Exports the
+ * engines' packages (per document and per range, per session), what every engine shows its users (settings, metrics,
+ * failures), the change vocabulary and the data-store interface (its implementations are modules of their own:
+ * {@code io.dendrite.store.mysql}, {@code io.dendrite.store.mongodb}); the engine kernel ({@code
+ * io.dendrite.writeback.kernel}) is exported to TARDIS only.
  */
 module io.dendrite.writeback {
   requires transitive io.dendrite.core;
@@ -19,11 +20,11 @@ module io.dendrite.writeback {
   exports io.dendrite.writeback;
   exports io.dendrite.writeback.change;
   exports io.dendrite.writeback.document;
-  exports io.dendrite.writeback.range;
+  exports io.dendrite.writeback.engine;
   exports io.dendrite.writeback.session;
   exports io.dendrite.writeback.store;
   // TARDIS buffers the writes the data store failed to take with write-back's machinery, under keys
-  // of its own.
-  exports io.dendrite.writeback.internal to
+  // of its own, and indexes its range writes with it (see the package's contract).
+  exports io.dendrite.writeback.kernel to
       io.dendrite.tardis;
 }

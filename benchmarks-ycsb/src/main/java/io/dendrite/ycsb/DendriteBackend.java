@@ -7,10 +7,10 @@ import io.dendrite.core.RangeCache;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
-import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.EntityChanges;
-import io.dendrite.writeback.document.WriteBack;
-import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
+import io.dendrite.writeback.document.RangeWriteBack;
+import io.dendrite.writeback.engine.WriteBackMetrics;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * predicate [first, last], and a write goes through Dendrite's write path with the row change as write-back buffers
  * it ({@link EntityChanges}), which Dendrite also appends to the cached scan results it touches as a change record
  * ({@link RecordChangeRecords}). Write-back buffers the
- * change with a {@link RangeWriteBack} over a {@link WriteBack} engine whose drain threads apply it later; what is
+ * change with a {@link RangeWriteBack} over a {@link DocumentWriteBack} engine whose drain threads apply it later; what is
  * still buffered at the end stays in the cache servers (reported as {@code writeback.pendingAtEnd}).
  *
  * <p>Cache round trips are the requests the calling thread sent through the cache client during the operation ({@link
@@ -64,7 +64,7 @@ final class DendriteBackend implements RecordBackend {
    */
   static final String CONNECTIONS = "dendrite.connections";
 
-  /** {@code dendrite.draindelayms}: write-back drain delay, {@code WriteBack.Builder.drainDelay} (default 0). */
+  /** {@code dendrite.draindelayms}: write-back drain delay, {@code DocumentWriteBack.Builder.drainDelay} (default 0). */
   static final String DRAIN_DELAY_MS = "dendrite.draindelayms";
 
   /**
@@ -75,7 +75,7 @@ final class DendriteBackend implements RecordBackend {
 
   private final RecordStore store;
   private final IqClient cache;
-  private final WriteBack engine;
+  private final DocumentWriteBack engine;
   private final RangeWriteBack<Long> buffer;
   private final RangeCache<Long, YcsbRecord> dendrite;
 
@@ -85,7 +85,7 @@ final class DendriteBackend implements RecordBackend {
   private DendriteBackend(
       RecordStore store,
       IqClient cache,
-      WriteBack engine,
+      DocumentWriteBack engine,
       RangeWriteBack<Long> buffer,
       RangeCache<Long, YcsbRecord> dendrite,
       WriteCommand<Long, YcsbRecord, EntityChanges> buffered) {
@@ -129,7 +129,7 @@ final class DendriteBackend implements RecordBackend {
       return PartitionedBackend.open(properties, table, store, servers, connections, policy, beta);
     }
     IqClient cache = null;
-    WriteBack engine = null;
+    DocumentWriteBack engine = null;
     RangeWriteBack<Long> buffer = null;
     WriteCommand<Long, YcsbRecord, EntityChanges> buffered = null;
     try {
@@ -181,15 +181,17 @@ final class DendriteBackend implements RecordBackend {
   }
 
   /** The write-back engine the properties describe; {@code singleProcess} when no other process shares it. */
-  static WriteBack engine(
+  static DocumentWriteBack engine(
       BindingProperties properties, IqClient cache, RecordStore store, boolean singleProcess) {
-    return engineSettings(properties, WriteBack.builder().cache(cache).store(store.dataStore()))
+    return engineSettings(
+            properties, DocumentWriteBack.builder().cache(cache).store(store.dataStore()))
         .singleProcess(singleProcess)
         .build();
   }
 
   /** {@code engine} with the engine settings the properties give. */
-  static WriteBack.Builder engineSettings(BindingProperties properties, WriteBack.Builder engine) {
+  static DocumentWriteBack.Builder engineSettings(
+      BindingProperties properties, DocumentWriteBack.Builder engine) {
     return engine
         .replicas(properties.integer(REPLICAS, 1, 1))
         .partitions(properties.integer(PARTITIONS, 64, 1))

@@ -9,7 +9,7 @@ import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.ZooKeeperAddress;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -109,8 +109,8 @@ class PartitionedDendriteIT {
         // the IQ server's largest fence epoch (2^31).
         OwnedRange lastOwner = new LastOwner("scores", "id." + range, 1L << 30);
         cacheTier.client.fences().raise(lastOwner.fence(), lastOwner.epoch());
-        try (WriteBack engine =
-            WriteBack.builder()
+        try (DocumentWriteBack engine =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cacheTier.client)
                 .store(store)

@@ -8,7 +8,7 @@ package io.dendrite.core;
  * cache request made for the range goes out guarded by this epoch.
  *
  * <p>What follows from it: a write-back engine owned by a range may lock the range's documents inside this process
- * instead of by leases in the cache tier (see the write-back module's {@code WriteBack.Builder#ownedRange}).
+ * instead of by leases in the cache tier (see the write-back module's {@code DocumentWriteBack.Builder#ownedRange}).
  */
 public interface OwnedRange {
 

@@ -1,9 +1,9 @@
 package io.dendrite.tardis;
 
 import io.dendrite.iq.client.IqClient;
-import io.dendrite.writeback.internal.BufferedWriteLocks;
-import io.dendrite.writeback.internal.PinnedReplicas;
-import io.dendrite.writeback.internal.RedleaseLocks;
+import io.dendrite.writeback.kernel.BufferedWriteLocks;
+import io.dendrite.writeback.kernel.PinnedReplicas;
+import io.dendrite.writeback.kernel.RedleaseLocks;
 import java.time.Duration;
 
 /**

@@ -3,7 +3,7 @@ package io.dendrite.tardis;
 import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.store.Entity;
 import java.util.Map;
 import java.util.Optional;

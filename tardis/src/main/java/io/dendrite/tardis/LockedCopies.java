@@ -2,9 +2,9 @@ package io.dendrite.tardis;
 
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.writeback.change.ChangeSequence;
-import io.dendrite.writeback.internal.BufferedWriteLocks;
-import io.dendrite.writeback.internal.PinnedReplicas;
-import io.dendrite.writeback.internal.ServerMemoryFullException;
+import io.dendrite.writeback.kernel.BufferedWriteLocks;
+import io.dendrite.writeback.kernel.PinnedReplicas;
+import io.dendrite.writeback.kernel.ServerMemoryFullException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Cached copies on stock memcached, which has no leases: hits are plain {@code get}s, and a miss or a write takes the
- * document's lock key ({@code Lock:Doc:…}, {@link io.dendrite.writeback.internal.RedleaseLocks}) first, so they run
+ * document's lock key ({@code Lock:Doc:…}, {@link io.dendrite.writeback.kernel.RedleaseLocks}) first, so they run
  * one at a time. A miss reads the copy again under the lock (another miss may have filled it), else loads the
  * document and {@code add}s it; a write reads the copy under the lock, makes the write durable, and refreshes the copy
  * by {@code cas} on what it read, or deletes it.

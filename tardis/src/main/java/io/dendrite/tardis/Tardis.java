@@ -7,8 +7,8 @@ import io.dendrite.iq.client.ServerAddress;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.Arguments;
-import io.dendrite.writeback.internal.BufferRefusedException;
+import io.dendrite.writeback.engine.BufferRefusedException;
+import io.dendrite.writeback.engine.EngineBuilder;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;
@@ -62,7 +62,7 @@ public final class Tardis implements AutoCloseable {
   private Tardis(Builder builder, TardisCore core) {
     this.core = core;
     this.cache = core.cache;
-    this.copies = core.tier.documentCopies(builder.lockTimeout);
+    this.copies = core.tier.documentCopies(core.engineSettings.lockTimeout());
     this.store = core.store;
     this.contextual = builder.solution == Solution.CONTEXTUAL;
     this.markBeforeBuffering = builder.markBeforeBuffering;
@@ -90,7 +90,7 @@ public final class Tardis implements AutoCloseable {
    *
    * @throws TardisOutcomeUnknownException when the data store may have applied a non-idempotent write and buffering
    *     it could apply it twice: not acknowledged
-   * @throws TeleportRefusedException when the data store failed the write and pinned memory refused to buffer it:
+   * @throws BufferRefusedException when the data store failed the write and pinned memory refused to buffer it:
    *     not acknowledged, nothing buffered
    * @throws IllegalArgumentException when the changes conflict with the document (a type conflict); nothing changed
    * @throws IqException when the cache tier could not be reached or the document's lease not taken: not
@@ -226,24 +226,19 @@ public final class Tardis implements AutoCloseable {
     core.close();
   }
 
-  /** Configures a {@link Tardis}; each setter refuses a bad value at once. */
-  public static final class Builder {
-    IqClient cache;
+  /**
+   * Configures a {@link Tardis}; each setter refuses a bad value at once. The settings TARDIS shares with write-back
+   * (the cache, R, the drain threads that are its recovery workers, the pinned budget, lock and retry times, the
+   * replica repair) are {@link EngineBuilder}'s, declared and documented there once.
+   */
+  public static final class Builder extends EngineBuilder<Builder> {
     DataStore store;
     Technique technique = Technique.TARDIS;
-    int replicas; // 0: none asked for, Arguments.DEFAULT_REPLICAS
     int partitions = 64;
-    int drainThreads = 4;
     int drainBatch = 50;
     int storeRound; // 0: α
     int recoverAfterSuccesses = 1;
-    long pinnedBudgetBytes = Long.MAX_VALUE;
-    Duration lockTimeout = Duration.ofSeconds(10);
-    Duration storeRetryDeadline = Duration.ZERO;
     Duration checkInterval = Duration.ofSeconds(1);
-    Duration idlePause = Duration.ofMillis(50);
-    Duration replicaCheckInterval = Duration.ofSeconds(1);
-    Duration replaceDownServerAfter = Duration.ofSeconds(30);
     Duration lockTtl;
     boolean bufferUnknownOutcomes;
     boolean lookForBufferedWrites = true;
@@ -253,7 +248,16 @@ public final class Tardis implements AutoCloseable {
     boolean restoreMarkers = true;
     boolean changeCachedValuesConditionally = true;
 
-    private Builder() {}
+    /** TARDIS's own defaults of two shared settings: see {@link EngineBuilder}. */
+    private Builder() {
+      drainThreads(4);
+      storeRetryDeadline(Duration.ZERO);
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
 
     /**
      * Serves the misses TAR and DIS refuse in recovery mode from the data store, which may lack buffered writes. For
@@ -311,15 +315,9 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
-    /** The cache tier: our IQ servers, or stock memcached with {@link #stockMemcached} (required). */
-    public Builder cache(IqClient cache) {
-      this.cache = Objects.requireNonNull(cache, "cache");
-      return this;
-    }
-
     /**
      * The cache servers are unmodified memcached (1.6 or later), not our IQ servers. Start each with {@code -M}, so
-     * that a full server refuses a store ({@link TeleportRefusedException.Reason#SERVER_MEMORY}) instead of evicting
+     * that a full server refuses a store ({@link BufferRefusedException.Limit#SERVER_MEMORY}) instead of evicting
      * a buffered write. Without I/Q leases, a document's writes and misses, and its buffered write, are locked with
      * keys that lapse after {@code lockTtl} (memcached counts whole seconds: a lock lives between {@code lockTtl} - 1
      * s and {@code lockTtl}). Keep it above the longest a lock is held: the store's timeout plus {@link
@@ -361,28 +359,9 @@ public final class Tardis implements AutoCloseable {
       return this;
     }
 
-    /**
-     * R: cache servers each buffered write is pinned on; at most the number of servers. Default 2, so that losing or
-     * restarting one server loses no buffered write; a one-server cache refuses TARDIS unless R = 1 is asked for here.
-     */
-    public Builder replicas(int replicas) {
-      this.replicas = Arguments.atLeast("replicas", 1, replicas);
-      return this;
-    }
-
     /** ω: partitions listing the documents with buffered writes (default 64). Every process must use the same. */
     public Builder partitions(int partitions) {
-      this.partitions = Arguments.atLeast("partitions", 1, partitions);
-      return this;
-    }
-
-    /**
-     * Recovery workers (the thesis' AR workers; default 4): the threads that apply buffered writes to the data store,
-     * as write-back's drain threads are, hence the same name. 0 leaves recovery to misses and writes (lazy recovery
-     * only).
-     */
-    public Builder drainThreads(int drainThreads) {
-      this.drainThreads = Arguments.atLeast("drainThreads", 0, drainThreads);
+      this.partitions = atLeast("partitions", 1, partitions);
       return this;
     }
 
@@ -392,7 +371,7 @@ public final class Tardis implements AutoCloseable {
      * α = 50, 25 s with α = 10; docs/benchmarks.md).
      */
     public Builder drainBatch(int drainBatch) {
-      this.drainBatch = Arguments.atLeast("drainBatch", 1, drainBatch);
+      this.drainBatch = atLeast("drainBatch", 1, drainBatch);
       return this;
     }
 
@@ -401,43 +380,13 @@ public final class Tardis implements AutoCloseable {
      * For the recovery benchmark's comparison only, so not public.
      */
     Builder storeRound(int batch) {
-      this.storeRound = Arguments.atLeast("storeRound", 1, batch);
+      this.storeRound = atLeast("storeRound", 1, batch);
       return this;
     }
 
     /** p: data-store operations that must go through before failed mode becomes recovery (default 1). */
     public Builder recoverAfterSuccesses(int successes) {
-      this.recoverAfterSuccesses = Arguments.atLeast("recoverAfterSuccesses", 1, successes);
-      return this;
-    }
-
-    /**
-     * Pinned bytes, every replica counted, this process may buffer (default no limit); past it a failed write is
-     * refused with {@link TeleportRefusedException}. Keep it below the servers' pinned quota.
-     */
-    public Builder pinnedBudgetBytes(long bytes) {
-      if (bytes < 0) {
-        throw new IllegalArgumentException("pinnedBudgetBytes must not be negative, got " + bytes);
-      }
-      this.pinnedBudgetBytes = bytes;
-      return this;
-    }
-
-    /**
-     * How long a write or recovery waits for a buffered write's lock (default 10 s); on stock memcached, also how
-     * long a miss or write waits for its document's lock.
-     */
-    public Builder lockTimeout(Duration timeout) {
-      this.lockTimeout = Arguments.notNegative("lockTimeout", timeout);
-      return this;
-    }
-
-    /**
-     * How long an apply of a buffered write retries a data store that fails it (default 0: one attempt, then the
-     * process is in failed mode and tries again later). Keep it well below the servers' lease lifetime.
-     */
-    public Builder storeRetryDeadline(Duration deadline) {
-      this.storeRetryDeadline = Arguments.notNegative("storeRetryDeadline", deadline);
+      this.recoverAfterSuccesses = atLeast("recoverAfterSuccesses", 1, successes);
       return this;
     }
 
@@ -446,25 +395,7 @@ public final class Tardis implements AutoCloseable {
      * look at the partitions) when no recovery worker did (default 1 s).
      */
     public Builder checkInterval(Duration interval) {
-      this.checkInterval = Arguments.notNegative("checkInterval", interval);
-      return this;
-    }
-
-    /** How long a recovery worker rests after finding nothing to apply (default 50 ms). */
-    public Builder idlePause(Duration pause) {
-      this.idlePause = Arguments.notNegative("idlePause", pause);
-      return this;
-    }
-
-    /** As {@code WriteBack.Builder#replicaCheckInterval} (default 1 s; {@link Duration#ZERO} turns it off). */
-    public Builder replicaCheckInterval(Duration interval) {
-      this.replicaCheckInterval = Arguments.notNegative("replicaCheckInterval", interval);
-      return this;
-    }
-
-    /** As {@code WriteBack.Builder#replaceDownServerAfter} (default 30 s). */
-    public Builder replaceDownServerAfter(Duration downFor) {
-      this.replaceDownServerAfter = Arguments.notNegative("replaceDownServerAfter", downFor);
+      this.checkInterval = notNegative("checkInterval", interval);
       return this;
     }
 
@@ -477,21 +408,26 @@ public final class Tardis implements AutoCloseable {
       return new Tardis(this, buildCore(LISTINGS));
     }
 
+    /** The cache given to {@link #cache}, or null: TARDIS for ranges checks it is the Dendrite's. */
+    IqClient cacheGiven() {
+      return givenCache();
+    }
+
     /**
      * The core for a front end whose buffered writes are listed in the partitions {@code listings}, after the checks
      * of {@link #build}.
      */
     TardisCore buildCore(String listings) {
-      if (cache == null || store == null) {
+      if (store == null) {
         throw new IllegalStateException("cache and store are required");
       }
-      replicas = Arguments.replicas(replicas, cache.config().servers().size());
+      requireCache();
       if (lockTtl != null && solution == Solution.CONTEXTUAL) {
         throw new IllegalStateException(
             "Solution.CONTEXTUAL needs our IQ servers' pending markers; stock memcached has none: use"
                 + " RECON");
       }
-      return new TardisCore(this, listings);
+      return new TardisCore(this, settings(), listings);
     }
   }
 }

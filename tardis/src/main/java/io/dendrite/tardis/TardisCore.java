@@ -3,10 +3,11 @@ package io.dendrite.tardis;
 import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.change.EntityChanges;
-import io.dendrite.writeback.internal.BufferRefusedException;
-import io.dendrite.writeback.internal.DrainThreads;
-import io.dendrite.writeback.internal.PendingWritesPartition;
-import io.dendrite.writeback.internal.ReplicaRepair;
+import io.dendrite.writeback.engine.BufferRefusedException;
+import io.dendrite.writeback.engine.EngineSettings;
+import io.dendrite.writeback.kernel.DrainThreads;
+import io.dendrite.writeback.kernel.PendingWritesPartition;
+import io.dendrite.writeback.kernel.ReplicaRepair;
 import io.dendrite.writeback.store.DataStore;
 import java.time.Duration;
 import java.util.List;
@@ -48,6 +49,10 @@ final class TardisCore implements AutoCloseable {
   }
 
   final IqClient cache;
+
+  /** The settings TARDIS shares with write-back, as its builder checked them. */
+  final EngineSettings engineSettings;
+
   final CacheTier tier;
   final DataStore store;
   final Technique technique;
@@ -69,9 +74,13 @@ final class TardisCore implements AutoCloseable {
   /** Whether the last recovery pass found listed documents: workers keep going without waiting for a check. */
   private volatile boolean recoveryFoundWork;
 
-  /** Settings read from {@link Tardis.Builder}; {@code listings} names the partitions of the buffered writes. */
-  TardisCore(Tardis.Builder settings, String listings) {
-    this.cache = settings.cache;
+  /**
+   * Settings read from {@link Tardis.Builder} and, for those write-back shares, from its {@code shared} ones; {@code
+   * listings} names the partitions of the buffered writes.
+   */
+  TardisCore(Tardis.Builder settings, EngineSettings shared, String listings) {
+    this.engineSettings = shared;
+    this.cache = shared.cache();
     this.tier =
         settings.lockTtl == null
             ? CacheTier.iqServers(cache, settings.changeCachedValuesConditionally)
@@ -90,11 +99,11 @@ final class TardisCore implements AutoCloseable {
             tier,
             store,
             listings,
-            settings.replicas,
+            shared.replicas(),
             settings.partitions,
-            settings.pinnedBudgetBytes,
-            settings.lockTimeout,
-            settings.storeRetryDeadline,
+            shared.pinnedBudgetBytes(),
+            shared.lockTimeout(),
+            shared.storeRetryDeadline(),
             settings.storeRound == 0 ? settings.drainBatch : settings.storeRound);
     // A process that starts while writes are buffered (another process's, or its own earlier run's)
     // treats them as recovery does until they are applied.
@@ -102,19 +111,19 @@ final class TardisCore implements AutoCloseable {
       mode.somethingBuffered();
     }
     List<IntSupplier> passes =
-        IntStream.range(0, settings.drainThreads)
+        IntStream.range(0, shared.drainThreads())
             .<IntSupplier>mapToObj(worker -> this::recoveryPass)
             .toList();
     this.recoveryWorkers =
-        new DrainThreads("tardis-recovery", settings.drainThreads, passes, settings.idlePause, 1);
+        new DrainThreads("tardis-recovery", shared.drainThreads(), passes, shared.idlePause(), 1);
     this.replicaRepair =
         new ReplicaRepair(
             cache,
             // Contextual restores a restarted server's markers, whatever R.
-            settings.replicas > 1 || settings.solution == Solution.CONTEXTUAL
-                ? settings.replicaCheckInterval
+            shared.replicas() > 1 || settings.solution == Solution.CONTEXTUAL
+                ? shared.replicaCheckInterval()
                 : Duration.ZERO,
-            settings.replaceDownServerAfter,
+            shared.replaceDownServerAfter(),
             "tardis-replica-repair");
     replicaRepair.register(teleported::restoreReplicas);
   }
@@ -125,7 +134,7 @@ final class TardisCore implements AutoCloseable {
    *
    * @throws TardisOutcomeUnknownException when the data store may have applied non-idempotent changes, which
    *     buffering could apply twice: not acknowledged
-   * @throws TeleportRefusedException when pinned memory refused to buffer them: not acknowledged
+   * @throws BufferRefusedException when pinned memory refused to buffer them: not acknowledged
    */
   void write(Subject subject, List<EntityChanges> changes, Runnable teleport) {
     Mode now = probedMode(subject);
@@ -167,18 +176,13 @@ final class TardisCore implements AutoCloseable {
       teleport.run();
     } catch (BufferRefusedException full) {
       refused.increment();
-      TeleportRefusedException refusal =
-          new TeleportRefusedException(
+      BufferRefusedException refusal =
+          new BufferRefusedException(
               "the data store "
                   + (why == null ? "is recovering" : "failed the write of " + subject.describe())
                   + ", and "
                   + full.getMessage()
                   + ": not acknowledged",
-              switch (full.limit()) {
-                case PINNED_BUDGET -> TeleportRefusedException.Reason.PINNED_BUDGET;
-                case SERVER_PINNED_MEMORY -> TeleportRefusedException.Reason.SERVER_PINNED_MEMORY;
-                case SERVER_MEMORY -> TeleportRefusedException.Reason.SERVER_MEMORY;
-              },
               full,
               why == null || why.notSent());
       if (why != null) {

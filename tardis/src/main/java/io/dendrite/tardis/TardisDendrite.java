@@ -12,8 +12,7 @@ import io.dendrite.core.RowCodec;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.writeback.change.DocumentChanges;
-import io.dendrite.writeback.range.DocumentCommand;
-import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.document.DocumentCommand;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.util.LinkedHashMap;
@@ -27,7 +26,8 @@ import java.util.function.UnaryOperator;
  * TARDIS for cached range results: a write-through (or write-around) {@link Dendrite} over one collection and range
  * attribute, whose writes go to the data store while it answers and are teleported into the cache tier while it does
  * not. A teleported write is buffered per document (as {@link Tardis} buffers one) and its interval is indexed with
- * its documents (the CPR paper's BuWrInT, kept by a {@link RangeWriteBack} over the buffered writes): that index is
+ * its documents (the CPR paper's BuWrInT, kept by write-back's kernel over the buffered writes as a {@code
+ * RangeWriteBack} keeps it over a {@code DocumentWriteBack}'s): that index is
  * the thesis' mapping from cached entries to the buffered writes they depend on (Table 4.2), so that a range get that
  * misses in recovery applies every buffered write overlapping its interval before it queries (TARD, TARDIS).
  *
@@ -85,7 +85,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
                     .collection(collection)
                     .domain(domain)
                     .range(builder.min, builder.max)
-                    .cache(builder.tardis.cache)
+                    .cache(builder.tardis.cacheGiven())
                     .writePolicy(WritePolicy.WRITE_THROUGH))
             .outageTolerance(ranges)
             .buildRangeCache();
@@ -125,7 +125,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
    *
    * @throws TardisOutcomeUnknownException when the data store may have applied non-idempotent changes: not
    *     acknowledged, and nothing buffered
-   * @throws TeleportRefusedException when pinned memory refused to buffer the write: not acknowledged; of a write to
+   * @throws BufferRefusedException when pinned memory refused to buffer the write: not acknowledged; of a write to
    *     several documents, those buffered before the refusal stay buffered (as range write-back leaves them)
    * @throws IllegalArgumentException for bad bounds, or a change to a document of another collection; nothing
    *     changed

@@ -1,6 +1,6 @@
 package io.dendrite.tardis;
 
-import io.dendrite.writeback.internal.SharedSnapshot;
+import io.dendrite.writeback.kernel.SharedSnapshot;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;

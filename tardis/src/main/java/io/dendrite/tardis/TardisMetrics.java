@@ -1,5 +1,6 @@
 package io.dendrite.tardis;
 
+import io.dendrite.writeback.engine.BufferRefusedException;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -17,7 +18,7 @@ import java.util.Optional;
  *     on (lazy recovery; one a worker applied while they waited for its lock counts here too)
  * @param unavailableMisses misses refused with {@link TardisUnavailableException}
  * @param outcomeUnknown writes refused with {@link TardisOutcomeUnknownException}
- * @param teleportsRefused writes refused with {@link TeleportRefusedException}
+ * @param teleportsRefused writes refused with {@link BufferRefusedException}
  * @param pinnedBytes bytes this process pinned for buffered writes, every replica counted
  */
 public record TardisMetrics(

@@ -8,8 +8,8 @@ import io.dendrite.core.OutageTolerance;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
-import io.dendrite.writeback.internal.LeaseLostException;
-import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.kernel.BufferedIntervals;
+import io.dendrite.writeback.kernel.LeaseLostException;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 
@@ -30,7 +30,7 @@ import java.util.concurrent.Callable;
  * }</pre>
  *
  * <p>A teleported write is buffered per document (as {@link Tardis} buffers one) and its interval is indexed with its
- * documents (the CPR paper's BuWrInT, kept by a {@link RangeWriteBack} over the teleported writes): the thesis'
+ * documents (the CPR paper's BuWrInT, kept by the write-back kernel's {@code BufferedIntervals} over the teleported writes): the thesis'
  * mapping from cached entries to the buffered writes they depend on (Table 4.2). The Dendrite's leases make it safe:
  * a write's data-store statement or teleport runs under the Exclusive lease of its interval and the Q leases of the
  * cached results it refreshes; a miss's query runs under the interval's Shared lease, so no overlapping write is
@@ -98,7 +98,7 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
   @Override
   public <K extends Comparable<? super K>> Guard<K> open(
       DomainType<K> type, String collection, String domain, IqClient cache) {
-    if (settings.cache != cache) {
+    if (settings.cacheGiven() != cache) {
       throw new IllegalStateException(
           "TARDIS keeps its teleported writes in the Dendrite's cache tier: give Tardis.Builder.cache the"
               + " Dendrite's IqClient");
@@ -123,7 +123,7 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
   final class Guard<K extends Comparable<? super K>>
       implements OutageTolerance.RangeGuard<K, DocumentChanges> {
     private final TardisCore core;
-    private final RangeWriteBack<K> index;
+    private final BufferedIntervals<K> index;
     private final String collection;
     private final String domain;
 
@@ -133,10 +133,10 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
       this.domain = domain;
       try {
         this.index =
-            RangeWriteBack.over(type, core.teleported.asEngine(core.replicaRepair))
-                .collection(collection)
-                .domain(domain)
-                .build();
+            new BufferedIntervals<>(
+                core.teleported.asEngine(core.replicaRepair),
+                BufferedIntervals.Settings.of(type, collection, domain),
+                null); // the Dendrite claimed the range
       } catch (RuntimeException failed) {
         core.close();
         throw failed;
@@ -164,7 +164,7 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
      *
      * @throws TardisOutcomeUnknownException when the data store may have applied non-idempotent changes: not
      *     acknowledged, and nothing buffered
-     * @throws TeleportRefusedException when pinned memory refused to buffer the write: not acknowledged; of a write
+     * @throws BufferRefusedException when pinned memory refused to buffer the write: not acknowledged; of a write
      *     to several documents, those buffered before the refusal stay buffered (as range write-back leaves them)
      */
     @Override
@@ -199,7 +199,7 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
     @Override
     public void close() {
       try (TardisCore recovery = core;
-          RangeWriteBack<K> indexed = index) {
+          BufferedIntervals<K> indexed = index) {
         // closed in reverse order: the index, then the recovery workers
       }
     }

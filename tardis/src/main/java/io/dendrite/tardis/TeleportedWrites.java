@@ -7,16 +7,16 @@ import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.WriteOptions;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
-import io.dendrite.writeback.internal.BufferedWrites;
-import io.dendrite.writeback.internal.DocumentEngine;
-import io.dendrite.writeback.internal.LeaseLostException;
-import io.dendrite.writeback.internal.PendingWritesPartition;
-import io.dendrite.writeback.internal.PinnedBudget;
-import io.dendrite.writeback.internal.PinnedReplicas;
-import io.dendrite.writeback.internal.ReplicaRepair;
-import io.dendrite.writeback.internal.RetryingStore;
-import io.dendrite.writeback.internal.UndecodableValues;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
+import io.dendrite.writeback.kernel.BufferedWrites;
+import io.dendrite.writeback.kernel.DocumentEngine;
+import io.dendrite.writeback.kernel.LeaseLostException;
+import io.dendrite.writeback.kernel.PendingWritesPartition;
+import io.dendrite.writeback.kernel.PinnedBudget;
+import io.dendrite.writeback.kernel.PinnedReplicas;
+import io.dendrite.writeback.kernel.ReplicaRepair;
+import io.dendrite.writeback.kernel.RetryingStore;
+import io.dendrite.writeback.kernel.UndecodableValues;
 import io.dendrite.writeback.store.DataStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -123,7 +123,7 @@ final class TeleportedWrites {
   /**
    * Buffers {@code changes} behind the document's earlier buffered changes, pinned on every replica and listed.
    *
-   * @throws io.dendrite.writeback.internal.BufferRefusedException when pinned memory refused; nothing changed
+   * @throws io.dendrite.writeback.engine.BufferRefusedException when pinned memory refused; nothing changed
    */
   void buffer(EntityKey key, ChangeSequence changes) {
     LeaseLostException.untilKept(() -> buffered.write(key, changes));
@@ -233,8 +233,8 @@ final class TeleportedWrites {
   }
 
   /**
-   * These buffered writes as the engine a {@code RangeWriteBack} is built on, which indexes each range write's
-   * interval with its documents; {@code repair} restores the range's log too.
+   * These buffered writes as the engine that {@link io.dendrite.writeback.kernel.BufferedIntervals} is built on,
+   * which indexes each range write's interval with its documents; {@code repair} restores the range's log too.
    */
   DocumentEngine asEngine(ReplicaRepair repair) {
     return new DocumentEngine() {

@@ -17,6 +17,7 @@ import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.StockMemcached;
 import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.engine.BufferRefusedException;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;
@@ -207,7 +208,7 @@ class ReconMemcachedIT {
 
   /**
    * (c) A memcached run with {@code -M} and little memory fills up during an outage: the write it cannot buffer is
-   * refused with {@link TeleportRefusedException.Reason#SERVER_MEMORY}, and every write acknowledged before it
+   * refused with {@link BufferRefusedException.Limit#SERVER_MEMORY}, and every write acknowledged before it
    * reaches the database once it is back.
    */
   @Test
@@ -216,13 +217,13 @@ class ReconMemcachedIT {
     Tardis tardis = build(memcached.client, faulty, builder -> builder.drainThreads(1));
     faulty.down.set(true);
     List<Integer> acknowledged = new ArrayList<>();
-    TeleportRefusedException refusal = null;
+    BufferRefusedException refusal = null;
     int id = 1000;
     for (; id < 4000 && refusal == null; id++) {
       try {
         tardis.write(key(id), ChangeSequence.of(insert(Map.of("name", "n" + id, "bio", bio(id)))));
         acknowledged.add(id);
-      } catch (TeleportRefusedException refused) {
+      } catch (BufferRefusedException refused) {
         refusal = refused;
       }
     }
@@ -230,7 +231,7 @@ class ReconMemcachedIT {
     assertThat(refusal)
         .as("a refusal within 3,000 writes of %d KiB", bio(0).length() / 1024)
         .isNotNull();
-    assertThat(refusal.reason()).isEqualTo(TeleportRefusedException.Reason.SERVER_MEMORY);
+    assertThat(refusal.limit()).isEqualTo(BufferRefusedException.Limit.SERVER_MEMORY);
     assertThat(refusal)
         .hasMessageContaining("out of memory")
         .hasMessageContaining("not acknowledged");

@@ -16,7 +16,8 @@ import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.range.DocumentCommand;
+import io.dendrite.writeback.document.DocumentCommand;
+import io.dendrite.writeback.engine.BufferRefusedException;
 import io.dendrite.writeback.store.Entity;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -247,10 +248,9 @@ class TardisDendriteIT {
 
     assertThatThrownBy(() -> ranges.write(7L, 7L, names(7, 7, "refused")))
         .isInstanceOfSatisfying(
-            TeleportRefusedException.class,
+            BufferRefusedException.class,
             refusal ->
-                assertThat(refusal.reason())
-                    .isEqualTo(TeleportRefusedException.Reason.PINNED_BUDGET))
+                assertThat(refusal.limit()).isEqualTo(BufferRefusedException.Limit.PINNED_BUDGET))
         .hasMessageContaining("not acknowledged");
 
     faulty.down.set(false);

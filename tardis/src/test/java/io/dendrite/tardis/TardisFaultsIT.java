@@ -15,6 +15,7 @@ import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
+import io.dendrite.writeback.engine.BufferRefusedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -351,18 +352,18 @@ class TardisFaultsIT {
         tardis(cacheOf(64L << 20), Technique.TARDIS, builder -> builder.pinnedBudgetBytes(600));
     faulty.down.set(true);
     List<Integer> acknowledged = new ArrayList<>();
-    TeleportRefusedException refusal = null;
+    BufferRefusedException refusal = null;
     for (int id = 0; id < DOCUMENTS && refusal == null; id++) {
       try {
         tardis.write(key(id), ChangeSequence.of(set("name", "long outage " + id)));
         acknowledged.add(id);
-      } catch (TeleportRefusedException refused) {
+      } catch (BufferRefusedException refused) {
         refusal = refused;
       }
     }
 
     assertThat(refusal).as("a refusal within %d writes", DOCUMENTS).isNotNull();
-    assertThat(refusal.reason()).isEqualTo(TeleportRefusedException.Reason.PINNED_BUDGET);
+    assertThat(refusal.limit()).isEqualTo(BufferRefusedException.Limit.PINNED_BUDGET);
     assertThat(refusal).hasMessageContaining("pinned budget");
     assertThat(acknowledged).isNotEmpty();
     int refusedId = acknowledged.size();
@@ -379,20 +380,20 @@ class TardisFaultsIT {
   void aCacheServerOutOfPinnedMemoryRefusesWithThatReason() throws Exception {
     Tardis tardis = tardis(cacheOf(600), Technique.TARDIS, builder -> builder);
     faulty.down.set(true);
-    TeleportRefusedException refusal = null;
+    BufferRefusedException refusal = null;
     List<Integer> acknowledged = new ArrayList<>();
     String filler = "x".repeat(200);
     for (int id = 0; id < DOCUMENTS && refusal == null; id++) {
       try {
         tardis.write(key(id), ChangeSequence.of(set("name", filler.substring(0, 60) + id)));
         acknowledged.add(id);
-      } catch (TeleportRefusedException refused) {
+      } catch (BufferRefusedException refused) {
         refusal = refused;
       }
     }
 
     assertThat(refusal).as("a refusal within %d writes", DOCUMENTS).isNotNull();
-    assertThat(refusal.reason()).isEqualTo(TeleportRefusedException.Reason.SERVER_PINNED_MEMORY);
+    assertThat(refusal.limit()).isEqualTo(BufferRefusedException.Limit.SERVER_PINNED_MEMORY);
     faulty.down.set(false);
     awaitRecovered(tardis);
     for (int id : acknowledged) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.dendrite.iq.client.CacheValue;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.Outcome;
+import io.dendrite.writeback.engine.UndecodableValueException;
+import io.dendrite.writeback.engine.WriteBackMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;

@@ -10,7 +10,9 @@ import io.dendrite.core.WriteBuffers;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
+import io.dendrite.writeback.document.RangeWriteBack;
+import io.dendrite.writeback.engine.WriteBackMetrics;
 import io.dendrite.writeback.store.DataStore;
 import java.time.Duration;
 import java.util.List;
@@ -35,7 +37,7 @@ import java.util.function.UnaryOperator;
  *     .build();
  * }</pre>
  *
- * <p>Every write command of a write-back Dendrite is a {@link io.dendrite.writeback.range.DocumentCommand}: its
+ * <p>Every write command of a write-back Dendrite is a {@link io.dendrite.writeback.document.DocumentCommand}: its
  * argument is the {@link DocumentChanges} the store later applies. Each range the Dendrite owns gets a range
  * write-back ({@link RangeWriteBack}) over a per-document engine of its own, which the Dendrite closes with the range:
  * in one process, an engine that locks documents through the cache tier; in a range one of many processes owns, an
@@ -44,15 +46,13 @@ import java.util.function.UnaryOperator;
  */
 public final class WriteBack implements WriteBuffers<DocumentChanges> {
   private final DataStore store;
-  private UnaryOperator<io.dendrite.writeback.document.WriteBack.Builder> engine =
-      UnaryOperator.identity();
+  private UnaryOperator<DocumentWriteBack.Builder> engine = UnaryOperator.identity();
 
   /** The range attribute of a document; null: its id, as the domain's type ({@link #idAs}). */
   private Function<EntityKey, ?> documentAttribute;
 
   /** The engines of the buffers open now (one per range this process owns), for {@link #metrics}. */
-  private final Set<io.dendrite.writeback.document.WriteBack> engines =
-      ConcurrentHashMap.newKeySet();
+  private final Set<DocumentWriteBack> engines = ConcurrentHashMap.newKeySet();
 
   private WriteBack(DataStore store) {
     this.store = Objects.requireNonNull(store, "store");
@@ -68,8 +68,7 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
    * suit most services): applied to a builder whose cache and store are the Dendrite's, and whose range, for a range
    * owned by one of many processes, is set after them.
    */
-  public WriteBack engine(
-      UnaryOperator<io.dendrite.writeback.document.WriteBack.Builder> settings) {
+  public WriteBack engine(UnaryOperator<DocumentWriteBack.Builder> settings) {
     this.engine = Objects.requireNonNull(settings, "settings");
     return this;
   }
@@ -89,7 +88,7 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
    * writes they hold buffered and have drained. An engine's counts leave with its range.
    */
   public List<WriteBackMetrics> metrics() {
-    return engines.stream().map(io.dendrite.writeback.document.WriteBack::metrics).toList();
+    return engines.stream().map(DocumentWriteBack::metrics).toList();
   }
 
   @Override
@@ -104,10 +103,8 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
   @Override
   public <K extends Comparable<? super K>> WriteBuffer<K, DocumentChanges> open(
       DomainType<K> type, String collection, String domain, IqClient cache) {
-    io.dendrite.writeback.document.WriteBack documents =
-        engine
-            .apply(io.dendrite.writeback.document.WriteBack.builder().cache(cache).store(store))
-            .build();
+    DocumentWriteBack documents =
+        engine.apply(DocumentWriteBack.builder().cache(cache).store(store)).build();
     try {
       return closingItsEngine(
           RangeWriteBack.builder(type)
@@ -130,15 +127,15 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
   @Override
   public <K extends Comparable<? super K>> WriteBuffer<K, DocumentChanges> open(
       DomainType<K> type, OwnedRange range, IqClient cache) {
-    io.dendrite.writeback.document.WriteBack.Builder settings =
+    DocumentWriteBack.Builder settings =
         engine.apply(
-            io.dendrite.writeback.document.WriteBack.builder()
+            DocumentWriteBack.builder()
                 .cache(cache)
                 .store(store)
                 .drainThreads(1)
                 .partitions(4)
                 .drainOnClose(Duration.ZERO));
-    io.dendrite.writeback.document.WriteBack documents = settings.ownedRange(range).build();
+    DocumentWriteBack documents = settings.ownedRange(range).build();
     try {
       return closingItsEngine(
           RangeWriteBack.builder(type)
@@ -177,7 +174,7 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
   }
 
   private <K extends Comparable<? super K>> WriteBuffer<K, DocumentChanges> closingItsEngine(
-      RangeWriteBack<K> range, io.dendrite.writeback.document.WriteBack engine) {
+      RangeWriteBack<K> range, DocumentWriteBack engine) {
     engines.add(engine);
     return new ClosingItsEngine<>(range, engine);
   }
@@ -186,9 +183,9 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
   private final class ClosingItsEngine<K extends Comparable<? super K>>
       implements WriteBuffer<K, DocumentChanges> {
     private final RangeWriteBack<K> range;
-    private final io.dendrite.writeback.document.WriteBack engine;
+    private final DocumentWriteBack engine;
 
-    ClosingItsEngine(RangeWriteBack<K> range, io.dendrite.writeback.document.WriteBack engine) {
+    ClosingItsEngine(RangeWriteBack<K> range, DocumentWriteBack engine) {
       this.range = range;
       this.engine = engine;
     }

@@ -1,7 +1,8 @@
 package io.dendrite.writeback;
 
-import io.dendrite.writeback.document.WriteBack;
-import io.dendrite.writeback.internal.SharedSnapshot;
+import io.dendrite.writeback.document.DocumentWriteBack;
+import io.dendrite.writeback.engine.WriteBackMetrics;
+import io.dendrite.writeback.kernel.SharedSnapshot;
 import io.dendrite.writeback.session.SessionWriteBack;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,7 +18,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Publishes a write-back engine's {@link WriteBackMetrics} as Micrometer meters, every one tagged {@code
- * engine=documents} ({@link WriteBack}) or {@code engine=sessions} ({@link SessionWriteBack}) plus the caller's tags:
+ * engine=documents} ({@link DocumentWriteBack}) or {@code engine=sessions} ({@link SessionWriteBack}) plus the caller's tags:
  *
  * <table>
  *   <caption>Meters</caption>
@@ -77,7 +78,7 @@ public final class WriteBackMeters implements MeterBinder {
   }
 
   /** Meters for a document-level engine, tagged {@code engine=documents} and {@code tags}. */
-  public static WriteBackMeters of(WriteBack engine, Tag... tags) {
+  public static WriteBackMeters of(DocumentWriteBack engine, Tag... tags) {
     return new WriteBackMeters(
         "documents",
         Objects.requireNonNull(engine, "engine")::metrics,

@@ -10,7 +10,7 @@ import io.dendrite.core.Dendrite;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.server.IqServer;
 import io.dendrite.testsupport.ModuleDescriptors;
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
 import java.lang.module.ModuleDescriptor;
 import java.util.Map;
 import java.util.Set;
@@ -50,24 +50,25 @@ class ModuleExportsTest {
   }
 
   @Test
-  void writeBackExportsOnePackagePerEngineAndTheirSharedPlumbingOnlyToTardis() throws Exception {
-    ModuleDescriptor module = ModuleDescriptors.of(WriteBack.class);
+  void writeBackExportsItsEnginesAndWhatTheyShareWithUsersAndItsKernelOnlyToTardis()
+      throws Exception {
+    ModuleDescriptor module = ModuleDescriptors.of(DocumentWriteBack.class);
     assertThat(module.name()).isEqualTo("io.dendrite.writeback");
     assertThat(exportedToAll(module))
         .containsExactly(
             "io.dendrite.writeback",
             "io.dendrite.writeback.change",
             "io.dendrite.writeback.document",
-            "io.dendrite.writeback.range",
+            "io.dendrite.writeback.engine",
             "io.dendrite.writeback.session",
             "io.dendrite.writeback.store");
     assertThat(exportedToSome(module))
-        .isEqualTo(Map.of("io.dendrite.writeback.internal", Set.of("io.dendrite.tardis")));
+        .isEqualTo(Map.of("io.dendrite.writeback.kernel", Set.of("io.dendrite.tardis")));
   }
 
   @Test
   void writeBackNeedsNoDatabaseDriverNoPoolAndMicrometerOnlyWhenPresent() throws Exception {
-    ModuleDescriptor module = ModuleDescriptors.of(WriteBack.class);
+    ModuleDescriptor module = ModuleDescriptors.of(DocumentWriteBack.class);
     assertThat(requiredAtRunTime(module))
         .containsExactly(
             "com.github.benmanes.caffeine",

@@ -3,7 +3,8 @@ package io.dendrite.writeback;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dendrite.writeback.document.WriteBack;
+import io.dendrite.writeback.document.DocumentWriteBack;
+import io.dendrite.writeback.engine.WriteBackMetrics;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -125,7 +126,7 @@ class WriteBackMetersTest {
                     "documents", () -> SNAPSHOT, Duration.ofSeconds(-1), Tags.empty()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxSnapshotAge");
-    assertThatThrownBy(() -> WriteBackMeters.of((WriteBack) null, new Tag[0]))
+    assertThatThrownBy(() -> WriteBackMeters.of((DocumentWriteBack) null, new Tag[0]))
         .isInstanceOf(NullPointerException.class);
   }
 

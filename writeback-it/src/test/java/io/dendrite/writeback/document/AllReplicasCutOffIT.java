@@ -11,7 +11,7 @@ import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;
 import java.util.List;
@@ -50,8 +50,8 @@ class AllReplicasCutOffIT {
                             .connectTimeout(Duration.ofSeconds(1))
                             .requestTimeout(Duration.ofSeconds(2)))
                 .start();
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(tier.client)
                 .store(store)
                 .replicas(REPLICAS)
@@ -121,7 +121,7 @@ class AllReplicasCutOffIT {
     }
   }
 
-  private static void drainIgnoringFailures(WriteBack writeBack) {
+  private static void drainIgnoringFailures(DocumentWriteBack writeBack) {
     try {
       writeBack.drainNow();
     } catch (RuntimeException unreachable) {

@@ -4,7 +4,7 @@ import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.ServerAddress;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -14,8 +14,7 @@ import io.dendrite.writeback.IqServerProcess;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWrites;
-import io.dendrite.writeback.internal.DocumentEngine;
+import io.dendrite.writeback.kernel.BufferedWrites;
 import io.dendrite.writeback.store.Entity;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -138,8 +137,8 @@ class CacheServerLossIT {
                 .connectTimeout(Duration.ofSeconds(1))
                 .requestTimeout(Duration.ofSeconds(2))
                 .build();
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(cache)
                 .store(store)
                 .replicas(replicas)
@@ -203,7 +202,7 @@ class CacheServerLossIT {
 
   /** One writer: increments and renames its own documents until stopped; a failed write retires its document. */
   private static Void write(
-      WriteBack writeBack,
+      DocumentWriteBack writeBack,
       boolean stepped,
       DocumentModel model,
       int first,
@@ -219,8 +218,7 @@ class CacheServerLossIT {
       ChangeSequence changes = ChangeSequence.of(inc("score", 1), set("name", "w" + i));
       try {
         if (stepped) {
-          BufferedWrites.StartedWrite started =
-              DocumentEngine.of(writeBack).startWrite(Map.of(key, changes));
+          BufferedWrites.StartedWrite started = writeBack.engine().startWrite(Map.of(key, changes));
           started.store();
           started.await();
         } else {

@@ -15,7 +15,7 @@ import io.dendrite.writeback.IqServerProcess;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.session.SessionWriteBack;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -160,8 +160,8 @@ class CacheServerRestartIT {
                 .build();
         // Never replaced for being down: only the handover can move the copies before the second
         // loss.
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(cache)
                 .store(store)
                 .replicas(REPLICAS)
@@ -196,10 +196,10 @@ class CacheServerRestartIT {
   private record Run(List<String> mismatches, long pendingAfterDrain, List<String> leftOnServers) {}
 
   /**
-   * {@link WriteBack#drainNow}; in the negative controls the second loss took every copy of some buffered writes,
+   * {@link DocumentWriteBack#drainNow}; in the negative controls the second loss took every copy of some buffered writes,
    * and the drain keeps those listed and says so (an {@link IqException}): the check below then finds them lost.
    */
-  private static void drainKeepingWritesWithNoServerLeft(WriteBack writeBack) {
+  private static void drainKeepingWritesWithNoServerLeft(DocumentWriteBack writeBack) {
     try {
       writeBack.drainNow();
     } catch (IqException noServerAnswered) {
@@ -263,8 +263,8 @@ class CacheServerRestartIT {
                 .connectTimeout(Duration.ofSeconds(1))
                 .requestTimeout(Duration.ofSeconds(5))
                 .build();
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(cache)
                 .store(store)
                 .replicas(REPLICAS)
@@ -310,8 +310,8 @@ class CacheServerRestartIT {
                 .connectTimeout(Duration.ofSeconds(1))
                 .requestTimeout(Duration.ofSeconds(2))
                 .build();
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(cache)
                 .store(store)
                 .replicas(REPLICAS)

@@ -109,8 +109,8 @@ class CrashMidDrainIT {
   private record Crash(DocumentModel model, EmbeddedIqServers cache) {
     /** Finishes the drain in this JVM, as a restarted application would. */
     DocumentModel recover(DataStore store) {
-      try (WriteBack recovery =
-          WriteBack.builder()
+      try (DocumentWriteBack recovery =
+          DocumentWriteBack.builder()
               .cache(cache.client)
               .store(store)
               .replicas(REPLICAS)

@@ -13,7 +13,7 @@ import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.testsupport.faults.CuttableProxy;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -62,8 +62,8 @@ class CutOffCacheServerIT {
                             .connectTimeout(Duration.ofSeconds(1))
                             .requestTimeout(Duration.ofSeconds(2)))
                 .start();
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(tier.client)
                 .store(store)
                 .replicas(REPLICAS)
@@ -108,7 +108,7 @@ class CutOffCacheServerIT {
     }
   }
 
-  private static void writeRound(WriteBack writeBack, DocumentModel model, int round) {
+  private static void writeRound(DocumentWriteBack writeBack, DocumentModel model, int round) {
     for (EntityKey key : documents()) {
       model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "r" + round)));
     }

@@ -14,10 +14,10 @@ import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.testsupport.faults.CuttableProxy;
 import io.dendrite.writeback.ForwardingStore;
-import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.engine.WriteBackMetrics;
 import io.dendrite.writeback.store.DataStore;
 import java.net.SocketTimeoutException;
 import java.sql.Connection;
@@ -109,8 +109,8 @@ class DatabaseFaultsIT {
                 .pinnedMemoryBytes(64L << 20)
                 .leaseLifetime(Duration.ofSeconds(1))
                 .start();
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(slow)
@@ -162,8 +162,8 @@ class DatabaseFaultsIT {
         };
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         // One partition: a drain pass takes all 16 documents in one batch.
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(silentWhenAsked)
@@ -217,8 +217,8 @@ class DatabaseFaultsIT {
         DataStore viaProxy = database.storeAt().apply(proxy.routed(database.url()));
         EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         // One drain thread: once it has met the outage, nothing else could drain behind its back.
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(viaProxy)

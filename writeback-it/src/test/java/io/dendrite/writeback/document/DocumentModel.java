@@ -20,7 +20,7 @@ final class DocumentModel {
       new LinkedHashMap<>();
 
   /** Writes through the engine and, once acknowledged, into the model. */
-  void write(WriteBack writeBack, EntityKey key, ChangeSequence changes) {
+  void write(DocumentWriteBack writeBack, EntityKey key, ChangeSequence changes) {
     writeBack.write(key, changes);
     record(key, changes);
   }
@@ -30,7 +30,7 @@ final class DocumentModel {
    * engine reports as not done because its commit lapsed on some replicas (under load, past the lease lifetime) is
    * recorded as unknown ({@link #recordUnknown}). Returns whether it was acknowledged.
    */
-  boolean tryWrite(WriteBack writeBack, EntityKey key, ChangeSequence changes) {
+  boolean tryWrite(DocumentWriteBack writeBack, EntityKey key, ChangeSequence changes) {
     synchronized (this) {
       if (ifLastWriteTookEffect.containsKey(key)) {
         return false;

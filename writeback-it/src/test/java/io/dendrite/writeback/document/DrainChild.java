@@ -13,8 +13,8 @@ import io.dendrite.writeback.ForwardingStore;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
-import io.dendrite.writeback.internal.PinnedReplicas;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
+import io.dendrite.writeback.kernel.PinnedReplicas;
 import io.dendrite.writeback.store.DataStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,8 +70,8 @@ public final class DrainChild {
             .servers(cacheServers.split(","))
             .requestTimeout(Duration.ofSeconds(2))
             .build();
-    try (WriteBack writeBack =
-        WriteBack.builder()
+    try (DocumentWriteBack writeBack =
+        DocumentWriteBack.builder()
             .cache(cache)
             .store(store)
             .replicas(replicas)
@@ -92,7 +92,7 @@ public final class DrainChild {
   }
 
   /** Writer threads own disjoint documents, so each document's acknowledgements print in its buffering order. */
-  private static void bufferWrites(WriteBack writeBack, int documents, boolean mongo)
+  private static void bufferWrites(DocumentWriteBack writeBack, int documents, boolean mongo)
       throws Exception {
     ExecutorService writers = Executors.newFixedThreadPool(WRITERS);
     List<Future<?>> done = new ArrayList<>();

@@ -14,7 +14,7 @@ import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.EngineClaim;
+import io.dendrite.writeback.kernel.EngineClaim;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -31,9 +31,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class EngineClaimIT {
   private static final Duration LIFETIME = Duration.ofSeconds(2);
 
-  private static WriteBack.Builder engine(
+  private static DocumentWriteBack.Builder engine(
       EmbeddedIqServers cache, MySqlStore store, boolean alone) {
-    return WriteBack.builder()
+    return DocumentWriteBack.builder()
         .cache(cache.client)
         .store(store)
         .replicas(2)
@@ -47,7 +47,7 @@ class EngineClaimIT {
       throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database)) {
-      WriteBack first = engine(cache, store, true).build();
+      DocumentWriteBack first = engine(cache, store, true).build();
       EntityKey ann = new EntityKey("users", 1);
       first.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
 
@@ -61,7 +61,7 @@ class EngineClaimIT {
           .hasMessageContaining("no other engine may run beside it");
 
       first.close();
-      try (WriteBack second = engine(cache, store, true).build()) {
+      try (DocumentWriteBack second = engine(cache, store, true).build()) {
         second.write(ann, ChangeSequence.of(inc("score", 41)));
         second.drainNow();
       }
@@ -74,8 +74,8 @@ class EngineClaimIT {
       throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database);
-        WriteBack one = engine(cache, store, false).build();
-        WriteBack two = engine(cache, store, false).build()) {
+        DocumentWriteBack one = engine(cache, store, false).build();
+        DocumentWriteBack two = engine(cache, store, false).build()) {
       assertThatThrownBy(() -> engine(cache, store, true).build())
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("held by \"shared\"");
@@ -96,7 +96,7 @@ class EngineClaimIT {
       throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database);
-        WriteBack engine = engine(cache, store, true).build()) {
+        DocumentWriteBack engine = engine(cache, store, true).build()) {
       EntityKey ann = new EntityKey("users", 1);
       engine.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
       for (ServerAddress server :
@@ -126,7 +126,7 @@ class EngineClaimIT {
       throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(3);
         MySqlStore store = UsersTable.empty(database);
-        WriteBack engine = engine(cache, store, true).build()) {
+        DocumentWriteBack engine = engine(cache, store, true).build()) {
       EntityKey ann = new EntityKey("users", 1);
       engine.write(ann, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
       ServerAddress first =

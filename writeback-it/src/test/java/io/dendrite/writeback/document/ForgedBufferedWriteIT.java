@@ -14,7 +14,7 @@ import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -44,8 +44,8 @@ class ForgedBufferedWriteIT {
     try (EmbeddedIqServers cache = serversWithPinUser(server -> server);
         IqClient guest = guestOf(cache);
         MySqlStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(store)
@@ -86,8 +86,8 @@ class ForgedBufferedWriteIT {
             serversWithPinUser(server -> server.reservedPrefixes(List.of()));
         IqClient guest = guestOf(cache);
         MySqlStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(store)

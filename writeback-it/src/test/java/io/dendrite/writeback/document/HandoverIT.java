@@ -40,7 +40,7 @@ class HandoverIT {
     MySqlStore store = UsersTable.seeded(database, documents(), model);
     try (EmbeddedIqServers cache =
             EmbeddedIqServers.builder().count(3).leaseLifetime(Duration.ofSeconds(3)).start();
-        WriteBack writeBack = engine(cache, store, Duration.ofSeconds(30))) {
+        DocumentWriteBack writeBack = engine(cache, store, Duration.ofSeconds(30))) {
       for (EntityKey key : documents()) {
         model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "h")));
       }
@@ -66,7 +66,7 @@ class HandoverIT {
     MySqlStore store = UsersTable.seeded(database, documents(), model);
     try (EmbeddedIqServers cache =
             EmbeddedIqServers.builder().count(3).leaseLifetime(Duration.ofSeconds(3)).start();
-        WriteBack writeBack = engine(cache, store, Duration.ofSeconds(1))) {
+        DocumentWriteBack writeBack = engine(cache, store, Duration.ofSeconds(1))) {
       for (EntityKey key : documents()) {
         model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "a")));
       }
@@ -95,7 +95,7 @@ class HandoverIT {
     MySqlStore store = UsersTable.seeded(database, documents(), model);
     try (EmbeddedIqServers cache =
             EmbeddedIqServers.builder().count(3).leaseLifetime(Duration.ofSeconds(3)).start();
-        WriteBack writeBack = engine(cache, store, Duration.ZERO)) {
+        DocumentWriteBack writeBack = engine(cache, store, Duration.ZERO)) {
       for (EntityKey key : documents()) {
         model.write(writeBack, key, ChangeSequence.of(inc("score", 1), set("name", "b")));
       }
@@ -107,9 +107,9 @@ class HandoverIT {
     }
   }
 
-  private static WriteBack engine(
+  private static DocumentWriteBack engine(
       EmbeddedIqServers cache, MySqlStore store, Duration replicaCheckInterval) {
-    return WriteBack.builder()
+    return DocumentWriteBack.builder()
         .cache(cache.client)
         .store(store)
         .replicas(REPLICAS)
@@ -122,8 +122,8 @@ class HandoverIT {
         .build();
   }
 
-  /** {@link WriteBack#drainNow}, which keeps listed (and says so) what no server holds any more. */
-  private static void drainKeepingWritesWithNoServerLeft(WriteBack writeBack) {
+  /** {@link DocumentWriteBack#drainNow}, which keeps listed (and says so) what no server holds any more. */
+  private static void drainKeepingWritesWithNoServerLeft(DocumentWriteBack writeBack) {
     try {
       writeBack.drainNow();
     } catch (IqException noServerAnswered) {

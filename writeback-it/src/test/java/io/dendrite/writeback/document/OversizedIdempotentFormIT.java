@@ -12,7 +12,7 @@ import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.IdempotentFormRefusedException;
+import io.dendrite.writeback.kernel.IdempotentFormRefusedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,8 +43,8 @@ class OversizedIdempotentFormIT {
           IntStream.range(0, 400).mapToObj(i -> "element-" + i).toList(); // about 6 KB
       store.apply(
           List.of(new EntityChanges(big, ChangeSequence.of(insert(Map.of("items", longList))))));
-      try (WriteBack engine =
-          WriteBack.builder()
+      try (DocumentWriteBack engine =
+          DocumentWriteBack.builder()
               .cache(cache.client)
               .store(store)
               .drainThreads(0)

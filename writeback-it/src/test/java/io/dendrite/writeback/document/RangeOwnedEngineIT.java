@@ -19,7 +19,6 @@ import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.range.RangeWriteBack;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;
@@ -34,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * An engine owned by a range ({@code WriteBack.Builder#ownedRange}) locks the range's documents in its own process,
+ * An engine owned by a range ({@code DocumentWriteBack.Builder#ownedRange}) locks the range's documents in its own process,
  * which is safe only while it owns the range: once another process took the range over and raised the range's fence,
  * whatever the old owner still sends is refused, and so nothing it does after a pause overwrites the new owner's
  * buffered writes. The negative control shows the loss the fence prevents.
@@ -74,8 +73,9 @@ class RangeOwnedEngineIT {
     };
   }
 
-  private static WriteBack owned(EmbeddedIqServers cache, MySqlStore store, OwnedRange range) {
-    return WriteBack.builder()
+  private static DocumentWriteBack owned(
+      EmbeddedIqServers cache, MySqlStore store, OwnedRange range) {
+    return DocumentWriteBack.builder()
         .cache(cache.client)
         .store(store)
         .replicas(2)
@@ -85,10 +85,10 @@ class RangeOwnedEngineIT {
   }
 
   /** The range's owner at epoch 1 (the fence raised to it): it buffered ann with score 1, then +1. */
-  private static WriteBack firstOwnerBuffersAnn(
+  private static DocumentWriteBack firstOwnerBuffersAnn(
       EmbeddedIqServers cache, MySqlStore store, AtomicBoolean held) {
     cache.client.fences().raise(FENCE, 1);
-    WriteBack first = owned(cache, store, range(1, held));
+    DocumentWriteBack first = owned(cache, store, range(1, held));
     first.write(ANN, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
     first.write(ANN, ChangeSequence.of(inc("score", 1)));
     return first;
@@ -100,11 +100,11 @@ class RangeOwnedEngineIT {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database)) {
       AtomicBoolean firstHeld = new AtomicBoolean(true);
-      WriteBack first = firstOwnerBuffersAnn(cache, store, firstHeld);
+      DocumentWriteBack first = firstOwnerBuffersAnn(cache, store, firstHeld);
 
       // Another process takes the range over: it raises the fence, then starts its own engine.
       cache.client.fences().raise(FENCE, 2);
-      try (WriteBack second = owned(cache, store, range(2, new AtomicBoolean(true)))) {
+      try (DocumentWriteBack second = owned(cache, store, range(2, new AtomicBoolean(true)))) {
         second.write(ANN, ChangeSequence.of(inc("score", 10)));
 
         // The first, paused through all of it, still believes it owns the range: the servers refuse
@@ -134,11 +134,11 @@ class RangeOwnedEngineIT {
   void withoutTheFenceAPausedOwnerIsNotRefused(MySqlTestDatabase database) throws Exception {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database)) {
-      WriteBack first = firstOwnerBuffersAnn(cache, store, new AtomicBoolean(true));
+      DocumentWriteBack first = firstOwnerBuffersAnn(cache, store, new AtomicBoolean(true));
 
       // A take-over that does not move the fence on (the second owner at the first's epoch): both
       // engines lock ann in their own processes.
-      try (WriteBack second = owned(cache, store, range(1, new AtomicBoolean(true)))) {
+      try (DocumentWriteBack second = owned(cache, store, range(1, new AtomicBoolean(true)))) {
         second.write(ANN, ChangeSequence.of(inc("score", 10)));
         first.write(ANN, ChangeSequence.of(inc("score", 100)));
         first.close();
@@ -190,8 +190,8 @@ class RangeOwnedEngineIT {
       DataStore pausing = pausingStore(store, armed, reached, goOn);
       cache.client.fences().raise(FENCE, 1);
       store.raise(new StoreFence.Range(FENCE, "users", "id", 0, 99, 1));
-      WriteBack.Builder firstSettings =
-          WriteBack.builder()
+      DocumentWriteBack.Builder firstSettings =
+          DocumentWriteBack.builder()
               .cache(cache.client)
               .store(pausing)
               .replicas(2)
@@ -200,7 +200,7 @@ class RangeOwnedEngineIT {
       if (!storeFenced) {
         firstSettings.storeFenceOffForTesting();
       }
-      WriteBack first = firstSettings.build();
+      DocumentWriteBack first = firstSettings.build();
       first.write(ANN, ChangeSequence.of(insert(Map.of("name", "ann", "score", 1))));
       first.write(ANN, ChangeSequence.of(inc("score", 1)));
       armed.set(true);
@@ -226,7 +226,7 @@ class RangeOwnedEngineIT {
       // The takeover: fences raised in the cache tier and in the data store, then the new engine.
       cache.client.fences().raise(FENCE, 2);
       store.raise(new StoreFence.Range(FENCE, "users", "id", 0, 99, 2));
-      try (WriteBack second = owned(cache, store, range(2, new AtomicBoolean(true)))) {
+      try (DocumentWriteBack second = owned(cache, store, range(2, new AtomicBoolean(true)))) {
         second.drainNow();
         second.write(ANN, ChangeSequence.of(inc("score", 10)));
         second.drainNow();
@@ -304,7 +304,7 @@ class RangeOwnedEngineIT {
           .hasMessageContaining("needs documentAttribute");
       assertThatThrownBy(
               () ->
-                  WriteBack.builder()
+                  DocumentWriteBack.builder()
                       .replicas(1)
                       .cache(cache.client)
                       .store(store)
@@ -345,8 +345,8 @@ class RangeOwnedEngineIT {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database)) {
       cache.client.fences().raise(FENCE, 1);
-      try (WriteBack engine =
-          WriteBack.builder()
+      try (DocumentWriteBack engine =
+          DocumentWriteBack.builder()
               .cache(cache.client)
               .store(store)
               .replicas(2)

@@ -29,8 +29,8 @@ class SafeDefaultsIT {
     List<EntityKey> documents = UsersTable.documents(24);
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database)) {
-      WriteBack engine =
-          WriteBack.builder()
+      DocumentWriteBack engine =
+          DocumentWriteBack.builder()
               .cache(cache.client)
               .store(store)
               .drainThreads(0)
@@ -44,8 +44,8 @@ class SafeDefaultsIT {
 
       // The lost server is replaced quickly here (30 s by default): the next one on the ring takes
       // its place.
-      try (WriteBack successor =
-          WriteBack.builder()
+      try (DocumentWriteBack successor =
+          DocumentWriteBack.builder()
               .cache(cache.client)
               .store(store)
               .drainThreads(1)

@@ -32,16 +32,16 @@ class SecondEngineOnTheSameDocumentsIT {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = UsersTable.empty(database)) {
       cache.client.fences().raise(RangeOwnedEngineIT.FENCE, 1);
-      try (WriteBack owned =
-              WriteBack.builder()
+      try (DocumentWriteBack owned =
+              DocumentWriteBack.builder()
                   .cache(cache.client)
                   .store(store)
                   .replicas(2)
                   .drainThreads(0)
                   .ownedRange(RangeOwnedEngineIT.range(1, new AtomicBoolean(true)))
                   .build();
-          WriteBack shared =
-              WriteBack.builder()
+          DocumentWriteBack shared =
+              DocumentWriteBack.builder()
                   .cache(cache.client)
                   .store(store)
                   .replicas(2)

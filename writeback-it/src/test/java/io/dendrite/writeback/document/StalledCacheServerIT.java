@@ -21,7 +21,7 @@ import io.dendrite.writeback.IqServerProcess;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.sql.Connection;
@@ -71,10 +71,15 @@ class StalledCacheServerIT {
     model.record(DOCUMENT, seed());
     try (IqClient drainCache = client(Duration.ofSeconds(5));
         IqClient writerCache = client(Duration.ofMillis(300));
-        WriteBack drainer =
-            WriteBack.builder().cache(drainCache).store(store).replicas(3).drainThreads(0).build();
-        WriteBack writer =
-            WriteBack.builder()
+        DocumentWriteBack drainer =
+            DocumentWriteBack.builder()
+                .cache(drainCache)
+                .store(store)
+                .replicas(3)
+                .drainThreads(0)
+                .build();
+        DocumentWriteBack writer =
+            DocumentWriteBack.builder()
                 .cache(writerCache)
                 .store(mysql)
                 .replicas(3)

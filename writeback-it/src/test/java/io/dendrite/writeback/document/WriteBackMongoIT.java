@@ -12,9 +12,9 @@ import io.dendrite.store.mongodb.MongoStore;
 import io.dendrite.testsupport.MongoTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
-import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.engine.WriteBackMetrics;
 import io.dendrite.writeback.store.Entity;
 import java.time.Duration;
 import java.util.List;
@@ -32,8 +32,8 @@ class WriteBackMongoIT {
     DocumentModel model = new DocumentModel();
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MongoStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(cache.client)
                 .store(store)
                 .replicas(2)
@@ -78,8 +78,8 @@ class WriteBackMongoIT {
   void readSeesBufferedPushesAndIncrementsOnce(MongoTestDatabase database) {
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MongoStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(store)
@@ -107,8 +107,8 @@ class WriteBackMongoIT {
     try (EmbeddedIqServers cache =
             EmbeddedIqServers.builder().count(1).pinnedMemoryBytes(1_500).start();
         MongoStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(store)

@@ -17,13 +17,13 @@ import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.DamagedValue;
 import io.dendrite.writeback.ForwardingStore;
-import io.dendrite.writeback.UndecodableValueException;
 import io.dendrite.writeback.WriteBackMeters;
-import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.engine.UndecodableValueException;
+import io.dendrite.writeback.engine.WriteBackMetrics;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
 import io.dendrite.writeback.store.Entity;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
@@ -52,8 +52,8 @@ class WriteBackMySqlIT {
     DocumentModel model = new DocumentModel();
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(cache.client)
                 .store(store)
                 .replicas(2)
@@ -100,8 +100,8 @@ class WriteBackMySqlIT {
     DocumentModel model = new DocumentModel();
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database)) {
-      try (WriteBack handsOver =
-          WriteBack.builder()
+      try (DocumentWriteBack handsOver =
+          DocumentWriteBack.builder()
               .cache(cache.client)
               .store(store)
               .replicas(2)
@@ -117,8 +117,8 @@ class WriteBackMySqlIT {
       }
       assertThat(store.read(new EntityKey(USERS, 1))).as("handed over, not drained").isEmpty();
 
-      try (WriteBack drainsOnClose =
-          WriteBack.builder()
+      try (DocumentWriteBack drainsOnClose =
+          DocumentWriteBack.builder()
               .cache(cache.client)
               .store(store)
               .replicas(2)
@@ -135,8 +135,8 @@ class WriteBackMySqlIT {
         }
       }
       model.assertStoreMatches(store);
-      try (WriteBack after =
-          WriteBack.builder()
+      try (DocumentWriteBack after =
+          DocumentWriteBack.builder()
               .cache(cache.client)
               .store(store)
               .replicas(2)
@@ -152,8 +152,8 @@ class WriteBackMySqlIT {
     createUsers(database);
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(store)
@@ -190,8 +190,8 @@ class WriteBackMySqlIT {
     List<Integer> documentsApplied = new CopyOnWriteArrayList<>();
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore mysql = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .drainThreads(1)
@@ -249,8 +249,8 @@ class WriteBackMySqlIT {
     DocumentModel model = new DocumentModel();
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(store)
@@ -282,8 +282,8 @@ class WriteBackMySqlIT {
     DocumentModel model = new DocumentModel();
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         MySqlStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(store)
@@ -319,8 +319,8 @@ class WriteBackMySqlIT {
     DocumentModel model = new DocumentModel();
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(1);
         FlakyStore store = new FlakyStore(open(database));
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(store)
@@ -367,8 +367,8 @@ class WriteBackMySqlIT {
     int documents = 3;
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(cache.client)
                 .store(store)
                 .replicas(2)
@@ -419,8 +419,8 @@ class WriteBackMySqlIT {
     DocumentModel model = new DocumentModel();
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(3);
         MySqlStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(cache.client)
                 .store(store)
                 .replicas(3)
@@ -448,8 +448,8 @@ class WriteBackMySqlIT {
     createUsers(database);
     try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
         MySqlStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .cache(cache.client)
                 .store(store)
                 .replicas(2)
@@ -525,8 +525,8 @@ class WriteBackMySqlIT {
                 .login("ops", "0ps")
                 .build();
         MySqlStore store = open(database);
-        WriteBack writeBack =
-            WriteBack.builder()
+        DocumentWriteBack writeBack =
+            DocumentWriteBack.builder()
                 .replicas(1)
                 .cache(cache.client)
                 .store(store)

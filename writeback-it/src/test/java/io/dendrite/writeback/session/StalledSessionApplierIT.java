@@ -14,7 +14,7 @@ import io.dendrite.writeback.IqServerProcess;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.PinnedReplicas;
+import io.dendrite.writeback.kernel.PinnedReplicas;
 import io.dendrite.writeback.store.Entity;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

@@ -11,9 +11,9 @@ import io.dendrite.writeback.change.Change;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.document.WriteBack;
-import io.dendrite.writeback.range.DocumentCommand;
-import io.dendrite.writeback.range.RangeWriteBack;
+import io.dendrite.writeback.document.DocumentCommand;
+import io.dendrite.writeback.document.DocumentWriteBack;
+import io.dendrite.writeback.document.RangeWriteBack;
 import io.dendrite.writeback.store.DataStore;
 import io.dendrite.writeback.store.Entity;
 import java.nio.charset.StandardCharsets;
@@ -55,7 +55,7 @@ public class WriteBackUpdateBenchmark {
 
   private IqServer server;
   private IqClient cache;
-  private WriteBack engine;
+  private DocumentWriteBack engine;
   private RangeWriteBack<Long> buffer;
   private RangeCache<Long, Long> dendrite;
   private final AtomicLong applied = new AtomicLong();
@@ -112,7 +112,7 @@ public class WriteBackUpdateBenchmark {
     server = IqServer.start(IqServerConfig.builder().port(0).memoryBytes(512L << 20).build());
     cache = IqClient.builder().servers("127.0.0.1:" + server.port()).build();
     engine =
-        WriteBack.builder()
+        DocumentWriteBack.builder()
             .cache(cache)
             .store(nowhere)
             .replicas(1)

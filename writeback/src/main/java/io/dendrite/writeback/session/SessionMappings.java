@@ -1,9 +1,9 @@
 package io.dendrite.writeback.session;
 
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.BufferedWriteKey;
-import io.dendrite.writeback.internal.PinnedLines;
-import io.dendrite.writeback.internal.PinnedReplicas;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
+import io.dendrite.writeback.kernel.PinnedLines;
+import io.dendrite.writeback.kernel.PinnedReplicas;
 import java.util.Collection;
 import java.util.List;
 

@@ -1,9 +1,9 @@
 package io.dendrite.writeback.session;
 
-import io.dendrite.writeback.internal.BufferedWriteLocks;
-import io.dendrite.writeback.internal.FirstWarnings;
-import io.dendrite.writeback.internal.PinnedLines;
-import io.dendrite.writeback.internal.PinnedReplicas;
+import io.dendrite.writeback.kernel.BufferedWriteLocks;
+import io.dendrite.writeback.kernel.FirstWarnings;
+import io.dendrite.writeback.kernel.PinnedLines;
+import io.dendrite.writeback.kernel.PinnedReplicas;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,21 +1,20 @@
 package io.dendrite.writeback.session;
 
 import io.dendrite.iq.client.TierClaim;
-import io.dendrite.writeback.EngineBuilder;
-import io.dendrite.writeback.WriteBackMetrics;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.change.EntityKey;
-import io.dendrite.writeback.internal.Arguments;
-import io.dendrite.writeback.internal.BufferedWriteLocks;
-import io.dendrite.writeback.internal.DrainThreads;
-import io.dendrite.writeback.internal.EngineCounters;
-import io.dendrite.writeback.internal.EngineSettings;
-import io.dendrite.writeback.internal.LeaseLostException;
-import io.dendrite.writeback.internal.PinnedBudget;
-import io.dendrite.writeback.internal.PinnedReplicas;
-import io.dendrite.writeback.internal.ReplicaRepair;
-import io.dendrite.writeback.internal.RetryingStore;
+import io.dendrite.writeback.engine.EngineSettings;
+import io.dendrite.writeback.engine.WriteBackEngineBuilder;
+import io.dendrite.writeback.engine.WriteBackMetrics;
+import io.dendrite.writeback.kernel.BufferedWriteLocks;
+import io.dendrite.writeback.kernel.DrainThreads;
+import io.dendrite.writeback.kernel.EngineCounters;
+import io.dendrite.writeback.kernel.LeaseLostException;
+import io.dendrite.writeback.kernel.PinnedBudget;
+import io.dendrite.writeback.kernel.PinnedReplicas;
+import io.dendrite.writeback.kernel.ReplicaRepair;
+import io.dendrite.writeback.kernel.RetryingStore;
 import io.dendrite.writeback.store.Entity;
 import io.dendrite.writeback.store.SessionStore;
 import java.time.Clock;
@@ -227,7 +226,7 @@ public final class SessionWriteBack implements AutoCloseable {
    * are applied first, in queue order, so the result includes every acknowledged session and the database keeps
    * its constraints.
    *
-   * @throws io.dendrite.writeback.UndecodableValueException when one of those sessions cannot be decoded, so cannot
+   * @throws io.dendrite.writeback.engine.UndecodableValueException when one of those sessions cannot be decoded, so cannot
    *     be applied first (a drain moves it aside, after which reads succeed)
    */
   public Optional<Entity> read(EntityKey key) {
@@ -363,7 +362,7 @@ public final class SessionWriteBack implements AutoCloseable {
   }
 
   /** Configures a {@link SessionWriteBack}. */
-  public static final class Builder extends EngineBuilder<Builder> {
+  public static final class Builder extends WriteBackEngineBuilder<Builder> {
     private SessionStore store;
     private List<String> queueNames = List.of("0");
     private int maxSessionBytes = 1_000_000;
@@ -412,7 +411,7 @@ public final class SessionWriteBack implements AutoCloseable {
 
     /** The largest encoded session accepted (default 1,000,000 bytes, below the servers' 1 MiB item limit). */
     public Builder maxSessionBytes(int maxSessionBytes) {
-      this.maxSessionBytes = Arguments.atLeast("maxSessionBytes", 1, maxSessionBytes);
+      this.maxSessionBytes = atLeast("maxSessionBytes", 1, maxSessionBytes);
       return this;
     }
 
@@ -426,7 +425,7 @@ public final class SessionWriteBack implements AutoCloseable {
         throw new IllegalArgumentException(
             "appliedSessionsCompaction afterSessions must be at least 1, got " + afterSessions);
       }
-      this.compactEvery = Arguments.notNegative("appliedSessionsCompaction every", every);
+      this.compactEvery = notNegative("appliedSessionsCompaction every", every);
       this.compactAfterSessions = afterSessions;
       return this;
     }
@@ -438,8 +437,7 @@ public final class SessionWriteBack implements AutoCloseable {
      * find the id.
      */
     public Builder appliedSessionsGrace(Duration appliedSessionsGrace) {
-      this.appliedSessionsGrace =
-          Arguments.notNegative("appliedSessionsGrace", appliedSessionsGrace);
+      this.appliedSessionsGrace = notNegative("appliedSessionsGrace", appliedSessionsGrace);
       return this;
     }
 

@@ -3,7 +3,7 @@ package io.dendrite.writeback.change;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dendrite.writeback.internal.BufferedWriteKey;
+import io.dendrite.writeback.kernel.BufferedWriteKey;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
