@@ -421,22 +421,26 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
   public <C> void write(K lowerBound, K upperBound, C command, WriteCommand<K, R, C> kind) {
     Interval<K> interval = interval(lowerBound, upperBound);
     Objects.requireNonNull(kind, "kind");
+    CacheUpdate<K, R> cacheUpdate = kind.cacheUpdate(command);
     if (writeBuffer != null) {
-      writeBuffer.check(interval, kind, command);
-    }
-    if (guard != null) {
-      if (!guardChanges.isInstance(command)) {
+      // The buffer takes the kind's change of the command (by default the command itself).
+      Object change = kind.change(command);
+      writeBuffer.check(interval, kind, change);
+      write(interval, change, unused -> kind.apply(command), cacheUpdate);
+    } else if (guard != null) {
+      Object change = kind.change(command);
+      if (!guardChanges.isInstance(change)) {
         throw new IllegalArgumentException(
             "an outage-tolerant Dendrite writes "
                 + guardChanges.getName()
-                + " commands, not "
-                + (command == null ? "null" : command.getClass().getName()));
+                + " changes, not "
+                + (change == null ? "null" : change.getClass().getName()));
       }
-      guard.check(interval, command);
+      guard.check(interval, change);
       // The guard writes the data store, or keeps the change while it cannot.
-      write(interval, command, change -> guard.write(interval, change), kind.cacheUpdate(command));
+      write(interval, change, unused -> guard.write(interval, change), cacheUpdate);
     } else {
-      write(interval, command, kind::apply, kind.cacheUpdate(command));
+      write(interval, command, kind::apply, cacheUpdate);
     }
   }
 

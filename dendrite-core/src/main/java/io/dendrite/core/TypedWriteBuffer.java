@@ -84,12 +84,12 @@ final class TypedWriteBuffer<K extends Comparable<? super K>, C> {
     List<WriteCommand<?, ?, ? extends C>> kinds = new ArrayList<>();
     commands.forEach(
         (name, kind) -> {
-          if (!changeType.isAssignableFrom(kind.type())) {
+          if (!changeType.isAssignableFrom(kind.changeType())) {
             throw new IllegalStateException(
                 "write command \""
                     + name
                     + "\" takes a "
-                    + kind.type().getName()
+                    + kind.changeType().getName()
                     + ", which "
                     + what
                     + ": every command's argument must be a "

@@ -50,6 +50,25 @@ public interface WriteCommand<K extends Comparable<? super K>, R, C> {
   }
 
   /**
+   * The type of change {@link #change} makes of a command: what a write-back Dendrite's buffers ({@link
+   * WriteBuffers}) or an outage-tolerant Dendrite's guard ({@link OutageTolerance}) take in place of running {@link
+   * #apply}. By default the command's own type: the command is the change.
+   */
+  default Class<?> changeType() {
+    return type();
+  }
+
+  /**
+   * The change a write-back buffer or an outage guard takes for {@code command}, of {@link #changeType}; by default
+   * the command itself. A kind whose commands are application values (a record, say) while its buffered changes are
+   * of the write-back module's vocabulary converts them here, so that call sites pass the same argument under every
+   * write policy.
+   */
+  default Object change(C command) {
+    return command;
+  }
+
+  /**
    * A kind of write whose commands are Java records of common value types (as {@link RowCodec#ofRecord}), in one
    * line: {@code WriteCommand.of(Deposit.class, deposit -> accounts.add(deposit), deposit -> CacheUpdate.putting(...))}.
    * Its byte form is the record's, so any process of a service can send it to a range's owner.

@@ -62,6 +62,51 @@ class WriteBackDendriteIT {
     }
   }
 
+  /** A write as the application has it: one row's new value. */
+  public record NewValue(long id, long val) {}
+
+  /**
+   * A command whose argument is an application record: write-back buffers the document changes it makes of it, so a
+   * call site passes the same record under write-through and write-back. A command whose changes are not document
+   * changes is refused at build.
+   */
+  @Test
+  void aRecordArgumentIsBufferedAsTheDocumentChangesItMakes(MySqlTestDatabase database)
+      throws SQLException {
+    RangeWriteBackIT.createTable(database);
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(2);
+        MySqlStore store = MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10))) {
+      RangeWriteBackIT.seed(store, 0, 9);
+      try (Dendrite<Long, RangeRow> rows =
+          Dendrite.builder(DomainType.LONG, RangeRow.CODEC)
+              .collection(RangeRow.TABLE)
+              .domain(RangeRow.RANGE_ATTRIBUTE)
+              .cache(cacheTier.client)
+              .writeBack(WriteBack.to(store).engine(engine -> engine.drainThreads(0)))
+              .query("range", (lb, ub) -> RangeRow.readRange(store, lb, ub))
+              .command(
+                  "set",
+                  DocumentCommand.of(
+                      NewValue.class,
+                      value -> new RangeRow(value.id(), value.val()).update(),
+                      value ->
+                          RangeRow.cacheUpdateOf(new RangeRow(value.id(), value.val()).update())))
+              .build()) {
+        assertThat(rows.get("range", 0L, 9L)).contains(new RangeRow(6, 0));
+        rows.write("set", 6L, 6L, new NewValue(6, 66));
+        assertThat(RangeRow.readRange(store, 6, 6))
+            .as("buffered")
+            .containsExactly(new RangeRow(6, 0));
+        assertThat(rows.get("range", 0L, 9L))
+            .as("a hit, refreshed with the record's changes")
+            .contains(new RangeRow(6, 66));
+      }
+      assertThat(RangeRow.readRange(store, 6, 6))
+          .as("drained at close")
+          .containsExactly(new RangeRow(6, 66));
+    }
+  }
+
   /** The ownership guard holds for write-back too: a second owner of the range is refused when it is built. */
   @Test
   void aSecondWriteBackDendriteOnTheRangeIsRefused(MySqlTestDatabase database) throws SQLException {

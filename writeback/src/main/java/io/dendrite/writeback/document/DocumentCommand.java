@@ -55,6 +55,79 @@ public final class DocumentCommand<K extends Comparable<? super K>, R>
     return new DocumentCommand<>(changes -> null);
   }
 
+  /**
+   * Writes whose argument is an application value, a Java record of common value types (as {@code
+   * WriteCommand.of}), that a write-back Dendrite buffers, or an outage-tolerant one writes, as the document changes
+   * {@code changes} makes of it; {@code cacheUpdate} says how it changes a cached result set (null: the Dendrite keeps
+   * the changes as change records). Call sites then pass the same record whatever the write policy:
+   *
+   * <pre>{@code
+   * .command("set", DocumentCommand.of(Score.class,
+   *     score -> new EntityChanges(new EntityKey("scores", score.id()), ChangeSequence.of(Change.set("points", score.points()))),
+   *     score -> CacheUpdate.putting(rows, score)))
+   * ...
+   * scores.write("set", 102, 102, new Score(102, 42));
+   * }</pre>
+   *
+   * @throws IllegalArgumentException if {@code type} is not such a record
+   */
+  public static <K extends Comparable<? super K>, R, C extends Record> WriteCommand<K, R, C> of(
+      Class<C> type,
+      Function<? super C, ? extends DocumentChanges> changes,
+      Function<? super C, CacheUpdate<K, R>> cacheUpdate) {
+    Objects.requireNonNull(changes, "changes");
+    WriteCommand<K, R, C> record =
+        WriteCommand.of(
+            type,
+            command -> {
+              throw new UnsupportedOperationException(
+                  "a DocumentCommand is written as document changes: by write-back's buffers or an outage"
+                      + " tolerance's guard, not applied by the command");
+            },
+            cacheUpdate);
+    return new WriteCommand<>() {
+      @Override
+      public Class<C> type() {
+        return record.type();
+      }
+
+      @Override
+      public byte[] encode(C command) {
+        return record.encode(command);
+      }
+
+      @Override
+      public C decode(byte[] bytes) {
+        return record.decode(bytes);
+      }
+
+      @Override
+      public void apply(C command) throws Exception {
+        record.apply(command);
+      }
+
+      @Override
+      public CacheUpdate<K, R> cacheUpdate(C command) {
+        return record.cacheUpdate(command);
+      }
+
+      @Override
+      public Class<?> changeType() {
+        return DocumentChanges.class;
+      }
+
+      @Override
+      public DocumentChanges change(C command) {
+        return Objects.requireNonNull(changes.apply(command), "the document changes of " + command);
+      }
+
+      @Override
+      public String toString() {
+        return "DocumentCommand.of(" + type.getName() + ")";
+      }
+    };
+  }
+
   @Override
   public Class<DocumentChanges> type() {
     return DocumentChanges.class;
