@@ -134,8 +134,9 @@ final class PartitionedBackend implements RecordBackend {
       if (policy == WritePolicy.WRITE_BACK) {
         writeBack =
             WriteBack.to(store.dataStore())
-                // One range's share of a process's writes: WriteBack gives each range's engine
-                // one drain thread and a few partitions, rather than the whole engine's settings.
+                // One range's share of a process's writes: one drain thread and a few partitions
+                // per range (the same in every process of the run), rather than the engine's
+                // settings.
                 .engine(
                     engine ->
                         DendriteBackend.engineSettings(properties, engine)

@@ -120,9 +120,10 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
   }
 
   /**
-   * A range write-back of {@code range} over an engine owned by the range, with one drain thread and four
-   * pending-writes partitions unless {@link #engine} says otherwise (one range's share of a process's writes), and
-   * no drain on close (the range's next owner drains what is left). Closing it closes the engine.
+   * A range write-back of {@code range} over an engine owned by the range, with one drain thread unless {@link
+   * #engine} says otherwise (one range's share of a process's writes), and no drain on close (the range's next owner
+   * drains what is left). Closing it closes the engine. Every owner of the range must list its buffered writes in as
+   * many pending-writes partitions (the engine's default, unless {@link #engine} sets the same count everywhere).
    */
   @Override
   public <K extends Comparable<? super K>> WriteBuffer<K, DocumentChanges> open(
@@ -133,7 +134,6 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
                 .cache(cache)
                 .store(store)
                 .drainThreads(1)
-                .partitions(4)
                 .drainOnClose(Duration.ZERO));
     DocumentWriteBack documents = settings.ownedRange(range).build();
     try {
