@@ -472,9 +472,6 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
             "writeBack(buffer, commands) gives one process's buffer; a deployment over many processes opens"
                 + " one per range: use writeBack(buffers)");
       }
-      if (writeBuffers != null) {
-        TypedWriteBuffer.checkedKinds(writeBuffers.changeType(), commands);
-      }
       return deployment.deploy(
           new Settings<>(
               type,
@@ -502,8 +499,6 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
       if (writeBuffers == null) {
         return new RangeCache<>(this);
       }
-      // Before the buffer is opened (which may start an engine's threads).
-      TypedWriteBuffer.checkedKinds(writeBuffers.changeType(), commands);
       WriteBuffer<K, ?> opened = writeBuffers.open(type, collection, domain, cache);
       try {
         Builder<K, R> writingBack = writeBackInto(opened);
@@ -575,6 +570,11 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
       if ((writeBuffer != null || writeBuffers != null) && policy != WritePolicy.WRITE_BACK) {
         throw new IllegalStateException(
             "writeBack(buffers) and writePolicy(" + policy + ") conflict: choose one");
+      }
+      if (writeBuffers != null) {
+        // At every build, before a deployment runs or a buffer is opened (which may start an
+        // engine's threads).
+        TypedWriteBuffer.checkedKinds(writeBuffers.changeType(), commands);
       }
       if (collection == null || domain == null || cache == null) {
         throw new IllegalStateException("collection, domain and cache are required");

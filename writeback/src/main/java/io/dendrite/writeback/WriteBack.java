@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -105,18 +106,14 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
       DomainType<K> type, String collection, String domain, IqClient cache) {
     DocumentWriteBack documents =
         engine.apply(DocumentWriteBack.builder().cache(cache).store(store)).build();
-    try {
-      return closingItsEngine(
-          RangeWriteBack.builder(type)
-              .writeBack(documents)
-              .collection(collection)
-              .domain(domain)
-              .build(),
-          documents);
-    } catch (RuntimeException failed) {
-      documents.close();
-      throw failed;
-    }
+    return over(
+        documents,
+        () ->
+            RangeWriteBack.builder(type)
+                .writeBack(documents)
+                .collection(collection)
+                .domain(domain)
+                .build());
   }
 
   /**
@@ -135,25 +132,20 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
                 .store(store)
                 .drainThreads(1)
                 .drainOnClose(Duration.ZERO));
+    Function<EntityKey, K> attribute =
+        documentAttribute == null
+            ? key -> idAs(type, key)
+            : key -> type.cast("the range attribute of " + key, documentAttribute.apply(key));
     DocumentWriteBack documents = settings.ownedRange(range).build();
-    try {
-      return closingItsEngine(
-          RangeWriteBack.builder(type)
-              .writeBack(documents)
-              .documentAttribute(
-                  key ->
-                      documentAttribute == null
-                          ? idAs(type, key)
-                          : type.cast(
-                              "the range attribute of " + key, documentAttribute.apply(key)))
-              .collection(range.collection())
-              .domain(range.domain())
-              .build(),
-          documents);
-    } catch (RuntimeException failed) {
-      documents.close();
-      throw failed;
-    }
+    return over(
+        documents,
+        () ->
+            RangeWriteBack.builder(type)
+                .writeBack(documents)
+                .documentAttribute(attribute)
+                .collection(range.collection())
+                .domain(range.domain())
+                .build());
   }
 
   /**
@@ -173,10 +165,21 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
     return type.cast("the range attribute (the id) of " + key, id);
   }
 
-  private <K extends Comparable<? super K>> WriteBuffer<K, DocumentChanges> closingItsEngine(
-      RangeWriteBack<K> range, DocumentWriteBack engine) {
+  /**
+   * The range write-back {@code range} builds over {@code engine}, closing the engine after itself; the engine is
+   * closed at once if the range write-back cannot be built.
+   */
+  private <K extends Comparable<? super K>> WriteBuffer<K, DocumentChanges> over(
+      DocumentWriteBack engine, Supplier<RangeWriteBack<K>> range) {
+    RangeWriteBack<K> built;
+    try {
+      built = range.get();
+    } catch (RuntimeException failed) {
+      engine.close();
+      throw failed;
+    }
     engines.add(engine);
-    return new ClosingItsEngine<>(range, engine);
+    return new ClosingItsEngine<>(built, engine);
   }
 
   /** A range write-back that closes the engine it was built over after itself (closing twice does nothing). */
