@@ -164,6 +164,35 @@ class TardisDendriteIT {
   }
 
   /**
+   * TARDIS keeps its teleported writes in the Dendrite's cache tier: settings naming another cache client are refused
+   * when the Dendrite is built, and the range is given up again (a Dendrite built next owns it).
+   */
+  @Test
+  void tardisSettingsOverAnotherCacheClientAreRefused() throws Exception {
+    try (var other = cache.anotherClient()) {
+      Dendrite.Builder<Long, NamedRow> rows =
+          Dendrite.builder(DomainType.LONG, NamedRow.CODEC)
+              .collection(TABLE)
+              .domain("pos")
+              .range(0L, (long) ROWS - 1)
+              .cache(cache.client)
+              .writePolicy(WritePolicy.WRITE_THROUGH)
+              .command("rename", DocumentCommand.updating(NamedRow::updateOf));
+      assertThatThrownBy(
+              () ->
+                  rows.copy()
+                      .outageTolerance(TardisRanges.of(tardisSettings().cache(other)))
+                      .build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("give Tardis.Builder.cache the Dendrite's IqClient");
+      try (Dendrite<Long, NamedRow> next =
+          rows.outageTolerance(TardisRanges.of(tardisSettings())).build()) {
+        assertThat(next.rangeName()).isEqualTo(TABLE + ".pos");
+      }
+    }
+  }
+
+  /**
    * An owner buffers a range write while the database is down and goes away before anything is applied; the next
    * owner, whose database answers, must not read past it: its first miss over the interval applies it first.
    */
