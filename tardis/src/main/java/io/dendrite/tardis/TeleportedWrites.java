@@ -1,10 +1,8 @@
 package io.dendrite.tardis;
 
 import io.dendrite.core.OwnedRange;
-import io.dendrite.iq.client.CacheValue;
 import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.IqClient;
-import io.dendrite.iq.client.WriteOptions;
 import io.dendrite.writeback.change.ChangeSequence;
 import io.dendrite.writeback.change.EntityKey;
 import io.dendrite.writeback.kernel.BufferedWriteKey;
@@ -18,11 +16,9 @@ import io.dendrite.writeback.kernel.ReplicaRepair;
 import io.dendrite.writeback.kernel.RetryingStore;
 import io.dendrite.writeback.kernel.UndecodableValues;
 import io.dendrite.writeback.store.DataStore;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -68,7 +64,8 @@ final class TeleportedWrites {
       Duration lockTimeout,
       Duration storeRetryDeadline,
       int applyBatch) {
-    claimPartitionCount(cache, listings, partitionCount);
+    // ω recorded in the cache tier, or another ω refused: see PendingWritesPartition.claimCount.
+    PendingWritesPartition.claimCount(cache, listings + ":", partitionCount, "TARDIS's");
     this.cache = cache;
     this.replicaCount = replicaCount;
     this.replicas = tier.replicas(replicaCount);
@@ -94,30 +91,6 @@ final class TeleportedWrites {
             new LongAdder(),
             BufferedWriteKey.TELEPORTED,
             BufferedWrites.WhenFull.REFUSE);
-  }
-
-  /**
-   * Records ω in the cache tier, or refuses an ω other than the one recorded: an instance listing in other partitions
-   * would never find, so never clear, the listings the others make, and recovery would never end. Kept on one server;
-   * if it loses the record, the next instance records its own again.
-   *
-   * @throws IllegalStateException when the cache tier records another partition count
-   */
-  private static void claimPartitionCount(IqClient cache, String listings, int partitionCount) {
-    String countKey = "PendingWrites:" + listings + ":partitions";
-    byte[] mine = Integer.toString(partitionCount).getBytes(StandardCharsets.US_ASCII);
-    if (cache.add(countKey, mine, WriteOptions.PINNED).isOk()) {
-      return;
-    }
-    Optional<CacheValue> recorded = cache.get(countKey);
-    if (recorded.isPresent() && !Arrays.equals(recorded.get().data(), mine)) {
-      throw new IllegalStateException(
-          "this cache tier's TARDIS listings are kept in "
-              + new String(recorded.get().data(), StandardCharsets.US_ASCII)
-              + " partitions, and this instance was built with "
-              + partitionCount
-              + ": every process must use the same partitions");
-    }
   }
 
   /**

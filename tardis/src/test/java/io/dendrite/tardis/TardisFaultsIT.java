@@ -415,7 +415,7 @@ class TardisFaultsIT {
                     .partitions(PARTITIONS * 2)
                     .build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("kept in " + PARTITIONS + " partitions")
+        .hasMessageContaining("buffered writes in " + PARTITIONS + " partitions")
         .hasMessageContaining("built with " + PARTITIONS * 2);
   }
 

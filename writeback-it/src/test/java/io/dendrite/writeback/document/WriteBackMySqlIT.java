@@ -413,6 +413,54 @@ class WriteBackMySqlIT {
     }
   }
 
+  /**
+   * A listing's partition is its key's hash modulo the partition count, so an engine with another count than the one
+   * that listed the buffered writes could neither find the listings it drains (it never finishes) nor see partitions
+   * above its own count (writes never drained). It is refused; one with the recorded count drains everything.
+   */
+  @Test
+  void anEngineWithAnotherPartitionCountIsRefusedAndOneWithTheSameCountDrainsEverything(
+      MySqlTestDatabase database) throws SQLException {
+    createUsers(database);
+    DocumentModel model = new DocumentModel();
+    try (EmbeddedIqServers cache = EmbeddedIqServers.start(2);
+        MySqlStore store = open(database)) {
+      try (DocumentWriteBack first = engine(cache, store, 4)) {
+        for (int id = 1; id <= 40; id++) {
+          EntityKey key = new EntityKey(USERS, id);
+          model.write(first, key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
+        }
+      } // closes without draining: every write stays buffered and listed in 4 partitions
+
+      assertThatThrownBy(() -> engine(cache, store, 64))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("buffered writes in 4 partitions")
+          .hasMessageContaining("built with 64");
+      assertThatThrownBy(() -> engine(cache, store, 2))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("built with 2");
+
+      try (DocumentWriteBack second = engine(cache, store, 4)) {
+        second.drainNow();
+        model.assertStoreMatches(store);
+        assertThat(second.metrics().pendingWrites()).isZero();
+        assertThat(second.metrics().drained()).isEqualTo(40);
+      }
+    }
+  }
+
+  private static DocumentWriteBack engine(
+      EmbeddedIqServers cache, MySqlStore store, int partitions) {
+    return DocumentWriteBack.builder()
+        .cache(cache.client)
+        .store(store)
+        .replicas(2)
+        .partitions(partitions)
+        .drainThreads(0)
+        .drainOnClose(Duration.ZERO)
+        .build();
+  }
+
   @Test
   void aLostCacheServerDoesNotLoseReplicatedWrites(MySqlTestDatabase database) throws SQLException {
     createUsers(database);

@@ -120,6 +120,8 @@ public final class DocumentWriteBack implements AutoCloseable {
     // range's owner drains: another process's engine never locks them.
     String partitionNames =
         ownedRange == null ? "" : ownedRange.collection() + "." + ownedRange.domain() + ":";
+    PendingWritesPartition.claimCount(
+        settings.cache(), partitionNames, builder.partitions, "write-back's");
     this.partitions =
         IntStream.range(0, builder.partitions)
             .mapToObj(index -> new PendingWritesPartition(replicas, partitionNames + index))
@@ -522,7 +524,11 @@ public final class DocumentWriteBack implements AutoCloseable {
       return this;
     }
 
-    /** α: pending-writes partitions (default 8); at least the number of concurrent writers and drain threads. */
+    /**
+     * α: pending-writes partitions (default 8); at least the number of concurrent writers and drain threads. The first
+     * engine records its count in the cache tier, and {@link #build} refuses an engine over the same buffered writes
+     * with another (it could neither find nor finish draining what the others listed).
+     */
     public Builder partitions(int partitions) {
       this.partitions = atLeast("partitions", 1, partitions);
       return this;

@@ -1,9 +1,11 @@
 package io.dendrite.writeback.kernel;
 
 import io.dendrite.iq.client.CacheValue;
+import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.iq.client.WriteOptions;
 import io.dendrite.writeback.change.EntityKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -67,6 +69,39 @@ public final class PendingWritesPartition {
   /** The cache key of this partition's log. */
   public String key() {
     return key;
+  }
+
+  /**
+   * Records in the cache tier how many partitions list the buffered writes named {@code names} ({@code
+   * PendingWrites:<names>partitions}), or refuses a count other than the one recorded. A listing's partition is its
+   * key's hash modulo the count, so an engine with another count would look for the listings it drains in the wrong
+   * partitions: it would never remove them (a drain that never ends) and would never see partitions above its own
+   * count (writes that are never drained). Kept on one server; if that server loses the record, the next engine
+   * records its own count again.
+   *
+   * @param what whose listings these are, for the refusal ("write-back's", "TARDIS's")
+   * @throws IllegalStateException when the cache tier records another partition count
+   */
+  public static void claimCount(IqClient cache, String names, int partitionCount, String what) {
+    String countKey = "PendingWrites:" + names + "partitions";
+    byte[] mine = Integer.toString(partitionCount).getBytes(StandardCharsets.US_ASCII);
+    if (cache.add(countKey, mine, WriteOptions.PINNED).isOk()) {
+      return;
+    }
+    Optional<CacheValue> recorded = cache.get(countKey);
+    if (recorded.isPresent() && !Arrays.equals(recorded.get().data(), mine)) {
+      throw new IllegalStateException(
+          "this cache tier lists "
+              + what
+              + " buffered writes in "
+              + new String(recorded.get().data(), StandardCharsets.US_ASCII)
+              + " partitions (recorded under "
+              + countKey
+              + "), and this engine was built with "
+              + partitionCount
+              + ": every engine over the same buffered writes must use the same partitions,"
+              + " or it could neither find nor finish draining what the others listed");
+    }
   }
 
   /** The partition, of {@code partitionCount}, that lists {@code bufferedWriteKey}. */
