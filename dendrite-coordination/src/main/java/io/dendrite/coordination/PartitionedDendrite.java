@@ -82,6 +82,9 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
    */
   private final TierClaim sharedRecord;
 
+  /** Whether each range's writes go through its outage-tolerance guard (which fences its own statements). */
+  private final boolean guarded;
+
   PartitionedDendrite(Dendrite.Settings<K, R> settings, ManyProcesses processes) {
     this.sharedRecord =
         LocalCoordinator.joinPartitioned(
@@ -96,6 +99,7 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       this.layout = new RangeLayout<>(type, min, max, processes.ranges);
       this.queries = settings.queries();
       this.commands = settings.commands();
+      this.guarded = settings.outageTolerance() != null;
       this.requestTimeout = processes.requestTimeout;
       this.served =
           new ServedRanges<>(
@@ -551,9 +555,16 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
       Interval<K> interval,
       C command,
       WriteCommand<K, R, C> kind) {
-    if (local.buffer != null) {
-      // Write-back hands the command to the range's buffer, whose every request is fenced: no
-      // data-store statement here to look at ownership before.
+    if (local.buffer != null || guarded) {
+      // Write-back hands the command to the range's buffer, and an outage tolerance to the range's
+      // guard, whose every request is fenced (its statements carry the ownership's fence token):
+      // no data-store statement here to look at ownership before.
+      if (guarded) {
+        // The guard may write the data store or teleport part of the write before a fence stops
+        // it: a failure then is never resent to the new owner (it could apply twice), unless the
+        // data store refused the statement itself (StoreFencedOutException: nothing applied).
+        applied.set(true);
+      }
       local.dendrite.write(interval.lo(), interval.hi(), command, kind);
     } else {
       local.dendrite.write(

@@ -137,7 +137,12 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
 
   /** A range's ownership at one epoch, as handed to its write buffer. */
   private record Lease(
-      String collection, String domain, String fence, long epoch, BooleanSupplier stillOwned)
+      String collection,
+      String domain,
+      String attribute,
+      String fence,
+      long epoch,
+      BooleanSupplier stillOwned)
       implements OwnedRange {
     @Override
     public boolean held() {
@@ -275,19 +280,18 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
               new StoreFence.Range(
                   fence, collection, domain, layout.lowerOf(index), layout.upperOf(index), epoch));
         }
-        Dendrite.Builder<K, R> settings = rangeBuilder(index).dropCachedOnBuild(!handedOver);
-        WriteBuffer<K, ?> buffer =
-            writeBack == null
-                ? null
-                : writeBack.open(
-                    type,
-                    new Lease(
-                        collection,
-                        rangeDomain(index),
-                        fence,
-                        epoch,
-                        () -> leaseHeld(range, epoch)),
-                    cache);
+        Lease lease =
+            new Lease(
+                collection,
+                rangeDomain(index),
+                domain,
+                fence,
+                epoch,
+                () -> leaseHeld(range, epoch));
+        // An outage tolerance's guard opens for this ownership: what it keeps is applied under it.
+        Dendrite.Builder<K, R> settings =
+            rangeBuilder(index).dropCachedOnBuild(!handedOver).ownedUnder(lease);
+        WriteBuffer<K, ?> buffer = writeBack == null ? null : writeBack.open(type, lease, cache);
         RangeCache<K, R> dendrite;
         try {
           dendrite = (buffer == null ? settings : settings.writeBackInto(buffer)).buildRangeCache();

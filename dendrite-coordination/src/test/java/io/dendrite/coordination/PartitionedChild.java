@@ -1,21 +1,32 @@
 package io.dendrite.coordination;
 
+import io.dendrite.core.DataStoreUnavailableException;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.FenceToken;
 import io.dendrite.core.WritePolicy;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.store.mysql.MySqlStore;
+import io.dendrite.tardis.Tardis;
+import io.dendrite.tardis.TardisMetrics;
+import io.dendrite.tardis.TardisRanges;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.writeback.WriteBack;
+import io.dendrite.writeback.change.EntityChanges;
+import io.dendrite.writeback.change.EntityKey;
+import io.dendrite.writeback.store.DataStore;
+import io.dendrite.writeback.store.Entity;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
@@ -29,8 +40,10 @@ import java.util.stream.Collectors;
  * history file ({@link HistoryLines}), then prints {@code DONE <metrics>}.
  *
  * <p>Arguments ({@link ServiceProcesses} gives them): ZooKeeper connect string, service, member, JDBC URL, database
- * name, cache addresses, write policy, seconds, history file, go file, {@code coordinated} or {@code bypass} (the
- * negative control: this process serves every range itself), the process's number (written values are unique per
+ * name, cache addresses, write policy, seconds, history file, go file, {@code coordinated}, {@code bypass} (the
+ * negative control: this process serves every range itself), {@code tardis} (write-through with TARDIS as every
+ * range's outage tolerance; the data store is down while the file {@code outage} beside the go file exists) or
+ * {@code tardis-unindexed} (its negative control: misses ignore the teleported writes), the process's number (written values are unique per
  * process), the file holding the service's forwarding secret. The processes also share ZooKeeper credentials, so the
  * service's nodes have closed ACLs.
  */
@@ -48,6 +61,10 @@ public final class PartitionedChild {
     Path history = Path.of(args[8]);
     Path go = Path.of(args[9]);
     boolean bypass = args[10].equals("bypass");
+    // TARDIS as every range's outage tolerance (write-through): while the file "outage" beside the
+    // go file exists, this process's data store refuses every statement and query.
+    boolean tardis = args[10].startsWith("tardis");
+    Outage outage = new Outage(go.resolveSibling("outage"));
     long process = Long.parseLong(args[11]);
     try (IqClient cache =
             IqClient.builder()
@@ -56,8 +73,10 @@ public final class PartitionedChild {
                 .build();
         Scores table = new Scores(database)) {
       boolean writeBack = policy == WritePolicy.WRITE_BACK;
+      boolean documentChanges = writeBack || tardis;
       MySqlStore store =
-          writeBack ? MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10)) : null;
+          documentChanges ? MySqlStore.open(database.jdbcUrl(), 4, Duration.ofSeconds(10)) : null;
+      TardisRanges tolerance = null;
       ManyProcesses processes =
           ManyProcesses.overZooKeeper(args[0], args[1])
               .ranges(RANGES)
@@ -75,7 +94,12 @@ public final class PartitionedChild {
               .domain("id")
               .range(0, ROWS - 1)
               .cache(cache)
-              .query("range", (lower, upper) -> slowly(table.range(lower, upper)))
+              .query(
+                  "range",
+                  (lower, upper) -> {
+                    outage.check();
+                    return slowly(table.range(lower, upper));
+                  })
               .deployment(processes);
       if (writeBack) {
         // The drains' statements carry the range's fence token; a takeover raises it in the table.
@@ -87,6 +111,28 @@ public final class PartitionedChild {
                 WriteBack.to(store)
                     .engine(engine -> engine.replicas(1))
                     .documentAttribute(BufferedScores::id))
+            .command("change", BufferedScores.changes());
+      } else if (tardis) {
+        // Each range's guard is its own: teleported writes listed and indexed per range, applied
+        // (by its recovery workers and its misses) with the range's fence token.
+        processes.storeFence(store);
+        tolerance =
+            TardisRanges.of(
+                Tardis.builder()
+                    .cache(cache)
+                    .store(outage.over(store))
+                    .replicas(1)
+                    .partitions(8)
+                    .checkInterval(Duration.ofMillis(200)));
+        if (args[10].equals("tardis-unindexed")) {
+          // The negative control: misses never look for teleported writes (a test-only hook).
+          Method ignoring = TardisRanges.class.getDeclaredMethod("ignoringTheIndex");
+          ignoring.setAccessible(true);
+          ignoring.invoke(tolerance);
+        }
+        builder
+            .writePolicy(WritePolicy.WRITE_THROUGH)
+            .outageTolerance(tolerance)
             .command("change", BufferedScores.changes());
       } else {
         builder
@@ -121,7 +167,7 @@ public final class PartitionedChild {
                   () -> {
                     while (System.nanoTime() < deadline) {
                       try {
-                        if (writeBack) {
+                        if (documentChanges) {
                           bufferedStep(dendrite, lines, versions);
                         } else {
                           step(dendrite, lines, versions);
@@ -166,12 +212,64 @@ public final class PartitionedChild {
               + failures.stream()
                   .map(failure -> failure.split(":", 2)[0])
                   .collect(Collectors.toCollection(TreeSet::new)));
+      if (tolerance != null) {
+        // What its open ranges' guards absorbed while the data store was down, and recovered since.
+        long absorbed = 0;
+        long recovered = 0;
+        for (TardisMetrics range : tolerance.metrics().values()) {
+          absorbed += range.failedWritesAbsorbed();
+          recovered += range.recovered() + range.recoveredByForeground();
+        }
+        System.out.println("TARDIS absorbed " + absorbed + " recovered " + recovered);
+      }
       System.out.println("DONE " + dendrite.metrics());
       dendrite.close();
       if (store != null) {
         store.close();
       }
       System.out.println("CLOSED");
+    }
+  }
+
+  /** A data store that is down while a file exists: what the test switches for every process at once. */
+  private record Outage(Path file) {
+    void check() {
+      if (Files.exists(file)) {
+        throw new DataStoreUnavailableException(
+            "the data store is down (" + file + " exists)", null, true);
+      }
+    }
+
+    DataStore over(DataStore store) {
+      return new DataStore() {
+        @Override
+        public void apply(List<EntityChanges> batch) {
+          check();
+          store.apply(batch);
+        }
+
+        @Override
+        public void apply(List<EntityChanges> batch, FenceToken owner) {
+          check();
+          store.apply(batch, owner);
+        }
+
+        @Override
+        public Optional<Entity> read(EntityKey key) {
+          check();
+          return store.read(key);
+        }
+
+        @Override
+        public List<Entity> readRange(
+            String collection, String field, Object lowerBound, Object upperBound) {
+          check();
+          return store.readRange(collection, field, lowerBound, upperBound);
+        }
+
+        @Override
+        public void close() {}
+      };
     }
   }
 

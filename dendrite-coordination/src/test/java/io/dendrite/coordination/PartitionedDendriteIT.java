@@ -124,10 +124,15 @@ class PartitionedDendriteIT {
   }
 
   /** The owner, after the run, of a range nobody else owns any more. */
-  private record LastOwner(String collection, String domain, long epoch) implements OwnedRange {
+  record LastOwner(String collection, String domain, long epoch) implements OwnedRange {
     @Override
     public String fence() {
       return "Fence:" + collection + "." + domain;
+    }
+
+    @Override
+    public String attribute() {
+      return domain.substring(0, domain.lastIndexOf('.'));
     }
 
     @Override

@@ -96,6 +96,11 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
    * @param writeBuffers write-back's buffers ({@link Builder#writeBack(WriteBuffers)}), or null; the bound commands
    *     were checked to take their changes. A deployment opens one per range it serves and sets it on the range's
    *     builder with {@link Builder#writeBackInto}
+   * @param outageTolerance the outage tolerance ({@link Builder#outageTolerance}), or null; the bound commands were
+   *     checked to take its changes. A deployment sets each range's ownership on the range's builder with {@link
+   *     Builder#ownedUnder}, and the range's guard opens for it; the guard writes the data store, so bound writes
+   *     go through the range's {@link RangeCache} as they are ({@link RangeCache#write(String, Comparable,
+   *     Comparable, Object)})
    */
   record Settings<K extends Comparable<? super K>, R>(
       DomainType<K> type,
@@ -108,6 +113,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
       Map<String, RangeQuery<K, R>> queries,
       Map<String, WriteCommand<K, R, ?>> commands,
       WriteBuffers<?> writeBuffers,
+      OutageTolerance<?> outageTolerance,
       java.util.function.Supplier<Builder<K, R>> rangeCache) {}
 
   /**
@@ -131,6 +137,10 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
     WriteBuffers<?> writeBuffers;
     boolean closesWriteBuffer;
     OutageTolerance<?> outageTolerance;
+
+    /** The ownership a deployment holds the range under ({@link #ownedUnder}); null in one process. */
+    OwnedRange ownership;
+
     ChangeRecords<K, R, ?> changeRecords;
     double beta = 1.0;
     int alpha = 16;
@@ -395,6 +405,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
       copy.writeBuffer = writeBuffer;
       copy.writeBuffers = writeBuffers;
       copy.outageTolerance = outageTolerance;
+      copy.ownership = ownership;
       copy.changeRecords = changeRecords;
       copy.beta = beta;
       copy.alpha = alpha;
@@ -484,6 +495,7 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
               Map.copyOf(queries),
               Map.copyOf(commands),
               writeBuffers,
+              outageTolerance,
               this::copy));
     }
 
@@ -508,6 +520,17 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
         opened.close();
         throw failed;
       }
+    }
+
+    /**
+     * A copy of this builder for a range that a deployment over many processes owns under {@code ownership}: the
+     * range's outage-tolerance guard, if any, is opened for that ownership ({@link OutageTolerance#open(DomainType,
+     * OwnedRange, IqClient)}), so that what it keeps and applies is fenced at the ownership's epoch.
+     */
+    public Builder<K, R> ownedUnder(OwnedRange ownership) {
+      Builder<K, R> copy = copy();
+      copy.ownership = Objects.requireNonNull(ownership, "ownership");
+      return copy;
     }
 
     /**
@@ -555,11 +578,6 @@ public interface Dendrite<K extends Comparable<? super K>, R> extends AutoClosea
           throw new IllegalStateException(
               "outageTolerance(...) is for write-around and write-through: write-back keeps writes buffered"
                   + " through a data-store outage already");
-        }
-        if (deployment != null) {
-          throw new IllegalStateException(
-              "outageTolerance(...) runs in one process: over many processes, nothing fences what a former"
-                  + " owner's guard keeps (not built yet)");
         }
         TypedWriteBuffer.checkedKinds(
             outageTolerance.changeType(),

@@ -25,6 +25,15 @@ public interface OutageTolerance<C> {
       DomainType<K> type, String collection, String domain, IqClient cache);
 
   /**
+   * The guard of {@code range}, which this process owns under a lease from a multi-process coordinator: its
+   * Dendrite's collection and domain, and the fenced ownership the guard acts under. Opened once the range is
+   * taken over, closed before it is given up; what the guard keeps must be applied to the data store only under
+   * that ownership's fence, so that a former owner's late statements are refused there.
+   */
+  <K extends Comparable<? super K>> RangeGuard<K, C> open(
+      DomainType<K> type, OwnedRange range, IqClient cache);
+
+  /**
    * The data-store side of one range's writes and misses. Both calls run under the Dendrite's interval leases (a
    * write's Exclusive lease, a miss's Shared lease and I lease), as the data-store statements they replace would.
    *

@@ -18,6 +18,14 @@ public interface OwnedRange {
   /** The domain name of the range's Dendrite ({@code <domain>.<index>}): unique per range in the cache tier. */
   String domain();
 
+  /**
+   * The range attribute, as the data store names it (the domain the whole Dendrite was built with; {@link #domain()}
+   * adds the range's index to it). The default, {@link #domain()}, is for a range that is the Dendrite's whole domain.
+   */
+  default String attribute() {
+    return domain();
+  }
+
   /** The name of the range's fence on the cache servers. */
   String fence();
 

@@ -175,7 +175,9 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
     }
     try {
       return (OutageTolerance.RangeGuard<K, Object>)
-          builder.outageTolerance.open(type, builder.collection, builder.domain, cache);
+          (builder.ownership == null
+              ? builder.outageTolerance.open(type, builder.collection, builder.domain, cache)
+              : builder.outageTolerance.open(type, builder.ownership, cache));
     } catch (RuntimeException failed) {
       claim.close();
       throw failed;

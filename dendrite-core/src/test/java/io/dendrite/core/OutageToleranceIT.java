@@ -35,6 +35,12 @@ class OutageToleranceIT {
 
     @Override
     public <K extends Comparable<? super K>> RangeGuard<K, ScoreRow> open(
+        DomainType<K> type, OwnedRange range, IqClient cache) {
+      return open(type, range.collection(), range.domain(), cache);
+    }
+
+    @Override
+    public <K extends Comparable<? super K>> RangeGuard<K, ScoreRow> open(
         DomainType<K> type, String collection, String domain, IqClient cache) {
       opened++;
       return new RangeGuard<>() {
@@ -137,9 +143,24 @@ class OutageToleranceIT {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining(
             "write-back keeps writes buffered through a data-store outage already");
-    assertThatThrownBy(() -> unbuilt(tolerance).deployment(DendriteBuilderTest.UNREACHABLE).build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("outageTolerance(...) runs in one process");
+    List<OutageTolerance<?>> deployedWith = new ArrayList<>();
+    assertThatThrownBy(
+            () ->
+                unbuilt(tolerance)
+                    .deployment(
+                        new Dendrite.Deployment() {
+                          @Override
+                          public <K extends Comparable<? super K>, R> Dendrite<K, R> deploy(
+                              Dendrite.Settings<K, R> settings) {
+                            deployedWith.add(settings.outageTolerance());
+                            throw new IllegalStateException("deployed");
+                          }
+                        })
+                    .build())
+        .hasMessage("deployed");
+    assertThat(deployedWith)
+        .as("a deployment over many processes is given the tolerance, to open per range")
+        .containsExactly(tolerance);
     assertThat(tolerance.opened).isZero();
   }
 

@@ -1,5 +1,6 @@
 package io.dendrite.tardis;
 
+import io.dendrite.core.OwnedRange;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqException;
 import io.dendrite.iq.client.Outcome;
@@ -418,6 +419,14 @@ public final class Tardis implements AutoCloseable {
      * of {@link #build}.
      */
     TardisCore buildCore(String listings) {
+      return buildCore(listings, null);
+    }
+
+    /**
+     * {@link #buildCore(String)} for a range this process owns under {@code owner} (null for none): its data-store
+     * statements carry the ownership's fence token and its recovery runs fenced at the ownership's epoch.
+     */
+    TardisCore buildCore(String listings, OwnedRange owner) {
       if (store == null) {
         throw new IllegalStateException("cache and store are required");
       }
@@ -427,7 +436,7 @@ public final class Tardis implements AutoCloseable {
             "Solution.CONTEXTUAL needs our IQ servers' pending markers; stock memcached has none: use"
                 + " RECON");
       }
-      return new TardisCore(this, settings(), listings);
+      return new TardisCore(this, settings(), listings, owner);
     }
   }
 }

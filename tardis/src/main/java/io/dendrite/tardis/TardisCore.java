@@ -1,6 +1,10 @@
 package io.dendrite.tardis;
 
 import io.dendrite.core.DataStoreUnavailableException;
+import io.dendrite.core.FenceToken;
+import io.dendrite.core.OwnedRange;
+import io.dendrite.core.StoreFencedOutException;
+import io.dendrite.iq.client.FenceScope;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.engine.BufferRefusedException;
@@ -9,6 +13,7 @@ import io.dendrite.writeback.kernel.DrainThreads;
 import io.dendrite.writeback.kernel.PendingWritesPartition;
 import io.dendrite.writeback.kernel.ReplicaRepair;
 import io.dendrite.writeback.store.DataStore;
+import io.dendrite.writeback.store.OwnerStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
@@ -50,6 +55,9 @@ final class TardisCore implements AutoCloseable {
 
   final IqClient cache;
 
+  /** The range this core serves under a lease from a multi-process coordinator; null in one process. */
+  private final OwnedRange owner;
+
   /** The settings TARDIS shares with write-back, as its builder checked them. */
   final EngineSettings engineSettings;
 
@@ -78,7 +86,8 @@ final class TardisCore implements AutoCloseable {
    * Settings read from {@link Tardis.Builder} and, for those write-back shares, from its {@code shared} ones; {@code
    * listings} names the partitions of the buffered writes.
    */
-  TardisCore(Tardis.Builder settings, EngineSettings shared, String listings) {
+  TardisCore(Tardis.Builder settings, EngineSettings shared, String listings, OwnedRange owner) {
+    this.owner = owner;
     this.engineSettings = shared;
     this.cache = shared.cache();
     this.tier =
@@ -86,7 +95,12 @@ final class TardisCore implements AutoCloseable {
             ? CacheTier.iqServers(cache, settings.changeCachedValuesConditionally)
             : CacheTier.stockMemcached(
                 cache, settings.lockTtl, settings.changeCachedValuesConditionally);
-    this.store = settings.store;
+    // A range owner's statements carry its fence token: once a later owner raised the range's
+    // fence in the data store, what this one still writes or recovers is refused there.
+    this.store =
+        owner == null
+            ? settings.store
+            : new OwnerStore(settings.store, new FenceToken(owner.fence(), owner.epoch()));
     this.technique = settings.technique;
     this.alpha = settings.drainBatch;
     this.bufferUnknownOutcomes = settings.bufferUnknownOutcomes;
@@ -97,7 +111,7 @@ final class TardisCore implements AutoCloseable {
         new TeleportedWrites(
             cache,
             tier,
-            store,
+            this.store,
             listings,
             shared.replicas(),
             settings.partitions,
@@ -112,7 +126,7 @@ final class TardisCore implements AutoCloseable {
     }
     List<IntSupplier> passes =
         IntStream.range(0, shared.drainThreads())
-            .<IntSupplier>mapToObj(worker -> this::recoveryPass)
+            .<IntSupplier>mapToObj(worker -> this::ownedRecoveryPass)
             .toList();
     this.recoveryWorkers =
         new DrainThreads("tardis-recovery", shared.drainThreads(), passes, shared.idlePause(), 1);
@@ -125,7 +139,7 @@ final class TardisCore implements AutoCloseable {
                 : Duration.ZERO,
             shared.replaceDownServerAfter(),
             "tardis-replica-repair");
-    replicaRepair.register(teleported::restoreReplicas);
+    replicaRepair.register(() -> asOwner(teleported::restoreReplicas));
   }
 
   /**
@@ -146,6 +160,8 @@ final class TardisCore implements AutoCloseable {
     if (action == Technique.WriteAction.APPLY_THEN_WRITE) {
       try {
         applyBuffered(subject);
+      } catch (StoreFencedOutException laterOwner) {
+        throw laterOwner;
       } catch (DataStoreUnavailableException down) {
         teleport(subject, teleport, down); // this write was not sent: safe to buffer whatever it is
         return;
@@ -154,6 +170,10 @@ final class TardisCore implements AutoCloseable {
     try {
       store.apply(changes);
       mode.succeeded();
+    } catch (StoreFencedOutException laterOwner) {
+      // Not an outage: a later owner of the range took it over, and the data store refused this
+      // statement (nothing applied). Teleporting it would keep a former owner's write.
+      throw laterOwner;
     } catch (DataStoreUnavailableException down) {
       mode.failed(down);
       boolean idempotent = changes.stream().allMatch(one -> one.changes().isIdempotent());
@@ -245,6 +265,8 @@ final class TardisCore implements AutoCloseable {
     boolean hadSome;
     try {
       hadSome = subject.applyBuffered();
+    } catch (StoreFencedOutException laterOwner) {
+      throw laterOwner; // not an outage: this process no longer owns the range
     } catch (DataStoreUnavailableException down) {
       mode.failed(down);
       throw down;
@@ -277,6 +299,28 @@ final class TardisCore implements AutoCloseable {
       }
     } catch (DataStoreUnavailableException down) {
       mode.failed(down);
+    }
+  }
+
+  /** A recovery worker's pass, as the range's owner: none once the range is lost. */
+  private int ownedRecoveryPass() {
+    return asOwner(this::recoveryPass);
+  }
+
+  /**
+   * Runs {@code work} as the range's owner: not at all once this process lost the range (its new owner recovers),
+   * and otherwise with every cache request fenced at the ownership's epoch, so that a pause past the takeover changes
+   * nothing there. Without an owner, just runs it.
+   */
+  private int asOwner(IntSupplier work) {
+    if (owner == null) {
+      return work.getAsInt();
+    }
+    if (!owner.held()) {
+      return 0;
+    }
+    try (FenceScope fenced = cache.fences().guard(owner.fence(), owner.epoch())) {
+      return work.getAsInt();
     }
   }
 

@@ -5,13 +5,17 @@ import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.Interval;
 import io.dendrite.core.OutageTolerance;
+import io.dendrite.core.OwnedRange;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.kernel.BufferedIntervals;
 import io.dendrite.writeback.kernel.LeaseLostException;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * TARDIS for a {@link Dendrite}'s range results ({@link Dendrite.Builder#outageTolerance}): a write-through (or
@@ -38,7 +42,9 @@ import java.util.concurrent.Callable;
  *
  * <p>Writes are document changes ({@code DocumentCommand}s of the write-back module); queries should read the data
  * store through its {@code DataStore} (so that a failed read tells TARDIS the store is down). One Dendrite per
- * collection and range attribute at a time (its coordinator enforces it), in one process; its writes and the
+ * collection and range attribute at a time (its coordinator enforces it), in one process or, with {@code
+ * ManyProcesses}, each range in the process that owns it (fenced: see {@link #open(DomainType, OwnedRange,
+ * IqClient)}); its writes and the
  * per-document {@link Tardis} API must not change the same documents.
  */
 public final class TardisRanges implements OutageTolerance<DocumentChanges> {
@@ -47,6 +53,9 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
 
   /** The guard of the range opened last: a {@link TardisDendrite}'s own, for its mode and counts. */
   private volatile Guard<?> opened;
+
+  /** The guards open now, by range ({@code <collection>.<domain>}). */
+  private final Map<String, Guard<?>> open = new ConcurrentHashMap<>();
 
   private TardisRanges(Tardis.Builder settings) {
     this.settings = Objects.requireNonNull(settings, "settings");
@@ -98,6 +107,29 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
   @Override
   public <K extends Comparable<? super K>> Guard<K> open(
       DomainType<K> type, String collection, String domain, IqClient cache) {
+    return open(type, collection, domain, domain, cache, null);
+  }
+
+  /**
+   * {@link #open(DomainType, String, String, IqClient)} for a range a process owns among many: the range's teleported
+   * writes are listed, indexed and recovered as the range's own ({@code PendingWrites:tardis.<collection>.<range
+   * domain>:<i>}), its data-store statements (writes and recovery alike) carry the ownership's fence token, and its
+   * recovery workers run fenced at the ownership's epoch and stop once the range is lost. A takeover's new owner
+   * finds what the former owner teleported: its misses apply what they overlap first, and its workers recover it.
+   */
+  @Override
+  public <K extends Comparable<? super K>> Guard<K> open(
+      DomainType<K> type, OwnedRange range, IqClient cache) {
+    return open(type, range.collection(), range.domain(), range.attribute(), cache, range);
+  }
+
+  private <K extends Comparable<? super K>> Guard<K> open(
+      DomainType<K> type,
+      String collection,
+      String domain,
+      String attribute,
+      IqClient cache,
+      OwnedRange owner) {
     if (settings.cacheGiven() != cache) {
       throw new IllegalStateException(
           "TARDIS keeps its teleported writes in the Dendrite's cache tier: give Tardis.Builder.cache the"
@@ -105,9 +137,25 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
     }
     Guard<K> guard =
         new Guard<>(
-            type, collection, domain, settings.buildCore("tardis." + collection + "." + domain));
+            type,
+            collection,
+            domain,
+            attribute,
+            settings.buildCore("tardis." + collection + "." + domain, owner));
     opened = guard;
+    open.put(collection + "." + domain, guard);
     return guard;
+  }
+
+  /**
+   * The TARDIS state now of each range open here, by range ({@code <collection>.<domain>}; one in one process, the
+   * ranges this process owns over many): its mode, its teleported writes and what was absorbed and recovered since
+   * it opened. Reads each range's partitions (one batched read per range).
+   */
+  public Map<String, TardisMetrics> metrics() {
+    Map<String, TardisMetrics> now = new TreeMap<>();
+    open.forEach((range, guard) -> now.put(range, guard.metrics()));
+    return now;
   }
 
   /** The guard opened last ({@link #open}), or null. */
@@ -127,10 +175,15 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
     private final String collection;
     private final String domain;
 
-    private Guard(DomainType<K> type, String collection, String domain, TardisCore core) {
+    /** The range attribute as the data store names it (the domain, but for a range among many). */
+    private final String attribute;
+
+    private Guard(
+        DomainType<K> type, String collection, String domain, String attribute, TardisCore core) {
       this.core = core;
       this.collection = collection;
       this.domain = domain;
+      this.attribute = attribute;
       try {
         this.index =
             new BufferedIntervals<>(
@@ -198,6 +251,7 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
     /** Stops the recovery workers; what is teleported stays pinned, listed and indexed for the next owner. */
     @Override
     public void close() {
+      open.remove(collection + "." + domain, this);
       try (TardisCore recovery = core;
           BufferedIntervals<K> indexed = index) {
         // closed in reverse order: the index, then the recovery workers
@@ -243,7 +297,7 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
 
         @Override
         public void probe() {
-          core.store.readRange(collection, domain, interval.lo(), interval.lo());
+          core.store.readRange(collection, attribute, interval.lo(), interval.lo());
         }
       };
     }
