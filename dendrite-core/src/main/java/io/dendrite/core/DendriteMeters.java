@@ -22,6 +22,8 @@ import java.util.function.ToDoubleFunction;
  *       cache servers</td></tr>
  *   <tr><td>{@code cache.gets{result=miss, tier=remote}}</td><td>function counter</td><td>gets that queried the
  *       data store</td></tr>
+ *   <tr><td>{@code cache.puts{tier=remote}}</td><td>function counter</td><td>results put into the cache servers:
+ *       by misses (one that lost its I lease to a write counts too) and refreshed by writes</td></tr>
  *   <tr><td>{@code cache.evictions{tier=local}}</td><td>function counter</td><td>results the near cache evicted to
  *       stay within its bound</td></tr>
  *   <tr><td>{@code cache.size{tier=local}}</td><td>gauge</td><td>results the near cache holds</td></tr>
@@ -54,6 +56,10 @@ public final class DendriteMeters implements MeterBinder {
     counter(registry, "cache.gets", "hit", "local", m -> m.nearHits());
     counter(registry, "cache.gets", "hit", "remote", m -> m.hits() - m.nearHits());
     counter(registry, "cache.gets", "miss", "remote", DendriteMetrics::misses);
+    FunctionCounter.builder("cache.puts", dendrite, d -> puts(d.metrics()))
+        .tags(tags.and("tier", "remote"))
+        .description("results put into the cache servers by misses and refreshed by writes")
+        .register(registry);
     FunctionCounter.builder("cache.evictions", dendrite, d -> d.metrics().nearEvictions())
         .tags(tags.and("tier", "local"))
         .description("results the near cache evicted to stay within its bound")
@@ -75,6 +81,10 @@ public final class DendriteMeters implements MeterBinder {
         .tags(tags)
         .description("inserts, updates and deletes")
         .register(registry);
+  }
+
+  private static double puts(DendriteMetrics metrics) {
+    return metrics.misses() + metrics.entriesRefreshed();
   }
 
   private void counter(

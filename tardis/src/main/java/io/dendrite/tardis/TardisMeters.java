@@ -67,6 +67,16 @@ public final class TardisMeters implements MeterBinder {
         ranges.technique(), ranges::metrics, Duration.ofSeconds(1), Tags.of(tags));
   }
 
+  /**
+   * Meters for a Dendrite's TARDIS ({@code Dendrite.Builder.outageTolerance(ranges)}): its ranges open here together
+   * ({@link TardisRanges#total()}), tagged {@code technique} and {@code tags}.
+   */
+  public static TardisMeters of(TardisRanges ranges, Tag... tags) {
+    Objects.requireNonNull(ranges, "ranges");
+    return new TardisMeters(
+        ranges.technique(), ranges::total, Duration.ofSeconds(1), Tags.of(tags));
+  }
+
   /** Registers the meters; the gauges hold this binder strongly, so the registry keeps it alive. */
   @Override
   public void bindTo(MeterRegistry registry) {

@@ -11,8 +11,11 @@ import io.dendrite.writeback.change.DocumentChanges;
 import io.dendrite.writeback.change.EntityChanges;
 import io.dendrite.writeback.kernel.BufferedIntervals;
 import io.dendrite.writeback.kernel.LeaseLostException;
+import java.time.Instant;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -156,6 +159,41 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
     Map<String, TardisMetrics> now = new TreeMap<>();
     open.forEach((range, guard) -> now.put(range, guard.metrics()));
     return now;
+  }
+
+  /**
+   * The ranges open here ({@link #metrics()}) as one: counts added, the oldest listing the oldest of theirs, and the
+   * mode the worst of theirs (failed, then recovery, then normal); normal with zero counts while none is open.
+   */
+  public TardisMetrics total() {
+    Collection<TardisMetrics> ranges = metrics().values();
+    Mode mode =
+        ranges.stream().map(TardisMetrics::mode).anyMatch(Mode.FAILED::equals)
+            ? Mode.FAILED
+            : ranges.stream().map(TardisMetrics::mode).anyMatch(Mode.RECOVERY::equals)
+                ? Mode.RECOVERY
+                : Mode.NORMAL;
+    return new TardisMetrics(
+        settings.technique,
+        mode,
+        ranges.stream().mapToLong(TardisMetrics::modeTransitions).sum(),
+        ranges.stream().mapToInt(TardisMetrics::bufferedDocuments).sum(),
+        ranges.stream()
+            .map(TardisMetrics::oldestBuffered)
+            .flatMap(Optional::stream)
+            .min(Instant::compareTo),
+        ranges.stream().mapToLong(TardisMetrics::failedWritesAbsorbed).sum(),
+        ranges.stream().mapToLong(TardisMetrics::recovered).sum(),
+        ranges.stream().mapToLong(TardisMetrics::recoveredByForeground).sum(),
+        ranges.stream().mapToLong(TardisMetrics::unavailableMisses).sum(),
+        ranges.stream().mapToLong(TardisMetrics::outcomeUnknown).sum(),
+        ranges.stream().mapToLong(TardisMetrics::teleportsRefused).sum(),
+        ranges.stream().mapToLong(TardisMetrics::pinnedBytes).sum());
+  }
+
+  /** The technique every range runs. */
+  Technique technique() {
+    return settings.technique;
   }
 
   /** The guard opened last ({@link #open}), or null. */

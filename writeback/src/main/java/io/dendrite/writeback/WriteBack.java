@@ -20,6 +20,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -54,6 +55,9 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
 
   /** The engines of the buffers open now (one per range this process owns), for {@link #metrics}. */
   private final Set<DocumentWriteBack> engines = ConcurrentHashMap.newKeySet();
+
+  /** The metrics of each engine as it closed, after its close drain ({@link #closedMetrics}). */
+  private final List<WriteBackMetrics> closed = new CopyOnWriteArrayList<>();
 
   private WriteBack(DataStore store) {
     this.store = Objects.requireNonNull(store, "store");
@@ -90,6 +94,23 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
    */
   public List<WriteBackMetrics> metrics() {
     return engines.stream().map(DocumentWriteBack::metrics).toList();
+  }
+
+  /**
+   * What each engine closed so far did, read just after its close drain ({@link DocumentWriteBack#close}): what it
+   * drained since it started, and in {@link WriteBackMetrics#pendingWrites()} what it left buffered for another
+   * engine. An engine whose metrics could not be read then (a cache server down) is missing.
+   */
+  public List<WriteBackMetrics> closedMetrics() {
+    return List.copyOf(closed);
+  }
+
+  private void recordClosed(DocumentWriteBack engine) {
+    try {
+      closed.add(engine.metrics());
+    } catch (RuntimeException unread) {
+      // The engine logged what it drained and left; closedMetrics() lacks it, which says so.
+    }
   }
 
   @Override
@@ -225,6 +246,7 @@ public final class WriteBack implements WriteBuffers<DocumentChanges> {
       } finally {
         try {
           engine.close();
+          recordClosed(engine);
         } finally {
           engines.remove(engine);
         }

@@ -86,6 +86,19 @@ public final class WriteBackMeters implements MeterBinder {
         Tags.of(tags));
   }
 
+  /**
+   * Meters for a write-back Dendrite's engines together ({@link WriteBack#metrics()}, one engine per range this
+   * process owns), tagged {@code engine=documents} and {@code tags}; all zero while it owns none.
+   */
+  public static WriteBackMeters of(WriteBack writeBack, Tag... tags) {
+    Objects.requireNonNull(writeBack, "writeBack");
+    return new WriteBackMeters(
+        "documents",
+        () -> WriteBackMetrics.total(writeBack.metrics()),
+        Duration.ofSeconds(1),
+        Tags.of(tags));
+  }
+
   /** Meters for a session engine, tagged {@code engine=sessions} and {@code tags}. */
   public static WriteBackMeters of(SessionWriteBack engine, Tag... tags) {
     return new WriteBackMeters(

@@ -42,6 +42,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -68,13 +69,36 @@ public final class MongoStore implements DataStore, StoreFence {
   private final MongoClient client;
   private final MongoDatabase database;
 
+  /** Whether {@link #close()} closes the client: not an application's own ({@link #over}). */
+  private final boolean closesClient;
+
   /** Whether writes are ordered by {@link MongoFence}: always, but for a test's control of the fence. */
   private final boolean fenced;
 
-  private MongoStore(MongoClient client, String databaseName, boolean fenced) {
+  private MongoStore(
+      MongoClient client, String databaseName, boolean fenced, boolean closesClient) {
     this.client = client;
     this.database = client.getDatabase(databaseName);
     this.fenced = fenced;
+    this.closesClient = closesClient;
+  }
+
+  /**
+   * A store over an application's own client (a Spring Boot {@code MongoClient}, say), in {@code databaseName};
+   * the client stays the application's to close: {@link #close()} leaves it open. Its settings are the
+   * application's too, so give it a socket read timeout: the driver's default waits forever for a reply that a
+   * network dropped, holding the caller's lease.
+   */
+  public static MongoStore over(MongoClient client, String databaseName) {
+    return new MongoStore(
+        Objects.requireNonNull(client, "client"), checkedName(databaseName), true, false);
+  }
+
+  private static String checkedName(String databaseName) {
+    if (databaseName == null || databaseName.isBlank()) {
+      throw new IllegalArgumentException("database name must be non-blank, got " + databaseName);
+    }
+    return databaseName;
   }
 
   /**
@@ -94,9 +118,7 @@ public final class MongoStore implements DataStore, StoreFence {
    */
   static MongoStore open(
       String connectionString, String databaseName, Duration timeout, boolean fenced) {
-    if (databaseName == null || databaseName.isBlank()) {
-      throw new IllegalArgumentException("database name must be non-blank, got " + databaseName);
-    }
+    checkedName(databaseName);
     int millis = Math.toIntExact(timeout.toMillis());
     MongoClientSettings settings =
         MongoClientSettings.builder()
@@ -109,7 +131,7 @@ public final class MongoStore implements DataStore, StoreFence {
                         .connectTimeout(millis, TimeUnit.MILLISECONDS)
                         .readTimeout(millis, TimeUnit.MILLISECONDS))
             .build();
-    return new MongoStore(MongoClients.create(settings), databaseName, fenced);
+    return new MongoStore(MongoClients.create(settings), databaseName, fenced, true);
   }
 
   /**
@@ -218,7 +240,9 @@ public final class MongoStore implements DataStore, StoreFence {
 
   @Override
   public void close() {
-    client.close();
+    if (closesClient) {
+      client.close();
+    }
   }
 
   /** The write of one step on the document {@code filter} selects, setting fence {@code token} unless null. */

@@ -31,8 +31,10 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
 
 /**
  * A {@link DataStore} over MySQL or MariaDB through JDBC (mysql-connector-j) and a HikariCP pool. A table's key
@@ -48,7 +50,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * converting them; {@link #forgetAppliedSessionsBefore} compacts that table.
  */
 public final class MySqlStore implements SessionStore, StoreFence {
-  private final HikariDataSource pool;
+  private final DataSource pool;
+
+  /** Closes the pool this store opened; does nothing for an application's own {@link #over} data source. */
+  private final Runnable closePool;
+
   private final Map<String, String> keyColumns = new ConcurrentHashMap<>();
   private final AppliedSessions appliedSessions = new AppliedSessions();
 
@@ -57,8 +63,9 @@ public final class MySqlStore implements SessionStore, StoreFence {
 
   private volatile boolean fenceTableExists;
 
-  private MySqlStore(HikariDataSource pool) {
+  private MySqlStore(DataSource pool, Runnable closePool) {
     this.pool = pool;
+    this.closePool = closePool;
     this.fences = SqlFence.of(pool);
   }
 
@@ -99,7 +106,18 @@ public final class MySqlStore implements SessionStore, StoreFence {
     config.setInitializationFailTimeout(-1);
     config.setPoolName("dendrite-mysql-store");
     driverProperties.forEach(config::addDataSourceProperty);
-    return new MySqlStore(new HikariDataSource(config));
+    HikariDataSource pool = new HikariDataSource(config);
+    return new MySqlStore(pool, pool::close);
+  }
+
+  /**
+   * A store over an application's own pool (a Spring Boot {@code DataSource}, say), which stays the application's to
+   * close: {@link #close()} leaves it open. The pool's settings are the application's too, so give its connections a
+   * socket timeout ({@code socketTimeout} of MySQL Connector/J, MariaDB Connector/J alike): without one, a statement
+   * sent into a network that drops packets waits for the operating system's TCP timeout, holding its lease.
+   */
+  public static MySqlStore over(DataSource pool) {
+    return new MySqlStore(Objects.requireNonNull(pool, "pool"), () -> {});
   }
 
   private static Map<String, String> driverProperties(String jdbcUrl, Duration timeout) {
@@ -285,7 +303,7 @@ public final class MySqlStore implements SessionStore, StoreFence {
 
   @Override
   public void close() {
-    pool.close();
+    closePool.run();
   }
 
   /** Builds every statement before any change is sent (only key metadata is read), so bad input changes nothing. */

@@ -1,6 +1,7 @@
 package io.dendrite.writeback.engine;
 
 import java.time.Duration;
+import java.util.Collection;
 
 /**
  * A snapshot of a write-back engine's state, from its {@code metrics()} ({@link
@@ -28,4 +29,25 @@ public record WriteBackMetrics(
     long storeRetries,
     long writeThroughFallbacks,
     long undecodableMovedAside,
-    long unpinnedRefused) {}
+    long unpinnedRefused) {
+
+  /**
+   * Several engines' metrics as one (the ranges of one Dendrite, each with its engine): counts and rates added, the
+   * oldest pending age the oldest of theirs; all zero for none.
+   */
+  public static WriteBackMetrics total(Collection<WriteBackMetrics> engines) {
+    return new WriteBackMetrics(
+        engines.stream().mapToLong(WriteBackMetrics::pendingWrites).sum(),
+        engines.stream()
+            .map(WriteBackMetrics::oldestPendingAge)
+            .max(Duration::compareTo)
+            .orElse(Duration.ZERO),
+        engines.stream().mapToLong(WriteBackMetrics::pinnedBytes).sum(),
+        engines.stream().mapToLong(WriteBackMetrics::drained).sum(),
+        engines.stream().mapToDouble(WriteBackMetrics::drainRatePerSecond).sum(),
+        engines.stream().mapToLong(WriteBackMetrics::storeRetries).sum(),
+        engines.stream().mapToLong(WriteBackMetrics::writeThroughFallbacks).sum(),
+        engines.stream().mapToLong(WriteBackMetrics::undecodableMovedAside).sum(),
+        engines.stream().mapToLong(WriteBackMetrics::unpinnedRefused).sum());
+  }
+}
