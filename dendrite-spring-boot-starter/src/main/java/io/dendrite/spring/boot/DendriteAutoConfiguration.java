@@ -1,0 +1,258 @@
+package io.dendrite.spring.boot;
+
+import io.dendrite.coordination.ForwardingSecurity;
+import io.dendrite.coordination.ManyProcesses;
+import io.dendrite.core.Dendrite;
+import io.dendrite.core.StoreFence;
+import io.dendrite.core.WritePolicy;
+import io.dendrite.iq.client.IqClient;
+import io.dendrite.store.mongodb.MongoStore;
+import io.dendrite.store.mysql.MySqlStore;
+import io.dendrite.tardis.Tardis;
+import io.dendrite.tardis.TardisRanges;
+import io.dendrite.tardis.Technique;
+import io.dendrite.writeback.WriteBack;
+import io.dendrite.writeback.store.DataStore;
+import java.util.Locale;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
+
+/**
+ * Dendrite for a Spring Boot application, on when {@code dendrite.cache.servers} is set: the {@link IqClient} (unless
+ * the application declares its own), {@link Dendrites} to build its Dendrites with, the shutdown that closes them,
+ * the data store over the application's {@code DataSource} or {@code MongoClient} when a store module is present, and
+ * the optional modules' settings: many processes ({@code dendrite.zookeeper.connect}), write-back ({@code
+ * dendrite.write-policy=write-back}), TARDIS ({@code dendrite.tardis.enabled}). A module absent from the class path
+ * costs nothing; a property that asks for one that is absent fails start-up, naming the property.
+ */
+@AutoConfiguration(
+    afterName = {
+      "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+      "org.springframework.boot.autoconfigure.mongo.MongoAutoConfiguration"
+    })
+@ConditionalOnClass(Dendrite.class)
+@Conditional(CacheServersCondition.class)
+@EnableConfigurationProperties(DendriteProperties.class)
+public class DendriteAutoConfiguration {
+
+  /** The IQ cache client; it connects on first use. */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  IqClient dendriteCacheClient(DendriteProperties properties) {
+    return CacheClients.open(properties.cache());
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  Dendrites dendrites(
+      IqClient cache,
+      ObjectProvider<DendriteFeature> features,
+      ObjectProvider<DendriteCustomizer> customizers,
+      ObjectProvider<DendriteListener> listeners) {
+    return new Dendrites(cache, features, customizers, listeners);
+  }
+
+  @Bean
+  DendriteShutdown dendriteShutdown(Dendrites dendrites) {
+    return new DendriteShutdown(dendrites);
+  }
+
+  /** The write policy and the near cache, checked with the rest of the properties first. */
+  @Bean
+  @Order(Ordered.HIGHEST_PRECEDENCE)
+  DendriteFeature dendriteSettings(DendriteProperties properties, IqClient cache) {
+    SettingsCheck.check(properties, cache.config().servers().size(), getClass().getClassLoader());
+    long nearCacheBytes = properties.nearCache().maxSize().toBytes();
+    WritePolicy policy = properties.writePolicy();
+    return builder -> {
+      builder.nearCacheMaxBytes(nearCacheBytes);
+      if (policy != WritePolicy.WRITE_BACK) {
+        builder.writePolicy(policy);
+      }
+      return Optional.empty();
+    };
+  }
+
+  /** The MySQL or MariaDB store over the application's one {@code DataSource} (which it leaves open). */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(MySqlStore.class)
+  @ConditionalOnSingleCandidate(DataSource.class)
+  static class MySqlStoreConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(DataStore.class)
+    MySqlStore dendriteStore(DataSource dataSource) {
+      return MySqlStore.over(dataSource);
+    }
+  }
+
+  /** The MongoDB store over the application's one {@code MongoClient} (which it leaves open). */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({MongoStore.class, com.mongodb.client.MongoClient.class})
+  @ConditionalOnSingleCandidate(com.mongodb.client.MongoClient.class)
+  static class MongoStoreConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(DataStore.class)
+    MongoStore dendriteStore(
+        com.mongodb.client.MongoClient client,
+        DendriteProperties properties,
+        Environment environment) {
+      String database =
+          Optional.ofNullable(properties.store().mongoDatabase())
+              .orElse(environment.getProperty("spring.data.mongodb.database"));
+      if (database == null) {
+        throw PropertyCheck.invalid(
+            "dendrite.store.mongo-database",
+            null,
+            "the MongoDB database of Dendrite's store is required (or spring.data.mongodb.database)");
+      }
+      return MongoStore.over(client, database);
+    }
+  }
+
+  /** Many processes over ZooKeeper, when {@code dendrite.zookeeper.connect} is set. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(ManyProcesses.class)
+  @ConditionalOnProperty("dendrite.zookeeper.connect")
+  static class ManyProcessesConfiguration {
+    @Bean
+    DendriteFeature dendriteManyProcesses(
+        DendriteProperties properties,
+        Environment environment,
+        ObjectProvider<StoreFence> storeFence) {
+      DendriteProperties.ZooKeeper zookeeper = properties.zookeeper();
+      String service =
+          Optional.ofNullable(zookeeper.service())
+              .orElse(environment.getProperty("spring.application.name"));
+      if (service == null) {
+        throw PropertyCheck.invalid(
+            "dendrite.zookeeper.service",
+            null,
+            "required with dendrite.zookeeper.connect: the service's name in ZooKeeper, the same in every"
+                + " process (default: spring.application.name, not set either)");
+      }
+      ForwardingSecurity security = forwardingSecurity(zookeeper);
+      return builder -> {
+        ManyProcesses processes =
+            PropertyCheck.checked(
+                "dendrite.zookeeper.ranges",
+                zookeeper.ranges(),
+                () ->
+                    ManyProcesses.overZooKeeper(zookeeper.connect(), service)
+                        .ranges(zookeeper.ranges())
+                        .sessionTimeout(zookeeper.sessionTimeout())
+                        .listen(zookeeper.forwardingHost(), zookeeper.forwardingPort())
+                        .forwardingSecurity(security));
+        if (zookeeper.user() != null) {
+          PropertyCheck.checked(
+              "dendrite.zookeeper.user",
+              zookeeper.user(),
+              () -> processes.zooKeeperCredentials(zookeeper.user(), zookeeper.password()));
+        }
+        storeFence.ifUnique(processes::storeFence);
+        builder.deployment(processes);
+        return Optional.empty();
+      };
+    }
+
+    private static ForwardingSecurity forwardingSecurity(DendriteProperties.ZooKeeper zookeeper) {
+      if (zookeeper.forwardingSecretFile() != null) {
+        return PropertyCheck.checked(
+            "dendrite.zookeeper.forwarding-secret-file",
+            zookeeper.forwardingSecretFile(),
+            () -> ForwardingSecurity.sharedSecret(zookeeper.forwardingSecretFile()));
+      }
+      if (zookeeper.forwardingLoopbackOnly()) {
+        return ForwardingSecurity.unauthenticatedOnLoopback();
+      }
+      throw PropertyCheck.invalid(
+          "dendrite.zookeeper.forwarding-secret-file",
+          null,
+          "required with dendrite.zookeeper.connect: anyone who reaches the forwarding port runs the bound"
+              + " writes as the owner (or set dendrite.zookeeper.forwarding-loopback-only=true when every"
+              + " process runs on this machine)");
+    }
+  }
+
+  /** Write-back, when {@code dendrite.write-policy=write-back}: each Dendrite gets a {@link WriteBack} of its own. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(WriteBack.class)
+  static class WriteBackConfiguration {
+    @Bean
+    DendriteFeature dendriteWriteBack(
+        DendriteProperties properties, ObjectProvider<DataStore> stores) {
+      if (properties.writePolicy() != WritePolicy.WRITE_BACK) {
+        return builder -> Optional.empty();
+      }
+      DataStore store = requireStore(stores, "dendrite.write-policy", "write-back");
+      DendriteProperties.WriteBack settings = properties.writeBack();
+      return builder -> {
+        WriteBack writeBack =
+            WriteBack.to(store)
+                .engine(
+                    engine -> {
+                      if (properties.replicas() != null) {
+                        engine.replicas(properties.replicas());
+                      }
+                      return engine
+                          .drainDelay(settings.drainDelay())
+                          .drainOnClose(settings.drainOnClose());
+                    });
+        builder.writeBack(writeBack);
+        return Optional.of(new WriteBackBuffers(writeBack));
+      };
+    }
+
+    /** The one data store of the application, or a refusal of {@code property}, which asks for it. */
+    static DataStore requireStore(ObjectProvider<DataStore> stores, String property, Object value) {
+      DataStore store = stores.getIfUnique();
+      if (store == null) {
+        throw PropertyCheck.invalid(
+            property,
+            value,
+            "needs one data store: add dendrite-store-mysql and a DataSource, or dendrite-store-mongodb and a"
+                + " MongoClient, or declare a DataStore bean");
+      }
+      return store;
+    }
+  }
+
+  /** TARDIS, when {@code dendrite.tardis.enabled}: each Dendrite gets a {@link TardisRanges} of its own. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(TardisRanges.class)
+  @ConditionalOnProperty("dendrite.tardis.enabled")
+  static class TardisConfiguration {
+    @Bean
+    DendriteFeature dendriteTardis(
+        DendriteProperties properties, IqClient cache, ObjectProvider<DataStore> stores) {
+      DataStore store =
+          WriteBackConfiguration.requireStore(stores, "dendrite.tardis.enabled", true);
+      Technique technique =
+          PropertyCheck.checked(
+              "dendrite.tardis.technique",
+              properties.tardis().technique(),
+              () -> Technique.valueOf(properties.tardis().technique().toUpperCase(Locale.ROOT)));
+      return builder -> {
+        Tardis.Builder settings = Tardis.builder().cache(cache).store(store).technique(technique);
+        if (properties.replicas() != null) {
+          settings.replicas(properties.replicas());
+        }
+        TardisRanges tardis = TardisRanges.of(settings);
+        builder.outageTolerance(tardis);
+        return Optional.of(new TardisBuffers(tardis));
+      };
+    }
+  }
+}
