@@ -29,6 +29,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 
 /**
  * Dendrite for a Spring Boot application, on when {@code dendrite.cache.servers} is set: the {@link IqClient} (unless
@@ -70,11 +71,19 @@ public class DendriteAutoConfiguration {
     return new DendriteShutdown(dendrites);
   }
 
-  /** The write policy and the near cache, checked with the rest of the properties first. */
+  /** The properties, checked as a whole: every setting below takes them from here, so a refusal comes first. */
+  @Bean
+  CheckedProperties dendriteCheckedProperties(
+      DendriteProperties properties, IqClient cache, ResourceLoader classes) {
+    SettingsCheck.check(properties, cache.config().servers().size(), classes.getClassLoader());
+    return new CheckedProperties(properties);
+  }
+
+  /** The write policy and the near cache. */
   @Bean
   @Order(Ordered.HIGHEST_PRECEDENCE)
-  DendriteFeature dendriteSettings(DendriteProperties properties, IqClient cache) {
-    SettingsCheck.check(properties, cache.config().servers().size(), getClass().getClassLoader());
+  DendriteFeature dendriteSettings(CheckedProperties checked) {
+    DendriteProperties properties = checked.properties();
     long nearCacheBytes = properties.nearCache().maxSize().toBytes();
     WritePolicy policy = properties.writePolicy();
     return builder -> {
@@ -129,10 +138,8 @@ public class DendriteAutoConfiguration {
   static class ManyProcessesConfiguration {
     @Bean
     DendriteFeature dendriteManyProcesses(
-        DendriteProperties properties,
-        Environment environment,
-        ObjectProvider<StoreFence> storeFence) {
-      DendriteProperties.ZooKeeper zookeeper = properties.zookeeper();
+        CheckedProperties checked, Environment environment, ObjectProvider<StoreFence> storeFence) {
+      DendriteProperties.ZooKeeper zookeeper = checked.properties().zookeeper();
       String service =
           Optional.ofNullable(zookeeper.service())
               .orElse(environment.getProperty("spring.application.name"));
@@ -191,8 +198,8 @@ public class DendriteAutoConfiguration {
   @ConditionalOnClass(WriteBack.class)
   static class WriteBackConfiguration {
     @Bean
-    DendriteFeature dendriteWriteBack(
-        DendriteProperties properties, ObjectProvider<DataStore> stores) {
+    DendriteFeature dendriteWriteBack(CheckedProperties checked, ObjectProvider<DataStore> stores) {
+      DendriteProperties properties = checked.properties();
       if (properties.writePolicy() != WritePolicy.WRITE_BACK) {
         return builder -> Optional.empty();
       }
@@ -236,7 +243,8 @@ public class DendriteAutoConfiguration {
   static class TardisConfiguration {
     @Bean
     DendriteFeature dendriteTardis(
-        DendriteProperties properties, IqClient cache, ObjectProvider<DataStore> stores) {
+        CheckedProperties checked, IqClient cache, ObjectProvider<DataStore> stores) {
+      DendriteProperties properties = checked.properties();
       DataStore store =
           WriteBackConfiguration.requireStore(stores, "dendrite.tardis.enabled", true);
       Technique technique =
