@@ -35,7 +35,7 @@ import org.springframework.core.io.ResourceLoader;
  * Dendrite for a Spring Boot application, on when {@code dendrite.cache.servers} is set: the {@link IqClient} (unless
  * the application declares its own), {@link Dendrites} to build its Dendrites with, the shutdown that closes them,
  * the data store over the application's {@code DataSource} or {@code MongoClient} when a store module is present, and
- * the optional modules' settings: many processes ({@code dendrite.zookeeper.connect}), write-back ({@code
+ * the optional modules' settings: many processes ({@code dendrite.processes.zookeeper}), write-back ({@code
  * dendrite.write-policy=write-back}), TARDIS ({@code dendrite.tardis.enabled}). A module absent from the class path
  * costs nothing; a property that asks for one that is absent fails start-up, naming the property.
  */
@@ -131,64 +131,66 @@ public class DendriteAutoConfiguration {
     }
   }
 
-  /** Many processes over ZooKeeper, when {@code dendrite.zookeeper.connect} is set. */
+  /** Many processes over ZooKeeper, when {@code dendrite.processes.zookeeper} is set. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(ManyProcesses.class)
-  @ConditionalOnProperty("dendrite.zookeeper.connect")
+  @ConditionalOnProperty("dendrite.processes.zookeeper")
   static class ManyProcessesConfiguration {
     @Bean
     DendriteFeature dendriteManyProcesses(
         CheckedProperties checked, Environment environment, ObjectProvider<StoreFence> storeFence) {
-      DendriteProperties.ZooKeeper zookeeper = checked.properties().zookeeper();
+      DendriteProperties.Processes processes = checked.properties().processes();
       String service =
-          Optional.ofNullable(zookeeper.service())
+          Optional.ofNullable(processes.service())
               .orElse(environment.getProperty("spring.application.name"));
       if (service == null) {
         throw PropertyCheck.invalid(
-            "dendrite.zookeeper.service",
+            "dendrite.processes.service",
             null,
-            "required with dendrite.zookeeper.connect: the service's name in ZooKeeper, the same in every"
+            "required with dendrite.processes.zookeeper: the service's name in ZooKeeper, the same in every"
                 + " process (default: spring.application.name, not set either)");
       }
-      ForwardingSecurity security = forwardingSecurity(zookeeper);
+      ForwardingSecurity security = forwardingSecurity(processes);
       return builder -> {
-        ManyProcesses processes =
+        ManyProcesses deployment =
             PropertyCheck.checked(
-                "dendrite.zookeeper.ranges",
-                zookeeper.ranges(),
+                "dendrite.processes.ranges",
+                processes.ranges(),
                 () ->
-                    ManyProcesses.overZooKeeper(zookeeper.connect(), service)
-                        .ranges(zookeeper.ranges())
-                        .sessionTimeout(zookeeper.sessionTimeout())
-                        .listen(zookeeper.forwardingHost(), zookeeper.forwardingPort())
+                    ManyProcesses.overZooKeeper(processes.zookeeper(), service)
+                        .ranges(processes.ranges())
+                        .sessionTimeout(processes.sessionTimeout())
+                        .listen(processes.forwardingHost(), processes.forwardingPort())
                         .forwardingSecurity(security));
-        if (zookeeper.user() != null) {
+        if (processes.zookeeperUser() != null) {
           PropertyCheck.checked(
-              "dendrite.zookeeper.user",
-              zookeeper.user(),
-              () -> processes.zooKeeperCredentials(zookeeper.user(), zookeeper.password()));
+              "dendrite.processes.zookeeper-user",
+              processes.zookeeperUser(),
+              () ->
+                  deployment.zooKeeperCredentials(
+                      processes.zookeeperUser(), processes.zookeeperPassword()));
         }
-        storeFence.ifUnique(processes::storeFence);
-        builder.deployment(processes);
+        storeFence.ifUnique(deployment::storeFence);
+        builder.deployment(deployment);
         return Optional.empty();
       };
     }
 
-    private static ForwardingSecurity forwardingSecurity(DendriteProperties.ZooKeeper zookeeper) {
-      if (zookeeper.forwardingSecretFile() != null) {
+    private static ForwardingSecurity forwardingSecurity(DendriteProperties.Processes processes) {
+      if (processes.forwardingSecretFile() != null) {
         return PropertyCheck.checked(
-            "dendrite.zookeeper.forwarding-secret-file",
-            zookeeper.forwardingSecretFile(),
-            () -> ForwardingSecurity.sharedSecret(zookeeper.forwardingSecretFile()));
+            "dendrite.processes.forwarding-secret-file",
+            processes.forwardingSecretFile(),
+            () -> ForwardingSecurity.sharedSecret(processes.forwardingSecretFile()));
       }
-      if (zookeeper.forwardingLoopbackOnly()) {
+      if (processes.forwardingLoopbackOnly()) {
         return ForwardingSecurity.unauthenticatedOnLoopback();
       }
       throw PropertyCheck.invalid(
-          "dendrite.zookeeper.forwarding-secret-file",
+          "dendrite.processes.forwarding-secret-file",
           null,
-          "required with dendrite.zookeeper.connect: anyone who reaches the forwarding port runs the bound"
-              + " writes as the owner (or set dendrite.zookeeper.forwarding-loopback-only=true when every"
+          "required with dendrite.processes.zookeeper: anyone who reaches the forwarding port runs the bound"
+              + " writes as the owner (or set dendrite.processes.forwarding-loopback-only=true when every"
               + " process runs on this machine)");
     }
   }

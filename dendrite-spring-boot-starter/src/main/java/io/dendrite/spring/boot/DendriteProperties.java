@@ -23,7 +23,7 @@ import org.springframework.util.unit.DataSize;
  * @param nearCache the near cache: decoded results in this process's heap in front of the cache servers
  * @param writeBack write-back's drain, when {@code write-policy} is write-back
  * @param tardis TARDIS: writes taken while the database is down (write-around and write-through)
- * @param zookeeper many processes sharing the ranges through ZooKeeper, when {@code connect} is set (needs {@code
+ * @param processes many processes sharing the ranges through ZooKeeper, when {@code zookeeper} is set (needs {@code
  *     dendrite-coordination}); one process otherwise
  * @param store the data store's settings that the application's own client does not give
  * @param health what the Actuator health indicator reports
@@ -36,7 +36,7 @@ public record DendriteProperties(
     @DefaultValue NearCache nearCache,
     @DefaultValue WriteBack writeBack,
     @DefaultValue Tardis tardis,
-    @DefaultValue ZooKeeper zookeeper,
+    @DefaultValue Processes processes,
     @DefaultValue Store store,
     @DefaultValue Health health) {
 
@@ -103,29 +103,29 @@ public record DendriteProperties(
       @DefaultValue("false") boolean enabled, @DefaultValue("TARDIS") String technique) {}
 
   /**
-   * Many processes.
+   * Many processes ({@code ManyProcesses}).
    *
-   * @param connect the ZooKeeper ensemble, {@code host:port,...}; setting it spreads each Dendrite's ranges over the
-   *     service's processes
+   * @param zookeeper the ZooKeeper ensemble, {@code host:port,...}; setting it spreads each Dendrite's ranges over
+   *     the service's processes
    * @param service the service's name in ZooKeeper, the same in every process; default {@code
    *     spring.application.name}
    * @param ranges how many ranges each Dendrite's domain is split into
    * @param sessionTimeout how long a process that stopped answering keeps its ranges
-   * @param user ZooKeeper digest user; open ACLs when unset
-   * @param password its password
+   * @param zookeeperUser ZooKeeper digest user; open ACLs when unset
+   * @param zookeeperPassword its password
    * @param forwardingHost where this process takes requests other processes forward to it
-   * @param forwardingPort the port for them; 0 picks a free one
+   * @param forwardingPort the port for them; 0 picks a free one (per Dendrite)
    * @param forwardingSecretFile a file whose first line is the secret every process of the service shares (at least
    *     16 bytes); required unless {@code forwarding-loopback-only}
    * @param forwardingLoopbackOnly no secret: every process runs on this machine and forwards over loopback
    */
-  public record ZooKeeper(
-      String connect,
+  public record Processes(
+      String zookeeper,
       String service,
       @DefaultValue("16") int ranges,
       @DefaultValue("10s") Duration sessionTimeout,
-      String user,
-      String password,
+      String zookeeperUser,
+      String zookeeperPassword,
       @DefaultValue("127.0.0.1") String forwardingHost,
       @DefaultValue("0") int forwardingPort,
       Path forwardingSecretFile,

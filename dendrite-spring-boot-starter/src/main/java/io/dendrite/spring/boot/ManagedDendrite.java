@@ -91,7 +91,7 @@ final class ManagedDendrite<K extends Comparable<? super K>, R> implements Dendr
                 + " had "
                 + before.pending()
                 + " buffered writes"
-                + (before.pending() == 0 ? "" : " (oldest " + before.oldest() + ")");
+                + (before.pending() == 0 ? "" : " (oldest " + before.oldest().toMillis() + " ms)");
     Optional<Backlog> after = writes.afterClose();
     if (after.isEmpty()) {
       return had

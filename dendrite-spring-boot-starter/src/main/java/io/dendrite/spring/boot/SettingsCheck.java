@@ -33,11 +33,11 @@ final class SettingsCheck {
         true,
         "dendrite-tardis");
     requireModule(
-        properties.zookeeper().connect() != null,
+        properties.processes().zookeeper() != null,
         classes,
         "io.dendrite.coordination.ManyProcesses",
-        "dendrite.zookeeper.connect",
-        properties.zookeeper().connect(),
+        "dendrite.processes.zookeeper",
+        properties.processes().zookeeper(),
         "dendrite-coordination");
     if (tardis && writeBack) {
       throw PropertyCheck.invalid(

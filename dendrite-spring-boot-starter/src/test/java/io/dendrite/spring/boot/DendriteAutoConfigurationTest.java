@@ -138,21 +138,22 @@ class DendriteAutoConfigurationTest {
   void zooKeeperWithoutTheCoordinationModuleFailsStartUpNamingIt() {
     configured
         .withClassLoader(new FilteredClassLoader(ManyProcesses.class))
-        .withPropertyValues("dendrite.zookeeper.connect=127.0.0.1:2181")
+        .withPropertyValues("dendrite.processes.zookeeper=127.0.0.1:2181")
         .run(
             context ->
-                assertFailureNames(context, "dendrite.zookeeper.connect", "dendrite-coordination"));
+                assertFailureNames(
+                    context, "dendrite.processes.zookeeper", "dendrite-coordination"));
   }
 
   @Test
   void zooKeeperWithoutForwardingSecurityFailsStartUpNamingIt() {
     configured
         .withPropertyValues(
-            "dendrite.zookeeper.connect=127.0.0.1:2181", "spring.application.name=scores")
+            "dendrite.processes.zookeeper=127.0.0.1:2181", "spring.application.name=scores")
         .run(
             context ->
                 assertFailureNames(
-                    context, "dendrite.zookeeper.forwarding-secret-file", "forwarding port"));
+                    context, "dendrite.processes.forwarding-secret-file", "forwarding port"));
   }
 
   @Test
@@ -178,7 +179,7 @@ class DendriteAutoConfigurationTest {
             "\"dendrite.cache.servers\"",
             "\"dendrite.cache.login.user\"",
             "\"dendrite.cache.tls.trust-store\"",
-            "\"dendrite.zookeeper.connect\"",
+            "\"dendrite.processes.zookeeper\"",
             "\"dendrite.write-policy\"",
             "\"dendrite.replicas\"",
             "\"dendrite.near-cache.max-size\"",
