@@ -4,6 +4,7 @@ import io.dendrite.core.BoundNames;
 import io.dendrite.core.CachedReads;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DendriteBusyException;
+import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.Interval;
 import io.dendrite.core.LocalCoordinator;
@@ -300,7 +301,26 @@ public final class PartitionedDendrite<K extends Comparable<? super K>, R>
 
   /** What this process has done so far, copied now. */
   public Metrics metrics() {
-    return counters.snapshot(served.nearHits());
+    DendriteMetrics owned = served.counts();
+    return counters.snapshot(owned == null ? 0 : owned.nearHits());
+  }
+
+  /**
+   * This process's gets as a one-process Dendrite counts them, for the cache meters ({@link PartitionedMeters}):
+   * each part of a get (one per range it spans) counts once in the service, in the process that answered it. Hits
+   * are the parts this process read directly from the cache for ranges served elsewhere (one round trip each) and
+   * the hits of the ranges it serves as their owner, near-cache hits among them; misses are the parts that queried
+   * the data store here, as the owner. A part this process forwards counts at its owner, as the owner's hit or miss
+   * (the requests it forwards: {@link Metrics#forwardedGets}), and so do the owner's writes, puts and holdings: the
+   * ranges it serves now and the counts of those it served before.
+   */
+  public DendriteMetrics cacheMetrics() {
+    long direct = counters.directHits.sum();
+    // Gets and hits, one round trip each (CachedReads' one get); no near cache, writes or holdings.
+    DendriteMetrics directHits =
+        new DendriteMetrics(direct, direct, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0);
+    DendriteMetrics owned = served.counts();
+    return owned == null ? directHits : owned.plus(directHits);
   }
 
   /** {@code <collection>.<domain>}: every range of the service's domain together. */

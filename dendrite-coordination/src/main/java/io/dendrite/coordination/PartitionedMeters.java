@@ -1,5 +1,6 @@
 package io.dendrite.coordination;
 
+import io.dendrite.core.DendriteMeters;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,7 +12,9 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Publishes what this process of a {@link ManyProcesses} service does with its ranges, every meter tagged {@code
- * cache=<collection>.<domain>} plus the caller's tags:
+ * cache=<collection>.<domain>} plus the caller's tags: Micrometer's cache meters, as for a Dendrite of one process
+ * ({@link DendriteMeters}: {@code cache.gets{result=hit|miss}}, {@code cache.puts}, {@code cache.evictions}, {@code
+ * cache.size}, counted as {@link PartitionedDendrite#cacheMetrics} tells), and these:
  *
  * <table>
  *   <caption>Meters</caption>
@@ -34,19 +37,22 @@ import java.util.function.ToDoubleFunction;
 public final class PartitionedMeters implements MeterBinder {
   private final PartitionedDendrite<?, ?> dendrite;
   private final Tags tags;
+  private final DendriteMeters cacheMeters;
 
-  private PartitionedMeters(PartitionedDendrite<?, ?> dendrite, Iterable<Tag> tags) {
+  private PartitionedMeters(PartitionedDendrite<?, ?> dendrite, Tag... tags) {
     this.dendrite = Objects.requireNonNull(dendrite, "dendrite");
     this.tags = Tags.of(tags).and("cache", dendrite.rangeName());
+    this.cacheMeters = DendriteMeters.of(dendrite, PartitionedDendrite::cacheMetrics, tags);
   }
 
   /** Meters for {@code dendrite}, tagged {@code cache=<collection>.<domain>} and {@code tags}. */
   public static PartitionedMeters of(PartitionedDendrite<?, ?> dendrite, Tag... tags) {
-    return new PartitionedMeters(dendrite, Tags.of(tags));
+    return new PartitionedMeters(dendrite, tags);
   }
 
   @Override
   public void bindTo(MeterRegistry registry) {
+    cacheMeters.bindTo(registry);
     Gauge.builder("dendrite.ranges.owned", dendrite, d -> d.servedRanges().size())
         .tags(tags)
         .description("ranges this process serves now")

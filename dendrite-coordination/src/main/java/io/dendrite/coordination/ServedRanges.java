@@ -1,6 +1,7 @@
 package io.dendrite.coordination;
 
 import io.dendrite.core.Dendrite;
+import io.dendrite.core.DendriteMetrics;
 import io.dendrite.core.DomainType;
 import io.dendrite.core.FenceToken;
 import io.dendrite.core.Interval;
@@ -69,8 +70,8 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
 
   private final ConcurrentMap<String, Served<K, R>> served = new ConcurrentHashMap<>();
 
-  /** Near-cache hits of the ranges this process served and gave up. */
-  private final LongAdder nearHitsOfLostRanges = new LongAdder();
+  /** What the ranges' Dendrites did here, those served now and those given up. */
+  private final RangeCounts counts = new RangeCounts();
 
   private final Map<String, Integer> indexOfRange = new HashMap<>();
 
@@ -118,10 +119,12 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
     return served.containsKey(range);
   }
 
-  /** Gets of ranges served here answered from their near caches, so far. */
-  long nearHits() {
-    return nearHitsOfLostRanges.sum()
-        + served.values().stream().mapToLong(range -> range.dendrite.metrics().nearHits()).sum();
+  /**
+   * What the ranges' Dendrites did here, added up: gets, hits and misses served as the owner (this process's own and
+   * those forwarded to it), writes, and what they hold now; null when this process has served no range yet.
+   */
+  DendriteMetrics counts() {
+    return counts.total();
   }
 
   /** The ranges served now. */
@@ -305,6 +308,7 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
           closeQuietly(buffer);
           throw failed;
         }
+        counts.serving(dendrite);
         served.put(
             range,
             new Served<>(
@@ -351,12 +355,13 @@ final class ServedRanges<K extends Comparable<? super K>, R> {
       return;
     }
     local.stop();
-    nearHitsOfLostRanges.add(local.dendrite.metrics().nearHits());
     try (FenceScope fenced = cache.fences().guard(local.fence, local.epoch)) {
       local.dendrite.close();
       closeQuietly(local.buffer);
     } catch (RuntimeException e) {
       LOG.debug("{}: closing the range after losing it: {}", range, e.toString());
+    } finally {
+      counts.gaveUp(local.dendrite);
     }
   }
 

@@ -12,6 +12,7 @@ import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.ZooKeeperAddress;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.dendrite.writeback.WriteBack;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -162,11 +163,87 @@ class DeploymentsIT {
                   .functionCounter()
                   .count())
           .isEqualTo(2);
+      // The owner's gets as one process counts them: the first missed, the write refreshed it,
+      // the second hit (from the near cache or the servers).
+      assertThat(gets(registry, "miss")).isEqualTo(1);
+      assertThat(gets(registry, "hit")).isEqualTo(1);
+      assertThat(registry.get("cache.puts").functionCounter().count()).isEqualTo(2);
+      assertThat(registry.get("cache.size").tag("tier", "remote").gauge().value()).isEqualTo(1);
       service.close();
       assertThat(events).contains("lost scores.id.0", "lost scores.id.1");
       assertThat(registry.get("dendrite.ranges.lost").functionCounter().count()).isEqualTo(2);
       assertThat(registry.get("dendrite.ranges.owned").gauge().value()).isZero();
+      assertThat(gets(registry, "miss")).as("the ranges given up keep their counts").isEqualTo(1);
+      assertThat(gets(registry, "hit")).isEqualTo(1);
+      assertThat(registry.get("cache.size").tag("tier", "remote").gauge().value())
+          .as("but no longer hold anything here")
+          .isZero();
     }
+  }
+
+  /**
+   * Each part of a get counts once in the service, where it was answered: a part of a range served elsewhere that the
+   * cache holds counts as this process's hit, read directly; one it forwards counts at the owner.
+   */
+  @Test
+  void aProcessCountsItsDirectHitsAndItsOwnRangesGets(ZooKeeperAddress zk) throws Exception {
+    Map<Integer, Scores.Score> table = new ConcurrentSkipListMap<>();
+    table.put(10, new Scores.Score(10, 1, 0));
+    table.put(40, new Scores.Score(40, 1, 0));
+    try (EmbeddedIqServers cacheTier = EmbeddedIqServers.start(1);
+        PartitionedDendrite<Integer, Scores.Score> a = member(cacheTier, table, zk, "a");
+        PartitionedDendrite<Integer, Scores.Score> b = member(cacheTier, table, zk, "b")) {
+      assertThat(a.awaitSettled(2, Duration.ofSeconds(30))).isTrue();
+      assertThat(b.awaitSettled(2, Duration.ofSeconds(30))).isTrue();
+      assertThat(a.servedRanges()).hasSize(1);
+      // [0, 29] is range 0, [30, 59] range 1: one is a's, the other b's.
+      boolean aServesTheFirst = a.servedRanges().contains("scores.id.0");
+      int ofA = aServesTheFirst ? 10 : 40;
+      int ofB = aServesTheFirst ? 40 : 10;
+      SimpleMeterRegistry metersOfA = new SimpleMeterRegistry();
+      SimpleMeterRegistry metersOfB = new SimpleMeterRegistry();
+      PartitionedMeters.of(a).bindTo(metersOfA);
+      PartitionedMeters.of(b).bindTo(metersOfB);
+
+      assertThat(a.get("range", ofB, ofB + 5)).hasSize(1);
+      assertThat(gets(metersOfA, "miss") + gets(metersOfA, "hit"))
+          .as("forwarded: not a's to count")
+          .isZero();
+      assertThat(gets(metersOfB, "miss")).as("the owner's miss").isEqualTo(1);
+      assertThat(a.get("range", ofB, ofB + 5)).hasSize(1);
+      assertThat(gets(metersOfA, "hit")).as("read directly from the cache").isEqualTo(1);
+      assertThat(a.cacheMetrics().roundTripsPerHit()).isEqualTo(1);
+      assertThat(gets(metersOfB, "miss") + gets(metersOfB, "hit")).isEqualTo(1);
+
+      assertThat(a.get("range", ofA, ofA + 5)).hasSize(1);
+      assertThat(gets(metersOfA, "miss")).as("a's own range: a's miss").isEqualTo(1);
+      assertThat(
+              metersOfA.get("dendrite.forwarded").tag("operation", "get").functionCounter().count())
+          .isEqualTo(1);
+    }
+  }
+
+  private static PartitionedDendrite<Integer, Scores.Score> member(
+      EmbeddedIqServers cacheTier,
+      Map<Integer, Scores.Score> table,
+      ZooKeeperAddress zk,
+      String name) {
+    return (PartitionedDendrite<Integer, Scores.Score>)
+        scores(cacheTier, table)
+            .deployment(
+                ManyProcesses.overZooKeeper(zk.connectString(), zk.service())
+                    .member(name)
+                    .ranges(2)
+                    .sessionTimeout(Duration.ofSeconds(3))
+                    .forwardingSecurity(ForwardingSecurity.unauthenticatedOnLoopback()))
+            .build();
+  }
+
+  /** {@code cache.gets{result}} over both tiers. */
+  private static double gets(SimpleMeterRegistry registry, String result) {
+    return registry.find("cache.gets").tag("result", result).functionCounters().stream()
+        .mapToDouble(FunctionCounter::count)
+        .sum();
   }
 
   @Test

@@ -39,7 +39,7 @@ final class DendriteCounters {
   }
 
   /** The counts so far. */
-  DendriteMetrics snapshot(LocalResults<?> local) {
+  DendriteMetrics snapshot(LocalResults<?> local, int cachedEntries) {
     return new DendriteMetrics(
         hits.sum() + misses.sum(),
         hits.sum(),
@@ -56,7 +56,8 @@ final class DendriteCounters {
         local == null ? 0 : local.size(),
         local == null ? 0 : local.weight(),
         local == null ? 0 : local.evictions(),
-        entriesMovedToNearCache.sum());
+        entriesMovedToNearCache.sum(),
+        cachedEntries);
   }
 
   private double average(Operation operation) {

@@ -24,6 +24,7 @@ package io.dendrite.core;
  * @param entriesMovedToNearCache cached results that writes deleted from the cache servers to keep current in the near
  *     cache alone (only the range's sole owner does this, for results with change records: later writes of them then
  *     cost no round trip)
+ * @param cachedEntries results registered in PrInT now: the cache servers' entries this Dendrite keeps current
  */
 public record DendriteMetrics(
     long gets,
@@ -41,4 +42,62 @@ public record DendriteMetrics(
     long nearEntries,
     long nearBytes,
     long nearEvictions,
-    long entriesMovedToNearCache) {}
+    long entriesMovedToNearCache,
+    long cachedEntries) {
+
+  /**
+   * This Dendrite's counts and another's together, as of one Dendrite serving both: counts and holdings added, the
+   * round trips per operation averaged weighted by each one's operations. A Dendrite over many processes adds up its
+   * ranges' this way.
+   */
+  public DendriteMetrics plus(DendriteMetrics other) {
+    return new DendriteMetrics(
+        gets + other.gets,
+        hits + other.hits,
+        nearHits + other.nearHits,
+        misses + other.misses,
+        cacheUnavailable + other.cacheUnavailable,
+        writes + other.writes,
+        entriesInvalidated + other.entriesInvalidated,
+        entriesRefreshed + other.entriesRefreshed,
+        writesOutlivingLease + other.writesOutlivingLease,
+        weighted(roundTripsPerHit, hits, other.roundTripsPerHit, other.hits),
+        weighted(roundTripsPerMiss, misses, other.roundTripsPerMiss, other.misses),
+        weighted(roundTripsPerWrite, writes, other.roundTripsPerWrite, other.writes),
+        nearEntries + other.nearEntries,
+        nearBytes + other.nearBytes,
+        nearEvictions + other.nearEvictions,
+        entriesMovedToNearCache + other.entriesMovedToNearCache,
+        cachedEntries + other.cachedEntries);
+  }
+
+  /**
+   * These counts with nothing held ({@link #nearEntries}, {@link #nearBytes}, {@link #cachedEntries} zero): what a
+   * Dendrite that was closed leaves to a total, whose counts must not go back while its holdings are gone.
+   */
+  public DendriteMetrics withNothingHeld() {
+    return new DendriteMetrics(
+        gets,
+        hits,
+        nearHits,
+        misses,
+        cacheUnavailable,
+        writes,
+        entriesInvalidated,
+        entriesRefreshed,
+        writesOutlivingLease,
+        roundTripsPerHit,
+        roundTripsPerMiss,
+        roundTripsPerWrite,
+        0,
+        0,
+        nearEvictions,
+        entriesMovedToNearCache,
+        0);
+  }
+
+  private static double weighted(double average, long count, double otherAverage, long otherCount) {
+    long both = count + otherCount;
+    return both == 0 ? 0 : (average * count + otherAverage * otherCount) / both;
+  }
+}

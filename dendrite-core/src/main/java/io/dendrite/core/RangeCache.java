@@ -461,7 +461,7 @@ public final class RangeCache<K extends Comparable<? super K>, R> implements Den
 
   /** What this Dendrite has done so far, copied now. */
   public DendriteMetrics metrics() {
-    return metrics.snapshot(local);
+    return metrics.snapshot(local, index.size());
   }
 
   @Override

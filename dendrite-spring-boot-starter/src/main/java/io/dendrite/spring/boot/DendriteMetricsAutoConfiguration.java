@@ -19,8 +19,9 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Micrometer meters of every Dendrite {@link Dendrites} builds, bound as it is built, each tagged {@code
  * cache=<collection>.<domain>}: Micrometer's cache meters ({@code cache.gets{result=hit|miss}}, {@code cache.puts},
- * {@code cache.evictions}, {@code cache.size}: {@link DendriteMeters}) for a Dendrite of one process; owned ranges and
- * takeovers ({@code dendrite.ranges.*}: {@link PartitionedMeters}) for one over many processes; the buffered-write
+ * {@code cache.evictions}, {@code cache.size}: {@link DendriteMeters}) for a Dendrite of one process; for one over many
+ * processes the same cache meters, counting what this process answered (its direct hits and its ranges' gets as their
+ * owner), with owned ranges and takeovers ({@code dendrite.ranges.*}), all from {@link PartitionedMeters}; the buffered-write
  * backlog, its oldest write's age and pinned bytes ({@code dendrite.writeback.*}: {@link WriteBackMeters}) under
  * write-back; TARDIS's mode and backlog ({@code dendrite.tardis.*}: {@link TardisMeters}). Each module's meters only
  * when the module is present.

@@ -2,6 +2,8 @@ package io.dendrite.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import io.dendrite.coordination.ManyProcesses;
 import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.ServerAddress;
@@ -154,6 +156,15 @@ class DendriteAutoConfigurationTest {
             context ->
                 assertFailureNames(
                     context, "dendrite.processes.forwarding-secret-file", "forwarding port"));
+  }
+
+  @Test
+  void aMongoClientWithoutADatabaseFailsStartUpNamingTheProperty() {
+    try (MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + ClosedPort.find())) {
+      configured
+          .withBean(MongoClient.class, () -> client)
+          .run(context -> assertFailureNames(context, "dendrite.store.mongo-database", "database"));
+    }
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.dendrite.spring.boot;
 import io.dendrite.core.CacheUpdate;
 import io.dendrite.core.Dendrite;
 import io.dendrite.core.DomainType;
+import io.dendrite.core.RangeQuery;
 import io.dendrite.core.RowCodec;
 import io.dendrite.core.WriteCommand;
 import io.dendrite.writeback.change.Change;
@@ -62,17 +63,26 @@ final class ScoresTable {
         DomainType.INTEGER,
         ROWS,
         builder ->
-            bound(builder, db)
+            bound(builder, (lb, ub) -> select(db, lb, ub))
                 .command("set", WriteCommand.putting(Score.class, ROWS, s -> update(db, s))));
   }
 
   /** Write-back: the command is the row's change, which write-back buffers and drains. */
   static Dendrite<Integer, Score> writingBack(Dendrites dendrites, DataSource db) {
+    return changingRows(dendrites, (lb, ub) -> select(db, lb, ub));
+  }
+
+  /**
+   * The command is the row's change, which the application's data store applies (write-back drains it, TARDIS
+   * applies it or buffers it while the store fails), whichever database it is; {@code query} reads the rows.
+   */
+  static Dendrite<Integer, Score> changingRows(
+      Dendrites dendrites, RangeQuery<Integer, Score> query) {
     return dendrites.build(
         DomainType.INTEGER,
         ROWS,
         builder ->
-            bound(builder, db)
+            bound(builder, query)
                 .command(
                     "set",
                     DocumentCommand.of(
@@ -85,12 +95,8 @@ final class ScoresTable {
   }
 
   private static Dendrite.Builder<Integer, Score> bound(
-      Dendrite.Builder<Integer, Score> builder, DataSource db) {
-    return builder
-        .collection("scores")
-        .domain("id")
-        .range(1, 1_000)
-        .query("byId", (lb, ub) -> select(db, lb, ub));
+      Dendrite.Builder<Integer, Score> builder, RangeQuery<Integer, Score> query) {
+    return builder.collection("scores").domain("id").range(1, 1_000).query("byId", query);
   }
 
   private static void update(DataSource db, Score score) throws SQLException {
