@@ -64,11 +64,11 @@ final class TeleportedWrites {
       Duration lockTimeout,
       Duration storeRetryDeadline,
       int applyBatch) {
-    // ω recorded in the cache tier, or another ω refused: see PendingWritesPartition.claimCount.
-    PendingWritesPartition.claimCount(cache, listings + ":", partitionCount, "TARDIS's");
     this.cache = cache;
     this.replicaCount = replicaCount;
     this.replicas = tier.replicas(replicaCount);
+    // ω recorded in the cache tier, or another ω refused: see PendingWritesPartition.claimCount.
+    PendingWritesPartition.claimCount(replicas, listings + ":", partitionCount, "TARDIS's");
     this.partitions =
         IntStream.range(0, partitionCount)
             .mapToObj(index -> new PendingWritesPartition(replicas, listings + ":" + index))

@@ -416,7 +416,8 @@ class WriteBackMySqlIT {
   /**
    * A listing's partition is its key's hash modulo the partition count, so an engine with another count than the one
    * that listed the buffered writes could neither find the listings it drains (it never finishes) nor see partitions
-   * above its own count (writes never drained). It is refused; one with the recorded count drains everything.
+   * above its own count (writes never drained). It is refused; one with the recorded count drains everything. The
+   * count is recorded on each replica server, so neither needs the server that went away.
    */
   @Test
   void anEngineWithAnotherPartitionCountIsRefusedAndOneWithTheSameCountDrainsEverything(
@@ -431,6 +432,9 @@ class WriteBackMySqlIT {
           model.write(first, key, ChangeSequence.of(insert(Map.of("name", "u" + id, "score", id))));
         }
       } // closes without draining: every write stays buffered and listed in 4 partitions
+      // The server the count's record is placed on first goes away: the record's other replica
+      // still refuses, and an engine still starts (as its writes do) with one cache server down.
+      cache.lose(cache.serverOf("PendingWrites:partitions"));
 
       assertThatThrownBy(() -> engine(cache, store, 64))
           .isInstanceOf(IllegalStateException.class)

@@ -120,8 +120,7 @@ public final class DocumentWriteBack implements AutoCloseable {
     // range's owner drains: another process's engine never locks them.
     String partitionNames =
         ownedRange == null ? "" : ownedRange.collection() + "." + ownedRange.domain() + ":";
-    PendingWritesPartition.claimCount(
-        settings.cache(), partitionNames, builder.partitions, "write-back's");
+    PendingWritesPartition.claimCount(replicas, partitionNames, builder.partitions, "write-back's");
     this.partitions =
         IntStream.range(0, builder.partitions)
             .mapToObj(index -> new PendingWritesPartition(replicas, partitionNames + index))

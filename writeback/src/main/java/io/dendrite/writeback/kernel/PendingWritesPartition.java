@@ -1,10 +1,10 @@
 package io.dendrite.writeback.kernel;
 
 import io.dendrite.iq.client.CacheValue;
-import io.dendrite.iq.client.IqClient;
 import io.dendrite.iq.client.IqConnectionException;
 import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.ServerAddress;
+import io.dendrite.iq.client.ServerCommands;
 import io.dendrite.iq.client.WriteOptions;
 import io.dendrite.writeback.change.EntityKey;
 import java.nio.charset.StandardCharsets;
@@ -73,34 +73,51 @@ public final class PendingWritesPartition {
 
   /**
    * Records in the cache tier how many partitions list the buffered writes named {@code names} ({@code
-   * PendingWrites:<names>partitions}), or refuses a count other than the one recorded. A listing's partition is its
-   * key's hash modulo the count, so an engine with another count would look for the listings it drains in the wrong
-   * partitions: it would never remove them (a drain that never ends) and would never see partitions above its own
-   * count (writes that are never drained). Kept on one server; if that server loses the record, the next engine
-   * records its own count again.
+   * PendingWrites:<names>partitions}, pinned on each of the R replica servers of that key), or refuses a count other
+   * than the one recorded. A listing's partition is its key's hash modulo the count, so an engine with another count
+   * would look for the listings it drains in the wrong partitions: it would never remove them (a drain that never
+   * ends) and would never see partitions above its own count (writes that are never drained). A replica server that
+   * does not answer is passed over (an engine starts while one cache server is down, as its writes do); one that
+   * restarted empty records the count again.
    *
    * @param what whose listings these are, for the refusal ("write-back's", "TARDIS's")
-   * @throws IllegalStateException when the cache tier records another partition count
+   * @throws IllegalStateException when a replica server records another partition count
+   * @throws IqConnectionException when no replica server of the record answered
    */
-  public static void claimCount(IqClient cache, String names, int partitionCount, String what) {
+  public static void claimCount(
+      PinnedReplicas replicas, String names, int partitionCount, String what) {
     String countKey = "PendingWrites:" + names + "partitions";
     byte[] mine = Integer.toString(partitionCount).getBytes(StandardCharsets.US_ASCII);
-    if (cache.add(countKey, mine, WriteOptions.PINNED).isOk()) {
-      return;
+    ServerCommands servers = replicas.cache().servers();
+    IqConnectionException unanswered = null;
+    boolean answered = false;
+    for (ServerAddress server : replicas.serversFor(countKey)) {
+      try {
+        if (!servers.addOn(server, countKey, mine, WriteOptions.PINNED).isOk()) {
+          Optional<CacheValue> recorded = servers.getOn(server, countKey);
+          if (recorded.isPresent() && !Arrays.equals(recorded.get().data(), mine)) {
+            throw new IllegalStateException(
+                "this cache tier lists "
+                    + what
+                    + " buffered writes in "
+                    + new String(recorded.get().data(), StandardCharsets.US_ASCII)
+                    + " partitions (recorded under "
+                    + countKey
+                    + " on "
+                    + server
+                    + "), and this engine was built with "
+                    + partitionCount
+                    + ": every engine over the same buffered writes must use the same partitions,"
+                    + " or it could neither find nor finish draining what the others listed");
+          }
+        }
+        answered = true;
+      } catch (IqConnectionException down) {
+        unanswered = down;
+      }
     }
-    Optional<CacheValue> recorded = cache.get(countKey);
-    if (recorded.isPresent() && !Arrays.equals(recorded.get().data(), mine)) {
-      throw new IllegalStateException(
-          "this cache tier lists "
-              + what
-              + " buffered writes in "
-              + new String(recorded.get().data(), StandardCharsets.US_ASCII)
-              + " partitions (recorded under "
-              + countKey
-              + "), and this engine was built with "
-              + partitionCount
-              + ": every engine over the same buffered writes must use the same partitions,"
-              + " or it could neither find nor finish draining what the others listed");
+    if (!answered && unanswered != null) {
+      throw unanswered;
     }
   }
 
