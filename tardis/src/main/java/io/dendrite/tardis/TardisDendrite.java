@@ -20,11 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /**
- * TARDIS for cached range results: a write-through (or write-around) {@link Dendrite} over one collection and range
- * attribute, whose writes go to the data store while it answers and are teleported into the cache tier while it does
+ * TARDIS for cached range results: a write-through {@link Dendrite} over one collection and range attribute, with
+ * its query fixed to the store's {@code readRange}, whose writes go to the data store while it answers and are teleported into the cache tier while it does
  * not. A teleported write is buffered per document (as {@link Tardis} buffers one) and its interval is indexed with
  * its documents (the CPR paper's BuWrInT, kept by write-back's kernel over the buffered writes as a {@code
  * RangeWriteBack} keeps it over a {@code DocumentWriteBack}'s): that index is
@@ -39,7 +38,9 @@ import java.util.function.UnaryOperator;
  * technique's recovery row (Recon, with the index as the check).
  *
  * <p>One TardisDendrite per collection and range attribute at a time (the Dendrite's coordinator enforces it); its
- * writes and the per-document {@link Tardis} API must not change the same documents. Thread-safe.
+ * writes and the per-document {@link Tardis} API must not change the same documents. Thread-safe. It is a
+ * convenience: for any other setting (write-around, change records, near cache, many processes) build a {@link
+ * Dendrite} with {@link Dendrite.Builder#outageTolerance}({@link TardisRanges#of}), which this one is.
  *
  * @param <K> the range attribute's type
  * @param <R> the row type
@@ -78,15 +79,12 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     // the guard, which rebuilds the index of teleported range writes (only the range's owner
     // rebuilds and compacts its log).
     this.dendrite =
-        builder
-            .dendriteSettings
-            .apply(
-                Dendrite.builder(builder.type, builder.rows)
-                    .collection(collection)
-                    .domain(domain)
-                    .range(builder.min, builder.max)
-                    .cache(builder.tardis.cacheGiven())
-                    .writePolicy(WritePolicy.WRITE_THROUGH))
+        Dendrite.builder(builder.type, builder.rows)
+            .collection(collection)
+            .domain(domain)
+            .range(builder.min, builder.max)
+            .cache(builder.tardis.cacheGiven())
+            .writePolicy(WritePolicy.WRITE_THROUGH)
             .outageTolerance(ranges)
             .buildRangeCache();
     this.guard = ranges.opened();
@@ -120,8 +118,8 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
   /**
    * Writes {@code changes}, which touch the rows of [{@code lowerBound}, {@code upperBound}] (before and after the
    * write): to the data store, or, when it fails them or the technique says so, buffered in the cache tier with
-   * the interval indexed. Either way the cached results overlapping the interval are refreshed (write-through) or
-   * dropped (write-around). Returns once the write is durable in one or the other.
+   * the interval indexed. Either way the cached results overlapping the interval are refreshed.
+   * Returns once the write is durable in one or the other.
    *
    * @throws TardisOutcomeUnknownException when the data store may have applied non-idempotent changes: not
    *     acknowledged, and nothing buffered
@@ -214,7 +212,6 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
     private K max;
     private Function<Entity, R> rowOf;
     private Function<DocumentChanges, CacheUpdate<K, R>> cacheUpdates;
-    private UnaryOperator<Dendrite.Builder<K, R>> dendriteSettings = UnaryOperator.identity();
     private boolean ignoringTheIndex;
     private final Map<String, Boolean> queries = new LinkedHashMap<>();
     private final Map<String, Command<?>> commands = new LinkedHashMap<>();
@@ -292,15 +289,6 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
      */
     public Builder<K, R> cacheUpdates(Function<DocumentChanges, CacheUpdate<K, R>> updates) {
       this.cacheUpdates = Objects.requireNonNull(updates, "updates");
-      return this;
-    }
-
-    /**
-     * Further settings of the Dendrite (β, change records, coordinator, interval leases, {@link
-     * WritePolicy#WRITE_AROUND}); it is write-through unless they say otherwise, and never write-back.
-     */
-    public Builder<K, R> dendrite(UnaryOperator<Dendrite.Builder<K, R>> settings) {
-      this.dendriteSettings = Objects.requireNonNull(settings, "settings");
       return this;
     }
 
