@@ -214,13 +214,12 @@ public final class PartitionedChild {
                   .collect(Collectors.toCollection(TreeSet::new)));
       if (tolerance != null) {
         // What its open ranges' guards absorbed while the data store was down, and recovered since.
-        long absorbed = 0;
-        long recovered = 0;
-        for (TardisMetrics range : tolerance.metrics().values()) {
-          absorbed += range.failedWritesAbsorbed();
-          recovered += range.recovered() + range.recoveredByForeground();
-        }
-        System.out.println("TARDIS absorbed " + absorbed + " recovered " + recovered);
+        TardisMetrics ranges = tolerance.total();
+        System.out.println(
+            "TARDIS absorbed "
+                + ranges.failedWritesAbsorbed()
+                + " recovered "
+                + (ranges.recovered() + ranges.recoveredByForeground()));
       }
       System.out.println("DONE " + dendrite.metrics());
       dendrite.close();

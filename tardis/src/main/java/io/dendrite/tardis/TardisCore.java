@@ -126,7 +126,7 @@ final class TardisCore implements AutoCloseable {
     }
     List<IntSupplier> passes =
         IntStream.range(0, shared.drainThreads())
-            .<IntSupplier>mapToObj(worker -> this::ownedRecoveryPass)
+            .<IntSupplier>mapToObj(worker -> () -> asOwner(this::recoveryPass))
             .toList();
     this.recoveryWorkers =
         new DrainThreads("tardis-recovery", shared.drainThreads(), passes, shared.idlePause(), 1);
@@ -300,11 +300,6 @@ final class TardisCore implements AutoCloseable {
     } catch (DataStoreUnavailableException down) {
       mode.failed(down);
     }
-  }
-
-  /** A recovery worker's pass, as the range's owner: none once the range is lost. */
-  private int ownedRecoveryPass() {
-    return asOwner(this::recoveryPass);
   }
 
   /**

@@ -87,7 +87,7 @@ public final class TardisDendrite<K extends Comparable<? super K>, R> implements
             .writePolicy(WritePolicy.WRITE_THROUGH)
             .outageTolerance(ranges)
             .buildRangeCache();
-    this.guard = ranges.opened();
+    this.guard = ranges.openFor(collection, domain);
   }
 
   /**

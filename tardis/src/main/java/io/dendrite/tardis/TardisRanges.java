@@ -54,9 +54,6 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
   private final Tardis.Builder settings;
   private boolean useTheIndex = true;
 
-  /** The guard of the range opened last: a {@link TardisDendrite}'s own, for its mode and counts. */
-  private volatile Guard<?> opened;
-
   /** The guards open now, by range ({@code <collection>.<domain>}). */
   private final Map<String, Guard<?>> open = new ConcurrentHashMap<>();
 
@@ -145,7 +142,6 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
             domain,
             attribute,
             settings.buildCore("tardis." + collection + "." + domain, owner));
-    opened = guard;
     open.put(collection + "." + domain, guard);
     return guard;
   }
@@ -196,9 +192,9 @@ public final class TardisRanges implements OutageTolerance<DocumentChanges> {
     return settings.technique;
   }
 
-  /** The guard opened last ({@link #open}), or null. */
-  Guard<?> opened() {
-    return opened;
+  /** The guard of the range {@code collection}.{@code domain} open now: a {@link TardisDendrite}'s own. */
+  Guard<?> openFor(String collection, String domain) {
+    return open.get(collection + "." + domain);
   }
 
   /**
