@@ -9,6 +9,7 @@ import io.dendrite.core.Interval;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -105,9 +106,15 @@ class IntervalLeasesTest {
     IntervalLease<Integer> filling = leases.acquire(Interval.of(0, 10), SHARED, NO_WAIT);
     try (IntervalLease<Integer> writer = leases.acquire(Interval.of(20, 30), EXCLUSIVE, NO_WAIT);
         IntervalLease<Integer> elsewhere = leases.acquire(Interval.of(40, 50), SHARED, NO_WAIT)) {
+      // `later` is granted only once the repair waits: with a fixed sleep here, a pool thread
+      // scheduled late began after it and waited for it too, until repair.get timed out.
       Future<?> repair =
-          threads.submit(() -> leases.awaitSharedLeasesGrantedNow(Interval.of(5, 25)));
-      Thread.sleep(100);
+          submitAndAwaitTimedWait(
+              () -> {
+                leases.awaitSharedLeasesGrantedNow(Interval.of(5, 25));
+                return null;
+              },
+              "repair of [5, 25]");
       assertThat(repair).as("waits for the overlapping Shared lease").isNotDone();
       try (IntervalLease<Integer> later = leases.acquire(Interval.of(5, 6), SHARED, NO_WAIT)) {
         filling.close();
@@ -119,8 +126,9 @@ class IntervalLeasesTest {
   @Test
   void awaitingSharedLeasesEndsWhenTheyLapse() throws Exception {
     IntervalLeases<Integer> shortLived = new IntervalLeases<>(Duration.ofMillis(200));
-    IntervalLease<Integer> abandoned = shortLived.acquire(Interval.of(0, 10), SHARED, NO_WAIT);
+    // Taken before the grant: the lease lapses 200 ms after it, however late this thread runs.
     long start = System.nanoTime();
+    IntervalLease<Integer> abandoned = shortLived.acquire(Interval.of(0, 10), SHARED, NO_WAIT);
     Thread.currentThread().interrupt();
     shortLived.awaitSharedLeasesGrantedNow(Interval.of(3, 3));
     assertThat(Thread.interrupted()).as("the interrupt is kept, not obeyed").isTrue();
@@ -261,18 +269,33 @@ class IntervalLeasesTest {
   /** Starts {@code acquire} on another thread and returns once that thread waits in the queue. */
   private Future<IntervalLease<Integer>> acquireQueued(Interval<Integer> interval, LeaseMode mode)
       throws InterruptedException {
-    AtomicReference<Thread> requester = new AtomicReference<>();
-    Future<IntervalLease<Integer>> lease =
+    // The only timed wait inside acquire is the wait of a queued request.
+    return submitAndAwaitTimedWait(
+        () -> leases.acquire(interval, mode, PATIENCE), "request on " + interval);
+  }
+
+  /**
+   * Starts {@code task} on another thread and returns once that thread is in a timed wait (the only one in {@code
+   * acquire} and {@code awaitSharedLeasesGrantedNow} is their wait on the leases), so that what the test does next
+   * happens after the task began waiting, however late its thread was scheduled.
+   */
+  private <T> Future<T> submitAndAwaitTimedWait(Callable<T> task, String what)
+      throws InterruptedException {
+    AtomicReference<Thread> runner = new AtomicReference<>();
+    Future<T> future =
         threads.submit(
             () -> {
-              requester.set(Thread.currentThread());
-              return leases.acquire(interval, mode, PATIENCE);
+              runner.set(Thread.currentThread());
+              return task.call();
             });
-    // The only timed wait inside acquire is the wait of a queued request.
-    while (requester.get() == null || requester.get().getState() != Thread.State.TIMED_WAITING) {
-      assertThat(lease.isDone()).as("request on %s was not queued", interval).isFalse();
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (runner.get() == null || runner.get().getState() != Thread.State.TIMED_WAITING) {
+      assertThat(future.isDone()).as("%s did not wait", what).isFalse();
+      assertThat(System.nanoTime() - deadline)
+          .as("%s waits within %s", what, PATIENCE)
+          .isNegative();
       Thread.sleep(1);
     }
-    return lease;
+    return future;
   }
 }

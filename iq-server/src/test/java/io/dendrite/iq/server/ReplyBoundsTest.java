@@ -49,7 +49,13 @@ class ReplyBoundsTest {
         reads.append("get big\r\n");
       }
       silent.sendRaw(reads.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-      long unsent = 0;
+      // Waits for the server to reach the silent connection's reads (on a busy machine it may not
+      // within a fixed second), then watches the backlog for a second more.
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      long unsent;
+      while ((unsent = replyBytesUnsent()) == 0 && System.nanoTime() - deadline < 0) {
+        Thread.sleep(20);
+      }
       for (int i = 0; i < 20; i++) {
         Thread.sleep(50);
         unsent = Math.max(unsent, replyBytesUnsent());
