@@ -41,10 +41,11 @@ class PartitionedDendriteIT {
 
     assertThat(run.failureKinds()).as("operations that failed").containsOnly("[]");
     assertThat(run.report().count()).as("stale reads: %s", run.report().violations()).isZero();
-    // Floors that show each path ran, over the three processes together: with two multi-process
-    // tests and a busy loop on two cores, a 12 s run checked 460 row-reads and one process read no
-    // hit directly.
-    assertThat(run.report().rowReadsChecked()).isGreaterThan(200);
+    // Floors that show each path ran, over the three processes together. They are counts of what
+    // ran, not of how fast: a throughput floor here (more than 200 row-reads) failed a soak run in
+    // which four soaks shared two cores and a 10 s run checked 188 row-reads, 0 stale. The checker
+    // gains its power from the soak's repetitions, not from one run's volume.
+    assertThat(run.report().rowReadsChecked()).as("row-reads checked").isPositive();
     assertThat(run.miscounted()).as("increments lost or applied twice").isEmpty();
     for (String path : List.of("forwardedGets", "forwardedWrites", "directHits", "servedHere")) {
       assertThat(run.done().stream().mapToLong(done -> count(done, path)).sum())
