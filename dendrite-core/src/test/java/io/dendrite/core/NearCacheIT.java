@@ -3,16 +3,20 @@ package io.dendrite.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dendrite.iq.client.CacheValue;
 import io.dendrite.iq.client.IqClient;
+import io.dendrite.iq.client.Outcome;
 import io.dendrite.iq.client.ServerAddress;
-import io.dendrite.iq.client.TierClaim;
+import io.dendrite.iq.client.WriteOptions;
 import io.dendrite.testsupport.MySqlTestDatabase;
 import io.dendrite.testsupport.RealServers;
 import io.dendrite.testsupport.cache.EmbeddedIqServers;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -282,26 +286,44 @@ class NearCacheIT {
       owner.get(0, 9, table::range);
       assertThat(owner.metrics().nearHits()).isEqualTo(1);
 
-      // While the owner is "paused", its record goes and another process takes the range and writes
-      // row 5: the
-      // cached result is gone from the cache servers (the new owner's write-around), the table has
-      // 55.
+      // While the owner is "paused", another process takes the range and writes row 5: the cached
+      // result is gone from the cache servers (the new owner's write-around), the table has 55. The
+      // new owner's record replaces the owner's on each server in one step: the owner is not really
+      // paused, and its renewer puts a record it finds gone back (deleting it first, then taking
+      // it,
+      // left it that window, and a renewal in it failed a soak run).
       for (ServerAddress server : other.replicaPlacement().serversFor(record, 2)) {
-        other.servers().deleteOn(server, record);
+        replace(other, server, record, "the new owner");
       }
-      try (TierClaim thief =
-          TierClaim.exclusive(other, 2, record, "the new owner", lifetime, held -> held)) {
-        table.set(new ScoreRow(5, 55));
-        other.delete(
-            new CacheKeys<>("scores", "id", DomainType.INTEGER).entryKey(Interval.of(0, 9)));
-        Thread.sleep(lifetime.toMillis()); // past what the owner's last renewal vouched for
+      table.set(new ScoreRow(5, 55));
+      other.delete(new CacheKeys<>("scores", "id", DomainType.INTEGER).entryKey(Interval.of(0, 9)));
+      Thread.sleep(lifetime.toMillis()); // past what the owner's last renewal vouched for
 
-        assertThatThrownBy(() -> owner.get(0, 9, table::range))
-            .isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("ownership claim was lost");
-        assertThat(owner.metrics().nearHits()).isEqualTo(1);
-        assertThat(owner.metrics().nearEntries()).isZero();
+      assertThatThrownBy(() -> owner.get(0, 9, table::range))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("ownership claim was lost");
+      assertThat(owner.metrics().nearHits()).isEqualTo(1);
+      assertThat(owner.metrics().nearEntries()).isZero();
+    }
+  }
+
+  /**
+   * Puts {@code holder}'s claim record in place of whatever holds {@code key} on {@code server}, atomically (a
+   * compare-and-swap, retried if a renewal came first), pinned for longer than the test runs.
+   */
+  private static void replace(IqClient cache, ServerAddress server, String key, String holder) {
+    byte[] value = holder.getBytes(StandardCharsets.UTF_8);
+    WriteOptions options = WriteOptions.PINNED.withTtl(Duration.ofMinutes(5));
+    for (int attempt = 0; attempt < 100; attempt++) {
+      Optional<CacheValue> current = cache.servers().getOn(server, key);
+      Outcome outcome =
+          current.isPresent()
+              ? cache.servers().casOn(server, key, value, current.get().cas(), options)
+              : cache.servers().addOn(server, key, value, options);
+      if (outcome == Outcome.OK) {
+        return;
       }
     }
+    throw new AssertionError("could not replace " + key + " on " + server + " in 100 attempts");
   }
 }
