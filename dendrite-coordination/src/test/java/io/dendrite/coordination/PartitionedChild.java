@@ -44,8 +44,10 @@ import java.util.stream.Collectors;
  * negative control: this process serves every range itself), {@code tardis} (write-through with TARDIS as every
  * range's outage tolerance; the data store is down while the file {@code outage} beside the go file exists) or
  * {@code tardis-unindexed} (its negative control: misses ignore the teleported writes), the process's number (written values are unique per
- * process), the file holding the service's forwarding secret. The processes also share ZooKeeper credentials, so the
- * service's nodes have closed ACLs.
+ * process), the file holding the service's forwarding secret, and optionally the fewest steps (reads and writes,
+ * over its threads) it takes before it stops: past the given seconds, up to five times as long, when the machine
+ * was too busy to do that many in time (0, the default, stops at the seconds). The processes also share ZooKeeper
+ * credentials, so the service's nodes have closed ACLs.
  */
 public final class PartitionedChild {
   static final int ROWS = 60;
@@ -66,6 +68,7 @@ public final class PartitionedChild {
     boolean tardis = args[10].startsWith("tardis");
     Outage outage = new Outage(go.resolveSibling("outage"));
     long process = Long.parseLong(args[11]);
+    long minimumSteps = args.length > 13 ? Long.parseLong(args[13]) : 0;
     try (IqClient cache =
             IqClient.builder()
                 .servers(args[5].split(","))
@@ -160,12 +163,19 @@ public final class PartitionedChild {
       try (BufferedWriter out = Files.newBufferedWriter(history)) {
         HistoryLines lines = new HistoryLines(out);
         long deadline = System.nanoTime() + run.toNanos();
+        // A starved process (four soaks on two cores did 25 steps in 10 s) goes on until it has
+        // done
+        // enough for its checks to mean something, but not for ever.
+        long latest = deadline + 5 * run.toNanos();
+        AtomicLong steps = new AtomicLong();
         List<Thread> workers = new ArrayList<>();
         for (int n = 0; n < THREADS; n++) {
           Thread worker =
               new Thread(
                   () -> {
-                    while (System.nanoTime() < deadline) {
+                    while (System.nanoTime() < deadline
+                        || (steps.get() < minimumSteps && System.nanoTime() < latest)) {
+                      steps.incrementAndGet();
                       try {
                         if (documentChanges) {
                           bufferedStep(dendrite, lines, versions);

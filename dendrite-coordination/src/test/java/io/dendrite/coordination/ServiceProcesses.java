@@ -26,6 +26,7 @@ final class ServiceProcesses implements AutoCloseable {
   private final Path dir;
   private final Path go;
   private final long seconds;
+  private long minimumSteps;
 
   /**
    * What the processes did, checked: the stale reads, each process's metrics and kinds of failure, and the rows whose
@@ -72,6 +73,15 @@ final class ServiceProcesses implements AutoCloseable {
             mode);
   }
 
+  /**
+   * Processes started after this go on past the run's seconds until each did {@code steps} reads and writes (up to
+   * five times the seconds): a run's checks count what ran, and a busy machine must not leave them with too little.
+   */
+  ServiceProcesses atLeastSteps(long steps) {
+    this.minimumSteps = steps;
+    return this;
+  }
+
   /** Starts process {@code n} and waits until it serves {@code serves} ranges (-1: until it joined). */
   ChildJvm start(int n, int serves) {
     List<String> args = new ArrayList<>(arguments);
@@ -79,6 +89,7 @@ final class ServiceProcesses implements AutoCloseable {
     args.add(8, dir.resolve("history-" + n).toString());
     args.add(Integer.toString(n + 1));
     args.add(dir.resolve("forwarding-secret").toString());
+    args.add(Long.toString(minimumSteps));
     ChildJvm child = ChildJvm.start(PartitionedChild.class.getName(), List.of("-Xmx128m"), args);
     children.add(child);
     if (serves >= 0) {
@@ -158,7 +169,7 @@ final class ServiceProcesses implements AutoCloseable {
     List<String> failures = new ArrayList<>();
     for (int n : running) {
       ChildJvm child = children.get(n);
-      child.awaitLine(line -> line.equals("CLOSED"), Duration.ofSeconds(seconds + 120));
+      child.awaitLine(line -> line.equals("CLOSED"), Duration.ofSeconds(6 * seconds + 120));
       done.add(child.awaitLine(line -> line.startsWith("DONE "), Duration.ZERO));
       String kinds = child.awaitLine(line -> line.startsWith("FAILURE-KINDS "), Duration.ZERO);
       failureKinds.add(kinds.substring("FAILURE-KINDS ".length()));
