@@ -163,9 +163,8 @@ public final class PartitionedChild {
       try (BufferedWriter out = Files.newBufferedWriter(history)) {
         HistoryLines lines = new HistoryLines(out);
         long deadline = System.nanoTime() + run.toNanos();
-        // A starved process (four soaks on two cores did 25 steps in 10 s) goes on until it has
-        // done
-        // enough for its checks to mean something, but not for ever.
+        // A starved process (four soaks on two cores did 25 steps in 10 s) goes on
+        // until it has done enough for its checks to mean something, but not for ever.
         long latest = deadline + 5 * run.toNanos();
         AtomicLong steps = new AtomicLong();
         List<Thread> workers = new ArrayList<>();

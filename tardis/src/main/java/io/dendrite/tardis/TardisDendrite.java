@@ -23,8 +23,8 @@ import java.util.function.Function;
 
 /**
  * TARDIS for cached range results: a write-through {@link Dendrite} over one collection and range attribute, with
- * its query fixed to the store's {@code readRange}, whose writes go to the data store while it answers and are teleported into the cache tier while it does
- * not. A teleported write is buffered per document (as {@link Tardis} buffers one) and its interval is indexed with
+ * its query fixed to the store's {@code readRange}, whose writes go to the data store while it answers and are
+ * teleported into the cache tier while it does not. A teleported write is buffered per document (as {@link Tardis} buffers one) and its interval is indexed with
  * its documents (the CPR paper's BuWrInT, kept by write-back's kernel over the buffered writes as a {@code
  * RangeWriteBack} keeps it over a {@code DocumentWriteBack}'s): that index is
  * the thesis' mapping from cached entries to the buffered writes they depend on (Table 4.2), so that a range get that
